@@ -1,0 +1,154 @@
+package pcindex
+
+import (
+	"math/rand"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/vprof/vprof/dwarfschema"
+)
+
+// randomSchema makes nf functions of 256 bytes each, with nv locals each
+// having a few random (possibly overlapping) location ranges, plus globals
+// and a few inlined instances.
+func randomSchema(r *rand.Rand, nf, nv int) *dwarfschema.Schema {
+	s := &dwarfschema.Schema{}
+	for f := 0; f < nf; f++ {
+		lo := 0x1000 + uint64(f)*256
+		s.Funcs = append(s.Funcs, dwarfschema.Func{Name: "f", Ranges: []dwarfschema.PCRange{{Lo: lo, Hi: lo + 256}}})
+		if f%3 == 0 {
+			s.Inlines = append(s.Inlines, dwarfschema.Inline{Func: dwarfschema.FuncID((f + 1) % nf), Depth: 1,
+				Ranges: []dwarfschema.PCRange{{Lo: lo + 32, Hi: lo + 96}}})
+			s.Inlines = append(s.Inlines, dwarfschema.Inline{Func: dwarfschema.FuncID((f + 2) % nf), Depth: 2,
+				Ranges: []dwarfschema.PCRange{{Lo: lo + 40, Hi: lo + 50}}})
+		}
+		for v := 0; v < nv; v++ {
+			id := dwarfschema.VarID(len(s.Vars))
+			s.Vars = append(s.Vars, dwarfschema.Var{Name: "v", Func: dwarfschema.FuncID(f)})
+			for k := 0; k < 1+r.Intn(3); k++ {
+				a := lo + uint64(r.Intn(256))
+				b := a + 1 + uint64(r.Intn(64))
+				s.Locs = append(s.Locs, dwarfschema.Loc{Var: id, PCStart: a, PCEnd: b, Kind: dwarfschema.LocReg})
+			}
+		}
+	}
+	for g := 0; g < 5; g++ {
+		id := dwarfschema.VarID(len(s.Vars))
+		s.Vars = append(s.Vars, dwarfschema.Var{Name: "g", Func: dwarfschema.NoFunc})
+		s.Locs = append(s.Locs, dwarfschema.Loc{Var: id, PCStart: 0, PCEnd: ^uint64(0), Kind: dwarfschema.LocAddr})
+	}
+	sort.SliceStable(s.Locs, func(i, j int) bool { return s.Locs[i].PCStart < s.Locs[j].PCStart })
+	return s
+}
+
+func brute(s *dwarfschema.Schema, pc uint64) []int32 {
+	var out []int32
+	for i, l := range s.Locs {
+		if s.Vars[l.Var].Func != dwarfschema.NoFunc && l.PCStart <= pc && pc < l.PCEnd {
+			out = append(out, int32(i))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		vi, vj := s.Locs[out[i]].Var, s.Locs[out[j]].Var
+		if vi != vj {
+			return vi < vj
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+func TestLookupMatchesBruteForce(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	s := randomSchema(r, 50, 8)
+	ix := New(s)
+	if len(ix.Globals()) != 5 {
+		t.Fatalf("%d globals, want 5", len(ix.Globals()))
+	}
+	for pc := uint64(0xf00); pc < 0x1000+50*256+0x100; pc++ {
+		got, want := ix.Lookup(pc), brute(s, pc)
+		if len(got) == 0 && len(want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Lookup(%#x) = %v, want %v", pc, got, want)
+		}
+	}
+}
+
+func TestFuncInlineAware(t *testing.T) {
+	s := randomSchema(rand.New(rand.NewSource(2)), 6, 0)
+	ix := New(s)
+	cases := []struct {
+		pc           uint64
+		inner, outer dwarfschema.FuncID
+		ok           bool
+	}{
+		{0x0fff, -1, -1, false},
+		{0x1000, 0, 0, true},
+		{0x1000 + 32, 1, 0, true}, // inlined f1 in f0
+		{0x1000 + 45, 2, 0, true}, // f2 inlined in that instance
+		{0x1000 + 50, 1, 0, true},
+		{0x1000 + 96, 0, 0, true},
+		{0x1000 + 256, 1, 1, true},
+		{0x1000 + 6*256, -1, -1, false},
+	}
+	for _, c := range cases {
+		in, ok := ix.Func(c.pc)
+		out, _ := ix.OuterFunc(c.pc)
+		if ok != c.ok || (ok && (in != c.inner || out != c.outer)) {
+			t.Errorf("pc %#x: Func %d %v, OuterFunc %d; want %d %v, %d", c.pc, in, ok, out, c.inner, c.ok, c.outer)
+		}
+	}
+}
+
+func TestLineAndSymbol(t *testing.T) {
+	s := &dwarfschema.Schema{
+		Files: []string{"a.c"},
+		Lines: []dwarfschema.LineRow{{PC: 0x10, File: 0, Line: 3}, {PC: 0x20, File: 0, Line: 9}, {PC: 0x30, Line: 0}},
+		Symbols: []dwarfschema.Symbol{{Name: "a", Value: 0x10, Size: 0x10}, {Name: "b", Value: 0x20, Size: 0x8},
+			{Name: "c", Value: 0x40, Size: 0}},
+	}
+	ix := New(s)
+	for _, c := range []struct {
+		pc   uint64
+		line int32
+		sym  string
+	}{{0x8, 0, ""}, {0x10, 3, "a"}, {0x1f, 3, "a"}, {0x20, 9, "b"}, {0x29, 9, ""}, {0x30, 0, ""}, {0x40, 0, "c"}} {
+		_, l, _ := ix.Line(c.pc)
+		name := ""
+		if sym, ok := ix.Symbol(c.pc); ok {
+			name = sym.Name
+		}
+		if l != c.line || name != c.sym {
+			t.Errorf("pc %#x: line %d sym %q; want %d %q", c.pc, l, name, c.line, c.sym)
+		}
+	}
+}
+
+func BenchmarkLookup(b *testing.B) {
+	r := rand.New(rand.NewSource(3))
+	s := randomSchema(r, 20000, 10)
+	ix := New(s)
+	pcs := make([]uint64, 4096)
+	for i := range pcs {
+		pcs[i] = 0x1000 + uint64(r.Intn(20000*256))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for i := 0; i < b.N; i++ {
+		n += len(ix.Lookup(pcs[i&4095]))
+	}
+	_ = n
+}
+
+func BenchmarkNew(b *testing.B) {
+	s := randomSchema(rand.New(rand.NewSource(4)), 20000, 10)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		New(s)
+	}
+}

@@ -1,0 +1,276 @@
+package proffile
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/vprof/vprof/dwarfschema"
+)
+
+func testSchema() *dwarfschema.Schema {
+	return &dwarfschema.Schema{
+		Path: "/bin/t", Type: "exec", HasDWARF: true,
+		Funcs: []dwarfschema.Func{{Name: "main", Display: "main", Ranges: []dwarfschema.PCRange{{Lo: 0x1000, Hi: 0x1100}}}},
+		Vars:  []dwarfschema.Var{{Name: "i", Func: 0, Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop}},
+		Locs:  []dwarfschema.Loc{{Var: 0, PCStart: 0x1000, PCEnd: 0x1100, Kind: dwarfschema.LocReg, Reg: 3, Size: 4}},
+	}
+}
+
+// writeProfile writes a profile with n samples per thread for threads 1..3
+// and returns its path and the samples written per thread.
+func writeProfile(t testing.TB, dir string, n int) (string, map[int32][]Sample) {
+	path := filepath.Join(dir, "p.data")
+	w, err := Create(path, Header{Target: "/bin/t", PID: 10, IntervalNS: 1e6, Clock: ClockCPU, Depth: 3, Stack: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddObject(&Object{ID: 0, Path: "/bin/t", Program: true, Schema: testSchema()})
+	w.AddMapping(Mapping{PID: 10, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
+	w.AddProc(ProcEvent{Kind: ProcStart, PID: 10, Path: "/bin/t"})
+	want := map[int32][]Sample{}
+	for i := 0; i < n; i++ {
+		for tid := int32(10); tid < 13; tid++ {
+			s := Sample{
+				Tick: uint64(i*2 + int(tid)), TimeNS: int64(i) * 1e6, WeightNS: 1e6 - int64(tid),
+				State: Running, Syscall: -1,
+				Stack: []uint64{0x401010 + uint64(i%7), 0x401080, 0x7fff0000 - uint64(i)},
+			}
+			if i%3 == 0 {
+				s.State, s.Syscall = Blocked, 202
+			}
+			if i%2 == 0 {
+				s.Values = []Value{
+					{Frame: 0, Obj: 0, Var: 0, Bits: uint64(int64(-i))},
+					{Frame: 1, Obj: 0, Var: 7, Bits: 1 << 63, Pointee: 42, HasPointee: true},
+				}
+			}
+			if err := w.AddSample(10, tid, &s); err != nil {
+				t.Fatal(err)
+			}
+			want[tid] = append(want[tid], s)
+		}
+		if i == n/2 {
+			w.AddThread(ThreadEvent{PID: 10, TID: 12, TimeNS: 5, Exit: false, Name: "worker"})
+		}
+	}
+	if err := w.Close(Trailer{EndNS: 1e9, Samples: int64(3 * n), ExitStatus: 3}); err != nil {
+		t.Fatal(err)
+	}
+	return path, want
+}
+
+func readAll(t testing.TB, r *Reader) (map[int32][]Sample, int) {
+	got := map[int32][]Sample{}
+	other := 0
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return got, other
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, ok := rec.(*Block); ok {
+			for _, s := range b.Samples {
+				s.Stack = append([]uint64(nil), s.Stack...)
+				s.Values = append([]Value(nil), s.Values...)
+				if len(s.Values) == 0 {
+					s.Values = nil
+				}
+				got[b.TID] = append(got[b.TID], s)
+			}
+		} else {
+			other++
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	path, want := writeProfile(t, t.TempDir(), 5000)
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if h := r.Header(); h.Target != "/bin/t" || h.Version != Version || h.Clock != ClockCPU {
+		t.Fatalf("header %+v", h)
+	}
+	got, other := readAll(t, r)
+	if !reflect.DeepEqual(got, want) {
+		for tid := range want {
+			if len(got[tid]) != len(want[tid]) {
+				t.Fatalf("tid %d: %d samples, want %d", tid, len(got[tid]), len(want[tid]))
+			}
+			for i := range want[tid] {
+				if !reflect.DeepEqual(got[tid][i], want[tid][i]) {
+					t.Fatalf("tid %d sample %d:\n got %+v\nwant %+v", tid, i, got[tid][i], want[tid][i])
+				}
+			}
+		}
+		t.Fatal("mismatch")
+	}
+	if other != 5 { // object, mapping, proc, thread, trailer
+		t.Errorf("%d non-block records, want 5", other)
+	}
+	if rec := r.Recovery(); !rec.Complete || rec.Blocks < 2 {
+		t.Errorf("recovery %+v", rec)
+	}
+}
+
+func TestOldKept(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := writeProfile(t, dir, 1)
+	first, _ := os.ReadFile(path)
+	writeProfile(t, dir, 2)
+	old, err := os.ReadFile(path + ".old")
+	if err != nil || !bytes.Equal(old, first) {
+		t.Fatalf("previous profile not moved to .old: %v", err)
+	}
+	if _, err := os.Stat(path + PartialSuffix); !os.IsNotExist(err) {
+		t.Errorf("partial file left behind: %v", err)
+	}
+}
+
+// Every prefix of a file reads without error up to its last complete
+// record, and says it is incomplete.
+func TestTruncatedPrefixes(t *testing.T) {
+	path, _ := writeProfile(t, t.TempDir(), 300)
+	data, _ := os.ReadFile(path)
+	r0, err := NewReader(bytes.NewReader(data), "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	headerEnd := int(r0.Recovery().Bytes)
+	full := 0
+	for cut := 0; cut < len(data); cut += 1 + len(data)/2000 {
+		r, err := NewReader(bytes.NewReader(data[:cut]), "cut")
+		if err != nil {
+			if cut >= headerEnd || (cut >= 8 && errors.Is(err, ErrNotProfile)) {
+				t.Fatalf("cut %d: %v", cut, err)
+			}
+			continue
+		}
+		got, _ := readAll(t, r)
+		rec := r.Recovery()
+		if rec.Complete {
+			t.Fatalf("cut %d of %d: reported complete", cut, len(data))
+		}
+		if rec.Bytes > int64(cut) || rec.Reason == "" {
+			t.Fatalf("cut %d: recovery %+v", cut, rec)
+		}
+		n := 0
+		for _, s := range got {
+			n += len(s)
+		}
+		if n < full {
+			t.Fatalf("cut %d: %d samples, fewer than %d at a shorter cut", cut, n, full)
+		}
+		full = n
+	}
+}
+
+func TestCorruption(t *testing.T) {
+	path, _ := writeProfile(t, t.TempDir(), 300)
+	data, _ := os.ReadFile(path)
+	data[len(data)/2] ^= 0x55
+	r, err := NewReader(bytes.NewReader(data), "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, r)
+	if rec := r.Recovery(); rec.Complete || rec.Reason == "" {
+		t.Fatalf("corruption not reported: %+v", rec)
+	}
+}
+
+func TestNotProfile(t *testing.T) {
+	for _, in := range []string{"", "VPRO", "ELF\x7f....", "VPROF\x00\x09\x00"} {
+		if _, err := NewReader(bytes.NewReader([]byte(in)), "x"); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+}
+
+func TestAddrSpace(t *testing.T) {
+	a := NewAddrSpace()
+	a.Observe(&Mapping{PID: 1, Start: 0x1000, End: 0x2000, Bias: 0x1000, Obj: 0})
+	a.Observe(&Mapping{PID: 1, Start: 0x7000, End: 0x8000, Bias: 0x6000, Obj: 2})
+	a.Observe(&ProcEvent{Kind: ProcFork, PID: 2, PPID: 1})
+	a.Observe(&Mapping{PID: 1, Start: 0x5000, End: 0x6000, Bias: 0x0, Obj: 3, Reset: true})
+	cases := []struct {
+		pid  int32
+		pc   uint64
+		obj  uint16
+		link uint64
+		ok   bool
+	}{
+		{2, 0x1010, 0, 0x10, true},   // inherited at fork
+		{2, 0x7fff, 2, 0x1fff, true}, // inherited, last byte
+		{2, 0x8000, 0, 0, false},     // end is exclusive
+		{1, 0x1010, 0, 0, false},     // gone after exec
+		{1, 0x5004, 3, 0x5004, true}, // new image
+		{3, 0x5004, 0, 0, false},     // unknown process
+	}
+	for _, c := range cases {
+		obj, link, ok := a.Resolve(c.pid, c.pc)
+		if ok != c.ok || (ok && (obj != c.obj || link != c.link)) {
+			t.Errorf("Resolve(%d, %#x) = %d, %#x, %v; want %d, %#x, %v", c.pid, c.pc, obj, link, ok, c.obj, c.link, c.ok)
+		}
+	}
+}
+
+func FuzzReader(f *testing.F) {
+	dir := f.TempDir()
+	path, _ := writeProfile(f, dir, 20)
+	data, _ := os.ReadFile(path)
+	f.Add(data)
+	f.Add(data[:len(data)/2])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := NewReader(bytes.NewReader(b), "fuzz")
+		if err != nil {
+			return
+		}
+		for i := 0; i < 1e5; i++ {
+			if _, err := r.Next(); err != nil {
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkAddSample(b *testing.B) {
+	w, err := Create(filepath.Join(b.TempDir(), "b.data"), Header{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := Sample{Stack: []uint64{0x401010, 0x401080, 0x401100, 0x7fff0000}, WeightNS: 1e6, Syscall: -1,
+		Values: []Value{{Var: 1, Bits: 5}, {Var: 2, Bits: 1 << 40}, {Frame: 1, Var: 9, Bits: 3}}}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		s.Tick = uint64(i)
+		s.TimeNS = int64(i) * 1e6
+		s.Values[0].Bits = uint64(i)
+		w.AddSample(1, int32(i%4), &s)
+	}
+	w.Close(Trailer{})
+}
+
+func BenchmarkRead(b *testing.B) {
+	path, _ := writeProfile(b, b.TempDir(), 20000)
+	data, _ := os.ReadFile(path)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r, _ := NewReader(bytes.NewReader(data), "b")
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,371 @@
+package proffile
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+)
+
+// maxRecord bounds one record's payload, so a corrupt length cannot make
+// the reader allocate without limit. Objects (schemas) are the largest.
+const maxRecord = 1 << 30
+
+// ErrNotProfile is returned for a file that is not a vprof profile.
+var ErrNotProfile = errors.New("not a vprof profile")
+
+// Recovery says how much of a damaged or incomplete file was read.
+type Recovery struct {
+	Complete bool   // the trailer was read
+	Bytes    int64  // bytes of complete, valid records (including the magic)
+	Records  int64  // complete records read
+	Blocks   int64  // sample blocks read
+	Reason   string // why reading stopped early, if it did
+}
+
+func (r Recovery) String() string {
+	if r.Complete {
+		return fmt.Sprintf("complete: %d records", r.Records)
+	}
+	return fmt.Sprintf("incomplete profile: recovered %d records (%d sample blocks, %d bytes): %s",
+		r.Records, r.Blocks, r.Bytes, r.Reason)
+}
+
+// Reader streams the records of a profile.
+type Reader struct {
+	name   string
+	br     *bufio.Reader
+	closer io.Closer
+	hdr    Header
+	rec    Recovery
+	buf    []byte
+	done   bool
+
+	block  Block
+	pcs    []uint64
+	vals   []Value
+	starts [][2]int
+}
+
+// Open opens a profile file and reads its header.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
+}
+
+// NewReader reads a profile from rd; name is used in errors.
+func NewReader(rd io.Reader, name string) (*Reader, error) {
+	r := &Reader{name: name, br: bufio.NewReaderSize(rd, 1<<20)}
+	var m [8]byte
+	if _, err := io.ReadFull(r.br, m[:]); err != nil {
+		return nil, fmt.Errorf("%s: %w (file too short: %v)", name, ErrNotProfile, err)
+	}
+	if [6]byte(m[:6]) != magic {
+		return nil, fmt.Errorf("%s: %w (bad magic %q)", name, ErrNotProfile, m[:6])
+	}
+	if v := binary.LittleEndian.Uint16(m[6:]); v != Version {
+		return nil, fmt.Errorf("%s: profile format version %d, this vprof reads version %d", name, v, Version)
+	}
+	r.rec.Bytes = 8
+	kind, payload, err := r.readRecord()
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading header: %v", name, err)
+	}
+	if kind != recHeader {
+		return nil, fmt.Errorf("%s: first record is kind %d, not a header", name, kind)
+	}
+	if err := json.Unmarshal(payload, &r.hdr); err != nil {
+		return nil, fmt.Errorf("%s: header: %v", name, err)
+	}
+	return r, nil
+}
+
+// Header is the recording's header.
+func (r *Reader) Header() Header { return r.hdr }
+
+// Recovery says how much was read so far and, once Next has returned
+// io.EOF, whether the file was complete.
+func (r *Reader) Recovery() Recovery { return r.rec }
+
+// Close closes the underlying file, if Open opened it.
+func (r *Reader) Close() error {
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}
+
+// Next returns the next record: *Object, *Mapping, *ProcEvent,
+// *ThreadEvent, *Block or *Trailer. The *Block (and its slices) is reused
+// by the following call; copy what must outlive it. At the end of the
+// records, including the end of the readable prefix of a damaged file, it
+// returns io.EOF; Recovery then says whether the file was complete.
+func (r *Reader) Next() (any, error) {
+	if r.done {
+		return nil, io.EOF
+	}
+	kind, payload, err := r.readRecord()
+	if err != nil {
+		r.done = true
+		if err != io.EOF {
+			r.rec.Reason = err.Error()
+		} else {
+			r.rec.Reason = "no trailer: the recording was cut short"
+		}
+		return nil, io.EOF
+	}
+	var out any
+	switch kind {
+	case recObject:
+		o := new(Object)
+		err = json.Unmarshal(payload, o)
+		if err == nil && o.Schema == nil {
+			err = errors.New("object without schema")
+		}
+		out = o
+	case recMapping:
+		m := new(Mapping)
+		err = decodeMapping(payload, m)
+		out = m
+	case recProc:
+		e := new(ProcEvent)
+		err = json.Unmarshal(payload, e)
+		out = e
+	case recThread:
+		e := new(ThreadEvent)
+		err = json.Unmarshal(payload, e)
+		out = e
+	case recBlock:
+		err = r.decodeBlock(payload)
+		out = &r.block
+		if err == nil {
+			r.rec.Blocks++
+		}
+	case recTrailer:
+		t := new(Trailer)
+		err = json.Unmarshal(payload, t)
+		out = t
+		if err == nil {
+			r.rec.Complete = true
+			r.done = true
+		}
+	default:
+		err = fmt.Errorf("unknown record kind %d", kind)
+	}
+	if err != nil {
+		// The CRC matched, so this is a writer/reader mismatch, not damage.
+		r.done = true
+		r.rec.Reason = fmt.Sprintf("record %d at byte %d: %v", r.rec.Records, r.rec.Bytes, err)
+		return nil, fmt.Errorf("%s: %s", r.name, r.rec.Reason)
+	}
+	r.rec.Records++
+	return out, nil
+}
+
+// readRecord reads and checks one framed record. It returns io.EOF only at
+// a clean end between records.
+func (r *Reader) readRecord() (byte, []byte, error) {
+	kind, err := r.br.ReadByte()
+	if err != nil {
+		return 0, nil, io.EOF
+	}
+	n, err := binary.ReadUvarint(r.br)
+	if err != nil {
+		return 0, nil, fmt.Errorf("truncated record length at byte %d", r.rec.Bytes)
+	}
+	if n > maxRecord {
+		return 0, nil, fmt.Errorf("record length %d at byte %d is implausible (damaged file)", n, r.rec.Bytes)
+	}
+	if cap(r.buf) < int(n)+4 {
+		r.buf = make([]byte, n+4)
+	}
+	buf := r.buf[:n+4]
+	if _, err := io.ReadFull(r.br, buf); err != nil {
+		return 0, nil, fmt.Errorf("truncated record at byte %d (%d of %d bytes present)", r.rec.Bytes, r.br.Buffered(), n+4)
+	}
+	payload := buf[:n]
+	crc := crc32.Update(0, castagnoli, []byte{kind})
+	crc = crc32.Update(crc, castagnoli, payload)
+	if binary.LittleEndian.Uint32(buf[n:]) != crc {
+		return 0, nil, fmt.Errorf("checksum mismatch in record at byte %d (damaged file)", r.rec.Bytes)
+	}
+	r.rec.Bytes += int64(1 + uvarintLen(n) + int(n) + 4)
+	return kind, payload, nil
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// dec is a bounds-checked varint decoder over one record's payload.
+type dec struct {
+	b   []byte
+	err error
+}
+
+func (d *dec) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errors.New("truncated or overlong varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = errors.New("truncated or overlong varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) == 0 {
+		d.err = errors.New("truncated record")
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func decodeMapping(p []byte, m *Mapping) error {
+	d := dec{b: p}
+	m.PID = int32(d.varint())
+	m.Start = d.uvarint()
+	m.End = d.uvarint()
+	m.Bias = d.uvarint()
+	m.Obj = uint16(d.uvarint())
+	m.Reset = d.byte() == 1
+	if d.err == nil && m.End < m.Start {
+		d.err = fmt.Errorf("mapping end %#x below start %#x", m.End, m.Start)
+	}
+	return d.err
+}
+
+// maxStack bounds frames per sample when decoding (the sampler caps at 128).
+const maxStack = 1024
+
+func (r *Reader) decodeBlock(p []byte) error {
+	d := dec{b: p}
+	b := &r.block
+	b.PID = int32(d.varint())
+	b.TID = int32(d.varint())
+	n := d.uvarint()
+	if d.err != nil {
+		return d.err
+	}
+	// Each sample takes at least 6 bytes: a bound on n from the payload.
+	if n > uint64(len(d.b)) {
+		return fmt.Errorf("block claims %d samples in %d bytes", n, len(d.b))
+	}
+	if cap(b.Samples) < int(n) {
+		b.Samples = make([]Sample, n)
+	}
+	b.Samples = b.Samples[:n]
+	pcs, vals := r.pcs[:0], r.vals[:0]
+	var prevStart, prevLen int
+	var tick uint64
+	var t int64
+	// Offsets into pcs and vals; slices are cut after the loop because
+	// appending may move the backing arrays.
+	if cap(r.starts) < int(n) {
+		r.starts = make([][2]int, n)
+	}
+	starts := r.starts[:n]
+	for i := range b.Samples {
+		s := &b.Samples[i]
+		tick += d.uvarint()
+		t += d.varint()
+		s.Tick, s.TimeNS = tick, t
+		s.WeightNS = int64(d.uvarint())
+		s.State = ThreadState(d.byte())
+		s.Syscall = -1
+		if s.State != Running {
+			s.Syscall = int32(d.varint())
+		}
+		ns := d.uvarint()
+		if ns > maxStack {
+			return fmt.Errorf("sample %d: %d frames", i, ns)
+		}
+		start := len(pcs)
+		for j := 0; j < int(ns); j++ {
+			var prev uint64
+			if j < prevLen {
+				prev = pcs[prevStart+j]
+			}
+			pcs = append(pcs, prev+uint64(d.varint()))
+		}
+		prevStart, prevLen = start, int(ns)
+		nv := d.uvarint()
+		if nv > uint64(len(d.b)) {
+			return fmt.Errorf("sample %d: %d values in %d bytes", i, nv, len(d.b))
+		}
+		vstart := len(vals)
+		for j := 0; j < int(nv); j++ {
+			var v Value
+			v.Frame = d.byte()
+			flags := d.byte()
+			v.Obj = uint16(d.uvarint())
+			v.Var = int32(uint32(d.uvarint()))
+			v.Bits = uint64(d.varint())
+			if flags&1 != 0 {
+				v.HasPointee = true
+				v.Pointee = uint64(d.varint())
+			}
+			vals = append(vals, v)
+		}
+		if d.err != nil {
+			return fmt.Errorf("sample %d: %v", i, d.err)
+		}
+		starts[i] = [2]int{start, vstart}
+	}
+	if len(d.b) != 0 {
+		return fmt.Errorf("%d stray bytes after %d samples", len(d.b), n)
+	}
+	for i := range b.Samples {
+		s := &b.Samples[i]
+		pe, ve := len(pcs), len(vals)
+		if i+1 < len(b.Samples) {
+			pe, ve = starts[i+1][0], starts[i+1][1]
+		}
+		s.Stack = pcs[starts[i][0]:pe:pe]
+		s.Values = vals[starts[i][1]:ve:ve]
+		if len(s.Values) == 0 {
+			s.Values = nil
+		}
+	}
+	r.pcs, r.vals = pcs, vals
+	return nil
+}

@@ -1,0 +1,326 @@
+package proffile
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"sort"
+)
+
+// Record kinds.
+const (
+	recHeader  = 1
+	recObject  = 2
+	recMapping = 3
+	recProc    = 4
+	recThread  = 5
+	recBlock   = 6
+	recTrailer = 7
+)
+
+var magic = [6]byte{'V', 'P', 'R', 'O', 'F', 0}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// blockBytes is the encoded size at which a thread's pending samples are
+// written out as one block: large enough to amortise the record framing,
+// small enough that a killed recorder loses little.
+const blockBytes = 64 << 10
+
+// PartialSuffix names the file a Writer writes to until Close renames it:
+// a recorder that is killed leaves FILE.partial, whose complete records are
+// readable.
+const PartialSuffix = ".partial"
+
+// Writer streams a profile to a file. It is not safe for concurrent use.
+type Writer struct {
+	path    string // final name
+	tmp     string // name written to until Close
+	f       *os.File
+	bw      *bufio.Writer
+	threads map[uint64]*threadBuf
+	scratch []byte
+	err     error // first write error: sticky
+	closed  bool
+}
+
+// threadBuf holds one thread's encoded samples not yet written as a block,
+// with the delta-encoding state (reset at each block so blocks decode alone).
+type threadBuf struct {
+	pid, tid int32
+	n        int
+	buf      []byte
+	lastTick uint64
+	lastTime int64
+	lastPCs  []uint64
+}
+
+// Create starts a profile at path. It writes to path+PartialSuffix and
+// renames on Close; an existing file at path is moved to path+".old" then,
+// never overwritten silently.
+func Create(path string, h Header) (*Writer, error) {
+	tmp := path + PartialSuffix
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create profile: %w", err)
+	}
+	w := &Writer{path: path, tmp: tmp, f: f, bw: bufio.NewWriterSize(f, 256<<10), threads: map[uint64]*threadBuf{}}
+	var m [8]byte
+	copy(m[:], magic[:])
+	binary.LittleEndian.PutUint16(m[6:], Version)
+	w.write(m[:])
+	h.Version = Version
+	w.jsonRecord(recHeader, &h)
+	if w.err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, w.err
+	}
+	return w, nil
+}
+
+// Path is the name the profile will have after Close.
+func (w *Writer) Path() string { return w.path }
+
+// PartialPath is the name the profile has until Close.
+func (w *Writer) PartialPath() string { return w.tmp }
+
+func (w *Writer) write(b []byte) {
+	if w.err != nil {
+		return
+	}
+	if _, err := w.bw.Write(b); err != nil {
+		w.err = fmt.Errorf("write %s: %w (the records written so far stay readable)", w.tmp, err)
+	}
+}
+
+// record frames payload as one record.
+func (w *Writer) record(kind byte, payload []byte) {
+	var hdr [1 + binary.MaxVarintLen64]byte
+	hdr[0] = kind
+	n := binary.PutUvarint(hdr[1:], uint64(len(payload)))
+	crc := crc32.Update(0, castagnoli, hdr[:1])
+	crc = crc32.Update(crc, castagnoli, payload)
+	w.write(hdr[:1+n])
+	w.write(payload)
+	var c [4]byte
+	binary.LittleEndian.PutUint32(c[:], crc)
+	w.write(c[:])
+}
+
+func (w *Writer) jsonRecord(kind byte, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		if w.err == nil {
+			w.err = fmt.Errorf("encode record %d: %w", kind, err)
+		}
+		return
+	}
+	w.record(kind, b)
+}
+
+// AddObject records an object and its schema (the layout log).
+func (w *Writer) AddObject(o *Object) error {
+	w.jsonRecord(recObject, o)
+	return w.err
+}
+
+// AddMapping records where an object is mapped in a process.
+func (w *Writer) AddMapping(m Mapping) error {
+	b := w.scratch[:0]
+	b = binary.AppendVarint(b, int64(m.PID))
+	b = binary.AppendUvarint(b, m.Start)
+	b = binary.AppendUvarint(b, m.End)
+	b = binary.AppendUvarint(b, m.Bias)
+	b = binary.AppendUvarint(b, uint64(m.Obj))
+	if m.Reset {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	w.scratch = b
+	w.record(recMapping, b)
+	return w.err
+}
+
+// AddProc records a process event. Pending samples of an exiting or
+// exec-ing process are written first, so every sample precedes the event
+// that ends its image.
+func (w *Writer) AddProc(e ProcEvent) error {
+	if e.Kind == ProcExit || e.Kind == ProcExec || e.Kind == ProcDetach {
+		w.flushProcess(e.PID)
+	}
+	w.jsonRecord(recProc, &e)
+	return w.err
+}
+
+// AddThread records a thread's start or exit.
+func (w *Writer) AddThread(e ThreadEvent) error {
+	if e.Exit {
+		if tb := w.threads[key(e.PID, e.TID)]; tb != nil {
+			w.flushThread(tb)
+			delete(w.threads, key(e.PID, e.TID))
+		}
+	}
+	w.jsonRecord(recThread, &e)
+	return w.err
+}
+
+func key(pid, tid int32) uint64 { return uint64(uint32(pid))<<32 | uint64(uint32(tid)) }
+
+// AddSample appends one sample of thread tid of process pid. The sample is
+// encoded at once (s may be reused by the caller); samples of one thread
+// must come in tick order. It does not allocate in the steady state.
+func (w *Writer) AddSample(pid, tid int32, s *Sample) error {
+	k := key(pid, tid)
+	tb := w.threads[k]
+	if tb == nil {
+		tb = &threadBuf{pid: pid, tid: tid, buf: make([]byte, 0, blockBytes+4096)}
+		w.threads[k] = tb
+	}
+	b := tb.buf
+	b = binary.AppendUvarint(b, s.Tick-tb.lastTick)
+	b = binary.AppendVarint(b, s.TimeNS-tb.lastTime)
+	b = binary.AppendUvarint(b, uint64(s.WeightNS))
+	b = append(b, byte(s.State))
+	if s.State != Running {
+		b = binary.AppendVarint(b, int64(s.Syscall))
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.Stack)))
+	for i, pc := range s.Stack {
+		var prev uint64
+		if i < len(tb.lastPCs) {
+			prev = tb.lastPCs[i]
+		}
+		b = binary.AppendVarint(b, int64(pc-prev))
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.Values)))
+	for i := range s.Values {
+		v := &s.Values[i]
+		flags := byte(0)
+		if v.HasPointee {
+			flags = 1
+		}
+		b = append(b, v.Frame, flags)
+		b = binary.AppendUvarint(b, uint64(v.Obj))
+		b = binary.AppendUvarint(b, uint64(uint32(v.Var)))
+		b = binary.AppendVarint(b, int64(v.Bits))
+		if v.HasPointee {
+			b = binary.AppendVarint(b, int64(v.Pointee))
+		}
+	}
+	tb.buf = b
+	tb.n++
+	tb.lastTick, tb.lastTime = s.Tick, s.TimeNS
+	tb.lastPCs = append(tb.lastPCs[:0], s.Stack...)
+	if len(tb.buf) >= blockBytes {
+		w.flushThread(tb)
+	}
+	return w.err
+}
+
+func (w *Writer) flushThread(tb *threadBuf) {
+	if tb.n == 0 {
+		return
+	}
+	hdr := w.scratch[:0]
+	hdr = binary.AppendVarint(hdr, int64(tb.pid))
+	hdr = binary.AppendVarint(hdr, int64(tb.tid))
+	hdr = binary.AppendUvarint(hdr, uint64(tb.n))
+	w.scratch = hdr
+	// Frame the record by hand: header and samples are two slices.
+	var lenb [1 + binary.MaxVarintLen64]byte
+	lenb[0] = recBlock
+	n := binary.PutUvarint(lenb[1:], uint64(len(hdr)+len(tb.buf)))
+	crc := crc32.Update(0, castagnoli, lenb[:1])
+	crc = crc32.Update(crc, castagnoli, hdr)
+	crc = crc32.Update(crc, castagnoli, tb.buf)
+	w.write(lenb[:1+n])
+	w.write(hdr)
+	w.write(tb.buf)
+	var c [4]byte
+	binary.LittleEndian.PutUint32(c[:], crc)
+	w.write(c[:])
+	tb.buf = tb.buf[:0]
+	tb.n = 0
+	tb.lastTick, tb.lastTime = 0, 0
+	tb.lastPCs = tb.lastPCs[:0]
+}
+
+func (w *Writer) flushProcess(pid int32) {
+	for _, tb := range w.sortedThreads() {
+		if tb.pid == pid {
+			w.flushThread(tb)
+		}
+	}
+}
+
+func (w *Writer) sortedThreads() []*threadBuf {
+	ts := make([]*threadBuf, 0, len(w.threads))
+	for _, tb := range w.threads {
+		ts = append(ts, tb)
+	}
+	sort.Slice(ts, func(i, j int) bool { return key(ts[i].pid, ts[i].tid) < key(ts[j].pid, ts[j].tid) })
+	return ts
+}
+
+// Flush writes every pending sample block and pushes the bytes to the
+// file, so a recorder killed afterwards loses nothing recorded so far.
+func (w *Writer) Flush() error {
+	for _, tb := range w.sortedThreads() {
+		w.flushThread(tb)
+	}
+	if w.err == nil {
+		if err := w.bw.Flush(); err != nil {
+			w.err = fmt.Errorf("write %s: %w (the records written so far stay readable)", w.tmp, err)
+		}
+	}
+	return w.err
+}
+
+// Close writes the pending blocks and the trailer, then renames the file
+// to its final name (moving an existing file there to .old). On a write
+// error the partial file is kept and named in the error.
+func (w *Writer) Close(t Trailer) error {
+	if w.closed {
+		return errors.New("profile writer already closed")
+	}
+	w.closed = true
+	w.Flush()
+	w.jsonRecord(recTrailer, &t)
+	if w.err == nil {
+		if err := w.bw.Flush(); err != nil {
+			w.err = fmt.Errorf("write %s: %w", w.tmp, err)
+		}
+	}
+	if err := w.f.Close(); err != nil && w.err == nil {
+		w.err = fmt.Errorf("close %s: %w", w.tmp, err)
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if _, err := os.Lstat(w.path); err == nil {
+		if err := os.Rename(w.path, w.path+".old"); err != nil {
+			return fmt.Errorf("move existing %s to .old: %w (new profile left at %s)", w.path, err, w.tmp)
+		}
+	}
+	if err := os.Rename(w.tmp, w.path); err != nil {
+		return fmt.Errorf("rename %s to %s: %w", w.tmp, w.path, err)
+	}
+	return nil
+}
+
+// Abort closes the file without a trailer, leaving the partial profile in
+// place for recovery (used when recording fails half-way).
+func (w *Writer) Abort() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	w.Flush()
+	return w.f.Close()
+}

@@ -1,0 +1,257 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/ianlancetaylor/demangle"
+	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/pcindex"
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// ValueSample is one sampled value of a variable, kept for value tracks.
+type ValueSample struct {
+	Time int64 // ns since recording start (the sample's tick)
+	Obj  uint16
+	Var  dwarfschema.VarID
+	Bits uint64 // as proffile.Value.Bits
+}
+
+// Profile is what ReadProfile keeps beside the calls: the objects (for
+// variable names and kinds) and, per thread, the value samples asked for.
+type Profile struct {
+	Header  proffile.Header
+	Objects map[uint16]*proffile.Object
+	Values  map[*Thread][]ValueSample
+}
+
+// ProfileOptions tunes ReadProfile.
+type ProfileOptions struct {
+	// KeepValue selects the variables whose value samples are kept; nil
+	// keeps none.
+	KeepValue func(obj uint16, v dwarfschema.VarID) bool
+}
+
+// ReadProfile turns a vprof profile's samples into calls (method.md §9):
+// per thread, frame k of consecutive samples is the same call while its
+// (depth, function, call site) stays the same, and a call spans
+// [first tick, last tick + interval). Time is tick x interval, so every
+// thread shares the recording's clock.
+func ReadProfile(path string, opt ProfileOptions) (*Trace, *Profile, error) {
+	r, err := proffile.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	return readProfile(r, path, opt)
+}
+
+type profThread struct {
+	ts   tstate
+	open []openFrame
+}
+
+type openFrame struct {
+	fn   int32
+	site uint64
+	last int64 // time of the last sample the frame was in
+}
+
+type profReader struct {
+	names
+	as       *proffile.AddrSpace
+	objs     map[uint16]*proffile.Object
+	idx      map[uint16]*pcindex.Index
+	interval int64
+	frames   []openFrame
+	cache    map[pcKey]int32 // resolved frame names
+}
+
+type pcKey struct {
+	pid int32
+	pc  uint64
+}
+
+func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *Profile, error) {
+	h := r.Header()
+	p := &profReader{
+		as:       proffile.NewAddrSpace(),
+		objs:     map[uint16]*proffile.Object{},
+		idx:      map[uint16]*pcindex.Index{},
+		interval: h.IntervalNS,
+		cache:    map[pcKey]int32{},
+	}
+	if p.interval <= 0 {
+		p.interval = 1_000_000
+	}
+	prof := &Profile{Header: h, Objects: p.objs, Values: map[*Thread][]ValueSample{}}
+	threads := map[[2]int32]*profThread{}
+	var order []*profThread
+	tnames := map[[2]int32]string{}
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		p.as.Observe(rec)
+		switch v := rec.(type) {
+		case *proffile.Object:
+			p.objs[v.ID] = v
+			delete(p.idx, v.ID)
+		case *proffile.ThreadEvent:
+			if v.Name != "" {
+				tnames[[2]int32{v.PID, v.TID}] = v.Name
+			}
+		case *proffile.Block:
+			k := [2]int32{v.PID, v.TID}
+			pt := threads[k]
+			if pt == nil {
+				pt = &profThread{ts: tstate{th: Thread{PID: int64(v.PID), TID: int64(v.TID)}}}
+				threads[k] = pt
+				order = append(order, pt)
+			}
+			for i := range v.Samples {
+				s := &v.Samples[i]
+				t := int64(s.Tick) * p.interval
+				p.sample(pt, v.PID, s, t)
+				if opt.KeepValue != nil {
+					for _, val := range s.Values {
+						if opt.KeepValue(val.Obj, val.Var) {
+							th := &pt.ts.th
+							prof.Values[th] = append(prof.Values[th], ValueSample{t, val.Obj, val.Var, val.Bits})
+						}
+					}
+				}
+			}
+		}
+	}
+	tr := &Trace{Format: "vprof", Path: path, Funcs: p.funcs}
+	if tr.Funcs == nil {
+		tr.Funcs = []string{}
+	}
+	for _, pt := range order {
+		ts := &pt.ts
+		end := ts.th.End
+		if len(pt.open) > 0 {
+			end = pt.open[0].last + p.interval
+		}
+		p.closeFrom(pt, 0)
+		th := ts.th
+		th.End = max(th.End, end)
+		th.Name = fmt.Sprintf("tid %d", th.TID)
+		if n := tnames[[2]int32{int32(th.PID), int32(th.TID)}]; n != "" {
+			th.Name = fmt.Sprintf("%s (tid %d)", n, th.TID)
+		}
+		tr.Threads = append(tr.Threads, &th)
+		// Values were keyed by the builder's thread; rekey to the copy.
+		if vs, ok := prof.Values[&ts.th]; ok {
+			delete(prof.Values, &ts.th)
+			prof.Values[tr.Threads[len(tr.Threads)-1]] = vs
+		}
+	}
+	return tr, prof, nil
+}
+
+// sample adds one sample of a thread at time t.
+func (p *profReader) sample(pt *profThread, pid int32, s *proffile.Sample, t int64) {
+	ts := &pt.ts
+	if !ts.begun {
+		ts.begun = true
+		ts.th.Start = t
+	}
+	if t < ts.th.End {
+		ts.th.Backwards++
+		t = ts.th.End
+	}
+	// Frames outermost first: frame i of Stack (innermost first) runs
+	// function f(Stack[i]) (return addresses looked up at -1) and was
+	// called from the site Stack[i+1] in its caller.
+	n := len(s.Stack)
+	k := 0
+	for ; k < n; k++ {
+		i := n - 1 - k
+		pc := s.Stack[i]
+		if i > 0 {
+			pc--
+		}
+		var site uint64
+		if i+1 < n {
+			site = s.Stack[i+1]
+		}
+		fn := p.resolve(pid, pc)
+		if k < len(pt.open) && pt.open[k].fn == fn && pt.open[k].site == site {
+			pt.open[k].last = t
+			continue
+		}
+		p.closeFrom(pt, k)
+		ts.open = append(ts.open, int32(len(ts.th.Calls)))
+		ts.th.Calls = append(ts.th.Calls, Call{Start: t, End: t, Func: fn, Depth: int32(k)})
+		pt.open = append(pt.open, openFrame{fn, site, t})
+	}
+	p.closeFrom(pt, n)
+	ts.th.End = t
+}
+
+// closeFrom closes the open frames from depth k on, each at its last
+// sample's tick + interval.
+func (p *profReader) closeFrom(pt *profThread, k int) {
+	if k >= len(pt.open) {
+		return
+	}
+	ts := &pt.ts
+	next := int32(len(ts.th.Calls))
+	for q := len(pt.open) - 1; q >= k; q-- {
+		c := &ts.th.Calls[ts.open[q]]
+		c.End, c.Next = pt.open[q].last+p.interval, next
+		ts.th.End = max(ts.th.End, c.End)
+	}
+	ts.open = ts.open[:k]
+	pt.open = pt.open[:k]
+}
+
+// resolve names the function at a runtime pc of process pid.
+func (p *profReader) resolve(pid int32, pc uint64) int32 {
+	k := pcKey{pid, pc}
+	if id, ok := p.cache[k]; ok {
+		return id
+	}
+	id := p.id([]byte(p.name(pid, pc)))
+	if len(p.cache) > 1<<20 {
+		clear(p.cache)
+	}
+	p.cache[k] = id
+	return id
+}
+
+func (p *profReader) name(pid int32, pc uint64) string {
+	obj, link, ok := p.as.Resolve(pid, pc)
+	if !ok {
+		return "[unknown]"
+	}
+	o := p.objs[obj]
+	if o == nil || o.Schema == nil {
+		return "[unknown]"
+	}
+	ix := p.idx[obj]
+	if ix == nil {
+		ix = pcindex.New(o.Schema)
+		p.idx[obj] = ix
+	}
+	if f, ok := ix.Func(link); ok && int(f) < len(o.Schema.Funcs) {
+		fn := &o.Schema.Funcs[f]
+		if fn.Display != "" {
+			return fn.Display
+		}
+		return fn.Name
+	}
+	if s, ok := ix.Symbol(link); ok {
+		return demangle.Filter(s.Name)
+	}
+	return "[" + filepath.Base(o.Path) + "]"
+}

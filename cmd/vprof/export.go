@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/vprof/vprof/analyze/export"
+)
+
+const exportHelp = `
+Usage: vprof export --format pprof|collapsed|speedscope [-o FILE] PROFILE
+
+Writes a vprof profile in the format of a tool you already use:
+
+  pprof       gzipped protobuf for 'go tool pprof' (stacks with inlined
+              frames, files and lines; pid, tid, state and the innermost
+              frame's variable values as labels)
+  collapsed   one 'root;...;leaf count' line per stack, for flamegraph.pl
+              and inferno
+  speedscope  speedscope's JSON format, one sampled profile per thread
+
+Without -o the output goes to standard output (pprof refuses a terminal).
+
+Examples:
+  vprof export --format pprof -o cpu.pb.gz vprof.data && go tool pprof -top cpu.pb.gz
+  vprof export --format collapsed vprof.data | flamegraph.pl > flame.svg
+  vprof export --format speedscope -o prof.speedscope.json vprof.data
+`
+
+func init() {
+	register(&command{name: "export", order: 60, summary: "write a profile as pprof, collapsed stacks or speedscope JSON", run: runExport})
+}
+
+func runExport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("export", exportHelp, stdout)
+	format := fs.String("format", "", "output format: pprof, collapsed or speedscope (required)")
+	out := fs.String("o", "", "output `file` (default: standard output)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErr("want exactly one profile, got %d arguments", fs.NArg())
+	}
+	var write func(io.Writer, string) error
+	switch strings.ToLower(*format) {
+	case "pprof":
+		write = export.Pprof
+	case "collapsed", "folded":
+		write = export.Collapsed
+	case "speedscope":
+		write = export.Speedscope
+	case "":
+		return usageErr("--format is required (pprof, collapsed or speedscope)")
+	default:
+		return usageErr("unknown --format %q (want pprof, collapsed or speedscope)", *format)
+	}
+	in := fs.Arg(0)
+	if *out == "" {
+		if *format == "pprof" {
+			if f, ok := stdout.(*os.File); ok && isTerminal(f) {
+				return usageErr("pprof output is binary: give -o FILE or redirect standard output")
+			}
+		}
+		bw := bufio.NewWriter(stdout)
+		if err := write(bw, in); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	tmp := *out + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = write(bw, in)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, *out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "vprof export: wrote %s (%s)\n", *out, *format)
+	return nil
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

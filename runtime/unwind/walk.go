@@ -1,0 +1,194 @@
+package unwind
+
+import "sort"
+
+// Mapped is one object's executable mapping in a process: runtime PCs in
+// [Start, End) belong to the object at link-time address PC - Bias.
+type Mapped struct {
+	Start, End uint64
+	Bias       uint64
+	Table      *Table // nil: no CFI (frame pointers only)
+	Obj        int32  // the caller's object id
+}
+
+// Space is the set of executable mappings of one process.
+type Space struct {
+	maps []Mapped // sorted by Start, disjoint
+	last int      // index of the last hit
+}
+
+// Reset forgets every mapping (after exec).
+func (s *Space) Reset() { s.maps, s.last = s.maps[:0], 0 }
+
+// Len is the number of mappings.
+func (s *Space) Len() int { return len(s.maps) }
+
+// Mappings returns the mappings, sorted by Start. The slice is owned by s.
+func (s *Space) Mappings() []Mapped { return s.maps }
+
+// Clone returns an independent copy (a forked child's address space).
+func (s *Space) Clone() *Space {
+	return &Space{maps: append([]Mapped(nil), s.maps...)}
+}
+
+// Add inserts m, replacing the mappings it overlaps (an unmapped and
+// remapped range).
+func (s *Space) Add(m Mapped) {
+	out := s.maps[:0:0]
+	for _, o := range s.maps {
+		if o.End <= m.Start || o.Start >= m.End {
+			out = append(out, o)
+		}
+	}
+	i := sort.Search(len(out), func(i int) bool { return out[i].Start > m.Start })
+	out = append(out, Mapped{})
+	copy(out[i+1:], out[i:])
+	out[i] = m
+	s.maps, s.last = out, 0
+}
+
+// Find returns the mapping holding pc, or nil. The pointer is valid until
+// the next Add or Reset.
+func (s *Space) Find(pc uint64) *Mapped {
+	if s.last < len(s.maps) {
+		if m := &s.maps[s.last]; pc >= m.Start && pc < m.End {
+			return m
+		}
+	}
+	lo, hi := 0, len(s.maps)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if s.maps[mid].End <= pc {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(s.maps) && pc >= s.maps[lo].Start {
+		s.last = lo
+		return &s.maps[lo]
+	}
+	return nil
+}
+
+// Frame is one frame of an unwound stack.
+type Frame struct {
+	PC     uint64 // frame 0: the sampled PC; others: the return address
+	CFA    uint64 // canonical frame address (valid when HasCFA)
+	HasCFA bool
+	Exact  bool // PC is not a return address (frame 0, or interrupted by a signal): look it up at PC, else PC-1
+	Signal bool // a signal-handler trampoline
+	FP     bool // unwound from this frame by frame pointer (no CFI)
+	Regs   Regs
+	Map    *Mapped // nil when PC is in no known mapping; valid until the Space changes
+}
+
+// LookupPC is the address at which the frame's code is looked up: the
+// return address minus one for callers, inside the call instruction.
+func (f *Frame) LookupPC() uint64 {
+	if f.Exact {
+		return f.PC
+	}
+	return f.PC - 1
+}
+
+// Stats counts how frames were unwound.
+type Stats struct {
+	CFI, FramePointer, NoMapping uint64
+}
+
+// maxFrameSize bounds how far the stack pointer may move in one frame
+// when following frame pointers (a corrupt chain otherwise wanders).
+const maxFrameSize = 1 << 24
+
+// Walk unwinds the stack whose innermost frame has registers regs, filling
+// frames (at most len(frames)) and returning how many it filled. It stops at
+// the outermost frame, at a return address of 0, when the stack pointer
+// does not grow, or when memory cannot be read. It does not allocate once
+// the tables' caches hold the PCs met.
+func (s *Space) Walk(regs *Regs, mem Memory, frames []Frame, st *Stats) int {
+	if len(frames) == 0 {
+		return 0
+	}
+	n := 0
+	frames[0].Regs = *regs
+	exact := true
+	for n < len(frames) {
+		f := &frames[n] // f.Regs was set by the previous step (or above)
+		n++
+		f.PC = f.Regs.R[RIP]
+		f.Exact = exact
+		f.Signal, f.FP, f.HasCFA = false, false, false
+		f.Map = s.Find(f.PC)
+		if n == len(frames) {
+			// The last frame still needs its CFA (values in it use the
+			// frame base) but not its caller.
+			s.cfaOnly(f, mem)
+			break
+		}
+		next := &frames[n].Regs
+		if !s.step(f, mem, next, st) {
+			break
+		}
+		if next.R[RIP] == 0 {
+			break
+		}
+		if !f.Signal && next.R[RSP] <= f.Regs.R[RSP] {
+			break
+		}
+		exact = f.Signal
+	}
+	return n
+}
+
+// cfaOnly sets f's CFA without unwinding further.
+func (s *Space) cfaOnly(f *Frame, mem Memory) {
+	if f.Map == nil || f.Map.Table == nil {
+		return
+	}
+	if row := f.Map.Table.Lookup(f.LookupPC() - f.Map.Bias); row != nil {
+		f.CFA, f.HasCFA = row.ComputeCFA(&f.Regs, mem)
+		f.Signal = row.Signal
+	}
+}
+
+// step computes the caller registers of f into next.
+func (s *Space) step(f *Frame, mem Memory, next *Regs, st *Stats) bool {
+	if f.Map != nil && f.Map.Table != nil {
+		if row := f.Map.Table.Lookup(f.LookupPC() - f.Map.Bias); row != nil {
+			cfa, ok := row.ComputeCFA(&f.Regs, mem)
+			if !ok {
+				return false
+			}
+			f.CFA, f.HasCFA, f.Signal = cfa, true, row.Signal
+			if st != nil {
+				st.CFI++
+			}
+			return row.Step(&f.Regs, cfa, mem, next)
+		}
+	}
+	if f.Map == nil && st != nil {
+		st.NoMapping++
+	}
+	// Frame-pointer fallback: %rbp points at the saved %rbp, the return
+	// address above it.
+	bp, ok := f.Regs.Get(RBP)
+	sp := f.Regs.R[RSP]
+	if !ok || bp < sp || bp-sp > maxFrameSize || bp%8 != 0 {
+		return false
+	}
+	ra, ok1 := mem.Read(bp+8, 8)
+	savedBP, ok2 := mem.Read(bp, 8)
+	if !ok1 || !ok2 {
+		return false
+	}
+	f.CFA, f.HasCFA, f.FP = bp+16, true, true
+	if st != nil {
+		st.FramePointer++
+	}
+	next.Valid = 0
+	next.Set(RIP, ra)
+	next.Set(RSP, bp+16)
+	next.Set(RBP, savedBP)
+	return true
+}

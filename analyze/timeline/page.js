@@ -1,0 +1,540 @@
+// vprof timeline: draws RegTime summaries (NonSequitur style) from the
+// JSON data block. Names only ever reach the DOM as text (textContent,
+// canvas fillText), never as markup.
+(function () {
+  'use strict';
+  var D = JSON.parse(document.getElementById('data').textContent);
+  var funcs = D.funcs;
+  var BAR = 13, MAXDEPTH = 48, TRACKH = 38, MINPX = 3, PAD = 3;
+  var PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948',
+    '#b07aa1', '#ff9da7', '#9c755f', '#17becf', '#bcbd22', '#8c6bb1'];
+  var GREY = '#c8c8c8';
+  var state = { linear: false, v0: 0, v1: 1, legend: -1, search: '', hover: null, redraws: 0 };
+  var $ = function (id) { return document.getElementById(id); };
+
+  function fmtDur(ns) {
+    var a = Math.abs(ns);
+    if (a < 1e3) return Math.round(ns) + ' ns';
+    if (a < 1e6) return (ns / 1e3).toPrecision(4).replace(/\.?0+$/, '') + ' µs';
+    if (a < 1e9) return (ns / 1e6).toPrecision(4).replace(/\.?0+$/, '') + ' ms';
+    return (ns / 1e9).toPrecision(4).replace(/\.?0+$/, '') + ' s';
+  }
+  function pct(x) { return (x * 100).toPrecision(3).replace(/\.?0+$/, '') + '%'; }
+
+  // Decode the flat entries: start, end, depth, func, n, then n nodes.
+  function decode(th) {
+    var e = th.e, out = [], i = 0, maxd = 0, fs = new Set();
+    while (i + 5 <= e.length) {
+      var en = { s: e[i], e: e[i + 1], d: e[i + 2], f: e[i + 3], nodes: null, maxd: 0 };
+      var n = e[i + 4];
+      i += 5;
+      if (n > 0) {
+        en.nodes = [];
+        for (var k = 0; k < n && i + 3 <= e.length; k++, i += 3) {
+          var nd = { f: e[i], d: e[i + 1], dur: e[i + 2] };
+          en.nodes.push(nd);
+          if (nd.d > en.maxd) en.maxd = nd.d;
+          fs.add(nd.f);
+        }
+        layout(en);
+      } else {
+        fs.add(en.f);
+      }
+      maxd = Math.max(maxd, en.d + en.maxd);
+      out.push(en);
+    }
+    th.entries = out;
+    th.maxDepth = maxd;
+    th.funcSet = fs;
+    th.tracks = th.tracks || [];
+  }
+
+  // Icicle layout of an expression's merged callstacks: top-level
+  // callstacks share the box by cumulative duration; children sit above
+  // their parent, as wide as their share of its duration.
+  function layout(en) {
+    var total = 0, st = [], cursor0 = 0;
+    en.nodes.forEach(function (n) { if (n.d === 0) total += n.dur; });
+    if (total <= 0) total = 1;
+    en.nodes.forEach(function (n) {
+      if (n.d === 0) {
+        n.fx = cursor0; n.fw = n.dur / total; cursor0 += n.fw;
+      } else {
+        var p = st[n.d - 1];
+        if (!p) { n.fx = 0; n.fw = 0; return; }
+        n.fx = p.cur; n.fw = p.dur > 0 ? p.fw * n.dur / p.dur : 0; p.cur += n.fw;
+      }
+      st[n.d] = { fw: n.fw, dur: n.dur, cur: n.fx };
+      st.length = n.d + 1;
+    });
+  }
+
+  var runs = D.runs;
+  var maxSpan = 1;
+  runs.forEach(function (r, ri) {
+    r.index = ri;
+    maxSpan = Math.max(maxSpan, r.span);
+    r.threads.forEach(function (t, ti) { t.run = r; t.index = ti; decode(t); });
+  });
+
+  // Legend prominence: appearances in the summaries x threads calling.
+  var appear = new Array(funcs.length).fill(0), nthreads = new Array(funcs.length).fill(0);
+  runs.forEach(function (r) {
+    r.threads.forEach(function (t) {
+      t.entries.forEach(function (en) {
+        if (en.nodes) en.nodes.forEach(function (n) { appear[n.f]++; }); else appear[en.f]++;
+      });
+      t.funcSet.forEach(function (f) { nthreads[f]++; });
+    });
+  });
+  var order = [];
+  for (var f = 0; f < funcs.length; f++) if (appear[f] > 0) order.push(f);
+  order.sort(function (a, b) { return appear[b] * nthreads[b] - appear[a] * nthreads[a] || a - b; });
+  var colour = new Array(funcs.length).fill(GREY);
+  order.slice(0, PALETTE.length).forEach(function (f, i) { colour[f] = PALETTE[i]; });
+  var marks = new Map();
+  (D.marks || []).forEach(function (m) { marks.set(m.f, m); });
+
+  // The axis maps time to u in [0, 1] of the full width. Nonlinear: every
+  // interval between two glyph boundaries of the shown threads gets at
+  // least MINPX pixels. Runs share the scale of the longest one.
+  function buildAxis(r, plotW) {
+    var scale = r.span / maxSpan;
+    if (state.linear) {
+      r.axis = {
+        toU: function (t) { return t / maxSpan; },
+        fromU: function (u) { return u * maxSpan; }
+      };
+      return;
+    }
+    var pts = [0, r.span];
+    r.threads.forEach(function (t) {
+      if (!t.shown) return;
+      t.entries.forEach(function (en) { pts.push(en.s, en.e); });
+    });
+    pts.sort(function (a, b) { return a - b; });
+    var b = [pts[0]];
+    for (var i = 1; i < pts.length; i++) if (pts[i] !== b[b.length - 1]) b.push(pts[i]);
+    if (b.length < 2) b.push(b[0] + 1);
+    var minFrac = MINPX / Math.max(plotW, 100);
+    var cum = new Float64Array(b.length);
+    for (i = 1; i < b.length; i++) cum[i] = cum[i - 1] + Math.max(minFrac, (b[i] - b[i - 1]) / r.span);
+    var total = cum[b.length - 1];
+    function seg(t) {
+      var lo = 0, hi = b.length - 1;
+      while (hi - lo > 1) { var m = (lo + hi) >> 1; if (b[m] <= t) lo = m; else hi = m; }
+      return lo;
+    }
+    r.axis = {
+      toU: function (t) {
+        if (t <= b[0]) return 0;
+        if (t >= b[b.length - 1]) return scale;
+        var i = seg(t);
+        return (cum[i] + (t - b[i]) / (b[i + 1] - b[i]) * (cum[i + 1] - cum[i])) / total * scale;
+      },
+      fromU: function (u) {
+        var c = u / scale * total;
+        if (c <= 0) return b[0];
+        if (c >= total) return b[b.length - 1];
+        var lo = 0, hi = b.length - 1;
+        while (hi - lo > 1) { var m = (lo + hi) >> 1; if (cum[m] <= c) lo = m; else hi = m; }
+        return b[lo] + (c - cum[lo]) / (cum[lo + 1] - cum[lo]) * (b[lo + 1] - b[lo]);
+      }
+    };
+  }
+
+  // DOM.
+  $('title').textContent = D.title;
+  var rows = [];
+  var main = $('main');
+  runs.forEach(function (r) {
+    var col = document.createElement('div');
+    col.className = 'run';
+    var h = document.createElement('h2');
+    h.textContent = r.label + ' — ' + r.path + ' (' + r.format + ', ' + fmtDur(r.span) + ', ' + r.threads.length + ' threads)';
+    col.appendChild(h);
+    r.ruler = document.createElement('canvas');
+    r.ruler.className = 'ruler';
+    col.appendChild(r.ruler);
+    r.threads.forEach(function (t) {
+      var div = document.createElement('div');
+      div.className = 'thread-row';
+      div.dataset.run = r.index;
+      div.dataset.thread = t.index;
+      var lab = document.createElement('div');
+      lab.className = 'label';
+      lab.textContent = t.name + ' ';
+      var st = document.createElement('span');
+      st.className = 'stat';
+      st.textContent = t.before + ' calls → ' + t.after + ' entries' + (t.compressed ? ' (ratio ' + t.ratio + ')' : ' (uncompressed)') +
+        (t.repairs ? '; ' + t.repairs : '');
+      lab.appendChild(st);
+      div.appendChild(lab);
+      var cv = document.createElement('canvas');
+      div.appendChild(cv);
+      col.appendChild(div);
+      var depthRows = Math.min(t.maxDepth, MAXDEPTH - 1) + 1;
+      var row = { div: div, cv: cv, th: t, run: r, depthRows: depthRows, hits: [],
+        callH: depthRows * BAR + 2 * PAD, height: depthRows * BAR + 2 * PAD + t.tracks.length * TRACKH };
+      t.row = row;
+      t.user = true;
+      rows.push(row);
+      attach(row);
+    });
+    main.appendChild(col);
+  });
+
+  // Thread list.
+  var tl = $('threads');
+  rows.forEach(function (row) {
+    var l = document.createElement('label');
+    var cb = document.createElement('input');
+    cb.type = 'checkbox';
+    cb.checked = true;
+    cb.addEventListener('change', function () { row.th.user = cb.checked; refresh(); });
+    row.checkbox = cb;
+    l.appendChild(cb);
+    l.appendChild(document.createTextNode(' ' + (runs.length > 1 ? row.run.label + ': ' : '') + row.th.name));
+    tl.appendChild(l);
+  });
+  function setAll(v) { rows.forEach(function (row) { row.checkbox.checked = v; row.th.user = v; }); refresh(); }
+  $('all').addEventListener('click', function () { setAll(true); });
+  $('none').addEventListener('click', function () { setAll(false); });
+
+  // Legend: the coloured functions, marked ones, then a grey line.
+  var lg = $('legend');
+  var legendFuncs = order.slice(0, PALETTE.length);
+  marks.forEach(function (m, f) { if (legendFuncs.indexOf(f) < 0 && appear[f] > 0) legendFuncs.push(f); });
+  legendFuncs.forEach(function (f) {
+    var it = document.createElement('div');
+    it.className = 'legend-item';
+    it.dataset.func = funcs[f];
+    it.title = funcs[f];
+    var sw = document.createElement('span');
+    sw.className = 'sw';
+    sw.style.background = colour[f];
+    it.appendChild(sw);
+    if (marks.has(f)) {
+      var mk = document.createElement('span');
+      mk.className = 'mk';
+      mk.textContent = '#' + marks.get(f).rank;
+      it.appendChild(mk);
+    }
+    var nm = document.createElement('span');
+    nm.className = 'nm';
+    nm.textContent = funcs[f];
+    it.appendChild(nm);
+    it.addEventListener('click', function () {
+      state.legend = state.legend === f ? -1 : f;
+      Array.prototype.forEach.call(lg.children, function (c) { c.classList.toggle('active', c === it && state.legend === f); });
+      drawAll();
+    });
+    lg.appendChild(it);
+  });
+  var rest = order.length - Math.min(order.length, PALETTE.length);
+  if (rest > 0) {
+    var g = document.createElement('div');
+    g.className = 'legend-item grey';
+    var sw2 = document.createElement('span');
+    sw2.className = 'sw';
+    sw2.style.background = GREY;
+    g.appendChild(sw2);
+    var t2 = document.createElement('span');
+    t2.textContent = rest + ' other functions';
+    g.appendChild(t2);
+    lg.appendChild(g);
+  }
+  var P = D.params;
+  $('params').textContent = 'RegTime' + (P.preset ? ' (' + P.preset + ')' : '') + ': CDT ' + pct(P.cdt) + ', CGT ' + pct(P.cgt) +
+    ', TTFT ' + pct(P.ttft) + ' of each thread\'s span' + (P.filter > 0 ? ', functions ≤ ' + pct(P.filter) + ' dropped' : '') +
+    '. Black boxes are RegTime expressions: merged callstacks, widths by cumulative duration.';
+
+  // Which functions are highlighted: the legend's choice, else search hits.
+  function highlighted() {
+    if (state.legend >= 0) return new Set([state.legend]);
+    if (state.search) return state.matches;
+    return null;
+  }
+
+  function refresh() {
+    var q = state.search, shown = 0;
+    state.matches = null;
+    if (q) {
+      state.matches = new Set();
+      for (var f = 0; f < funcs.length; f++) if (funcs[f].toLowerCase().indexOf(q) >= 0) state.matches.add(f);
+    }
+    rows.forEach(function (row) {
+      var t = row.th, hit = true;
+      if (state.matches) {
+        hit = false;
+        t.funcSet.forEach(function (f) { if (state.matches.has(f)) hit = true; });
+      }
+      t.shown = t.user && hit;
+      row.div.classList.toggle('hidden', !t.shown);
+      if (t.shown) shown++;
+    });
+    $('info').textContent = shown + ' of ' + rows.length + ' threads shown' + (q ? ' (calling a function matching “' + q + '”)' : '');
+    relayout();
+  }
+
+  function relayout() {
+    var w = 0;
+    rows.forEach(function (row) { if (row.th.shown) w = Math.max(w, row.cv.clientWidth); });
+    if (!w) w = main.clientWidth / runs.length;
+    runs.forEach(function (r) { buildAxis(r, w); });
+    drawAll();
+  }
+
+  function sizeCanvas(cv, h) {
+    var dpr = window.devicePixelRatio || 1, w = cv.clientWidth || 300;
+    cv.style.height = h + 'px';
+    if (cv.width !== Math.round(w * dpr) || cv.height !== Math.round(h * dpr)) {
+      cv.width = Math.round(w * dpr);
+      cv.height = Math.round(h * dpr);
+    }
+    var ctx = cv.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return { ctx: ctx, w: w };
+  }
+
+  function X(r, t, w) { return (r.axis.toU(t) - state.v0) / (state.v1 - state.v0) * w; }
+
+  function drawRuler(r) {
+    var s = sizeCanvas(r.ruler, 22), ctx = s.ctx, w = s.w;
+    ctx.clearRect(0, 0, w, 22);
+    ctx.fillStyle = '#555';
+    ctx.strokeStyle = '#999';
+    ctx.font = '10px system-ui, sans-serif';
+    ctx.textBaseline = 'top';
+    var n = Math.max(2, Math.floor(w / 110));
+    for (var i = 0; i <= n; i++) {
+      var x = i / n * w, u = state.v0 + (state.v1 - state.v0) * i / n;
+      var t = r.axis.fromU(u);
+      ctx.beginPath(); ctx.moveTo(x + 0.5, 14); ctx.lineTo(x + 0.5, 22); ctx.stroke();
+      ctx.textAlign = i === 0 ? 'left' : i === n ? 'right' : 'center';
+      ctx.fillText(fmtDur(t), x, 2);
+    }
+  }
+
+  function drawAll() {
+    runs.forEach(function (r) { if (r.axis) drawRuler(r); });
+    rows.forEach(function (row) { if (row.th.shown) drawRow(row); });
+  }
+
+  function drawRow(row) {
+    var r = row.run, t = row.th;
+    var s = sizeCanvas(row.cv, row.height), ctx = s.ctx, w = s.w;
+    state.redraws++;
+    ctx.clearRect(0, 0, w, row.height);
+    var hl = highlighted();
+    var hits = row.hits = [];
+    var yOf = function (d) { return PAD + (row.depthRows - 1 - d) * BAR; };
+    // Thread lifetime.
+    var lx0 = X(r, t.start, w), lx1 = X(r, t.end, w);
+    ctx.fillStyle = '#f3f3f3';
+    ctx.fillRect(lx0, 0, Math.max(lx1 - lx0, 1), row.callH);
+    // Linked highlighting: the hovered interval on every thread of the run.
+    if (state.hover && state.hover.run === r) {
+      var hx0 = X(r, state.hover.s, w), hx1 = X(r, state.hover.e, w);
+      ctx.fillStyle = 'rgba(60, 200, 80, 0.28)';
+      ctx.fillRect(hx0, 0, Math.max(hx1 - hx0, 2), row.height);
+    }
+    ctx.font = '10px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    function glyph(f, x, y, gw, hit) {
+      var dim = hl && !hl.has(f);
+      ctx.globalAlpha = dim ? 0.18 : 1;
+      ctx.fillStyle = colour[f] || GREY;
+      ctx.fillRect(x, y, gw, BAR - 1);
+      if (hl && !dim) {
+        ctx.strokeStyle = '#000';
+        ctx.lineWidth = 2;
+        ctx.strokeRect(x + 1, y + 1, Math.max(gw - 2, 1), BAR - 3);
+      }
+      if (marks.has(f)) {
+        ctx.fillStyle = '#d00';
+        ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 6, y); ctx.lineTo(x, y + 6); ctx.fill();
+      }
+      if (gw > 30) {
+        ctx.fillStyle = '#000';
+        var name = funcs[f] || '?', max = Math.floor((gw - 4) / 5.5);
+        ctx.fillText(name.length > max ? name.slice(0, Math.max(max - 1, 1)) + '…' : name, x + 2, y + BAR / 2);
+      }
+      ctx.globalAlpha = 1;
+      hits.push(hit);
+    }
+    t.entries.forEach(function (en) {
+      var x0 = X(r, en.s, w), x1 = X(r, en.e, w);
+      if (x1 < -2 || x0 > w + 2 || en.d >= row.depthRows) return;
+      var gw = Math.max(x1 - x0, 1);
+      if (!en.nodes) {
+        glyph(en.f, x0, yOf(en.d), gw, { x: x0, y: yOf(en.d), w: gw, h: BAR, en: en });
+        return;
+      }
+      var top = Math.min(en.d + en.maxd, row.depthRows - 1);
+      var by = yOf(top), bh = (top - en.d + 1) * BAR;
+      hits.push({ x: x0, y: by, w: gw, h: bh, en: en, box: true });
+      en.nodes.forEach(function (n) {
+        var d = en.d + n.d;
+        if (d >= row.depthRows || n.fw <= 0) return;
+        var nx = x0 + n.fx * gw, nw = Math.max(n.fw * gw, 0.5);
+        glyph(n.f, nx, yOf(d), nw, { x: nx, y: yOf(d), w: nw, h: BAR, en: en, node: n });
+      });
+      ctx.strokeStyle = '#000';
+      ctx.lineWidth = 1.5;
+      ctx.strokeRect(x0 + 0.75, by + 0.25, Math.max(gw - 1.5, 0.5), bh - 1);
+    });
+    // Value tracks under the calls.
+    t.tracks.forEach(function (tk, k) {
+      var y0 = row.callH + k * TRACKH, h = TRACKH - 6;
+      ctx.fillStyle = '#fbfbff';
+      ctx.fillRect(0, y0, w, TRACKH - 2);
+      var lo = Infinity, hi = -Infinity;
+      tk.v.forEach(function (v) { lo = Math.min(lo, v); hi = Math.max(hi, v); });
+      if (!(hi >= lo)) return;
+      var yv = function (v) { return y0 + 3 + (hi > lo ? (1 - (v - lo) / (hi - lo)) * h : h / 2); };
+      ctx.strokeStyle = '#6a3d9a';
+      ctx.lineWidth = 1.25;
+      ctx.beginPath();
+      for (var i = 0; i < tk.t.length; i++) {
+        var x = X(r, tk.t[i], w), y = yv(tk.v[i]);
+        if (i === 0) ctx.moveTo(x, y); else { ctx.lineTo(x, yv(tk.v[i - 1])); ctx.lineTo(x, y); }
+      }
+      ctx.stroke();
+      ctx.fillStyle = '#6a3d9a';
+      ctx.textBaseline = 'top';
+      ctx.fillText(tk.name + '  [' + fmtNum(lo) + ' … ' + fmtNum(hi) + ']', 3, y0 + 1);
+      ctx.textBaseline = 'middle';
+      hits.push({ x: 0, y: y0, w: w, h: TRACKH, track: tk });
+    });
+  }
+
+  function fmtNum(v) {
+    if (Math.abs(v) >= 1e6 || (Math.abs(v) < 1e-3 && v !== 0)) return v.toExponential(3);
+    return String(Math.round(v * 1000) / 1000);
+  }
+
+  function hitAt(row, x, y) {
+    for (var i = row.hits.length - 1; i >= 0; i--) {
+      var h = row.hits[i];
+      if (x >= h.x && x <= h.x + h.w && y >= h.y && y <= h.y + h.h) return h;
+    }
+    return null;
+  }
+
+  function tipText(row, h, x) {
+    if (h.track) {
+      var tk = h.track, r = row.run, w = row.cv.clientWidth;
+      var t = r.axis.fromU(state.v0 + x / w * (state.v1 - state.v0));
+      var lo = 0, hi = tk.t.length - 1;
+      if (hi < 0) return tk.name;
+      while (lo < hi) { var m = (lo + hi + 1) >> 1; if (tk.t[m] <= t) lo = m; else hi = m - 1; }
+      return tk.name + ' = ' + fmtNum(tk.v[lo]) + '\nsampled at ' + fmtDur(tk.t[lo]);
+    }
+    var en = h.en, s;
+    if (h.node) {
+      s = funcs[h.node.f] + '\ncumulative duration ' + fmtDur(h.node.dur) + ' in this RegTime expression\n' +
+        'expression ' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + en.nodes.length + ' merged callstacks)';
+      if (marks.has(h.node.f)) s += '\nreport #' + marks.get(h.node.f).rank + ': ' + marks.get(h.node.f).note;
+      return s;
+    }
+    if (h.box) return 'RegTime expression\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + fmtDur(en.e - en.s) + ', ' + en.nodes.length + ' merged callstacks)';
+    s = funcs[en.f] + '\nduration ' + fmtDur(en.e - en.s) + '\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e);
+    if (marks.has(en.f)) s += '\nreport #' + marks.get(en.f).rank + ': ' + marks.get(en.f).note;
+    return s;
+  }
+
+  var tip = $('tip');
+  var drag = null;
+  function attach(row) {
+    var cv = row.cv;
+    cv.addEventListener('mousemove', function (ev) {
+      var rc = cv.getBoundingClientRect(), x = ev.clientX - rc.left, y = ev.clientY - rc.top;
+      if (drag) {
+        var du = (drag.x - ev.clientX) / rc.width * (state.v1 - state.v0);
+        pan(du + drag.v0 - state.v0);
+        return;
+      }
+      var h = hitAt(row, x, y);
+      var hov = null;
+      if (h) {
+        tip.textContent = tipText(row, h, x);
+        tip.style.display = 'block';
+        var tx = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 4);
+        var ty = ev.clientY + 16 + tip.offsetHeight > window.innerHeight ? ev.clientY - tip.offsetHeight - 8 : ev.clientY + 16;
+        tip.style.left = Math.max(tx, 0) + 'px';
+        tip.style.top = ty + 'px';
+        if (h.en) hov = { run: row.run, s: h.en.s, e: h.en.e };
+      } else {
+        tip.style.display = 'none';
+      }
+      setHover(hov);
+    });
+    cv.addEventListener('mouseleave', function () { tip.style.display = 'none'; setHover(null); });
+    cv.addEventListener('mousedown', function (ev) { drag = { x: ev.clientX, v0: state.v0 }; ev.preventDefault(); });
+    cv.addEventListener('wheel', function (ev) {
+      ev.preventDefault();
+      var rc = cv.getBoundingClientRect();
+      zoom(ev.deltaY < 0 ? 1 / 1.25 : 1.25, (ev.clientX - rc.left) / rc.width);
+    }, { passive: false });
+    cv.addEventListener('dblclick', function () { state.v0 = 0; state.v1 = 1; drawAll(); });
+  }
+  window.addEventListener('mouseup', function () { drag = null; });
+
+  function setHover(h) {
+    var o = state.hover;
+    if (o === h || (o && h && o.run === h.run && o.s === h.s && o.e === h.e)) return;
+    state.hover = h;
+    drawAll();
+  }
+  function zoom(f, at) {
+    var range = state.v1 - state.v0, u = state.v0 + at * range;
+    var nr = Math.min(1, Math.max(1e-9, range * f));
+    state.v0 = u - at * nr;
+    state.v1 = state.v0 + nr;
+    pan(0);
+  }
+  function pan(du) {
+    var range = state.v1 - state.v0;
+    state.v0 = Math.min(Math.max(0, state.v0 + du), 1 - range);
+    state.v1 = state.v0 + range;
+    drawAll();
+  }
+  $('zoomin').addEventListener('click', function () { zoom(1 / 1.5, 0.5); });
+  $('zoomout').addEventListener('click', function () { zoom(1.5, 0.5); });
+  $('reset').addEventListener('click', function () { state.v0 = 0; state.v1 = 1; drawAll(); });
+  $('linear').addEventListener('change', function (ev) { state.linear = ev.target.checked; relayout(); });
+  $('search').addEventListener('input', function (ev) { state.search = ev.target.value.trim().toLowerCase(); refresh(); });
+  var rt = 0;
+  window.addEventListener('resize', function () { clearTimeout(rt); rt = setTimeout(relayout, 80); });
+
+  refresh();
+
+  // A small API for tests and for the curious, from the console.
+  window.vprof = {
+    state: state,
+    rows: rows,
+    funcs: funcs,
+    visibleRows: function () { return rows.filter(function (r) { return r.th.shown; }).length; },
+    // locate returns page coordinates of the centre of a drawn glyph of
+    // the named function (plain calls first), or null.
+    locate: function (name, plainOnly) {
+      for (var pass = 0; pass < 2; pass++) {
+        for (var i = 0; i < rows.length; i++) {
+          var row = rows[i];
+          if (!row.th.shown) continue;
+          for (var k = 0; k < row.hits.length; k++) {
+            var h = row.hits[k], f = h.node ? h.node.f : (h.en && !h.box ? h.en.f : -1);
+            if (f < 0 || funcs[f] !== name || (pass === 0) !== !h.node || h.w < 2) continue;
+            row.cv.scrollIntoView({ block: 'center' });
+            var rc = row.cv.getBoundingClientRect();
+            return { x: rc.left + h.x + h.w / 2, y: rc.top + h.y + h.h / 2 };
+          }
+        }
+        if (plainOnly) break;
+      }
+      return null;
+    },
+    ready: true
+  };
+})();

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/vprof/vprof/analyze/regtime"
+	"github.com/vprof/vprof/analyze/timeline"
+	"github.com/vprof/vprof/analyze/trace"
+)
+
+const timelineHelp = `
+Usage: vprof timeline [-o FILE.html] [flags] INPUT [--compare NORMAL]
+
+Writes one self-contained HTML page (no network: code, style and data
+inline) showing what every thread did over time: one row per thread, time
+across, call depth up. Runs of short calls are compressed with RegTime
+(NonSequitur) into black-outlined expressions that hold their merged
+callstacks, widths by cumulative duration; long calls and long idle gaps
+stay visible. The page has a legend (click to highlight a function),
+thread selection, search, tooltips, linked highlighting of a hovered
+interval across threads, zoom (wheel) and pan (drag), and a linear/
+nonlinear time axis toggle.
+
+INPUT is a vprof profile (sampled stacks become calls), a DINAMITE text
+trace ('tid func dir time'), a NonSequitur trace folder (one file per
+thread, 'DIR FUNC TIMESTAMP_NS') or Chrome trace-event JSON (llvm-xray
+convert --output-format=trace_event, Perfetto, Chrome). The format is
+detected; --input-format names it.
+
+Thresholds are fractions of each thread's span, in percent: --preset
+thesis is CDT 1, CGT 0.1, TTFT 13 with functions of at most 1% cumulative
+time dropped first; --preset later is 0.5, 0.1, 2 without that filter.
+Threads with fewer than 325 calls are not compressed.
+
+Examples:
+  vprof timeline -o slow.html buggy.vprof --compare normal.vprof
+  vprof timeline --stats trace.json
+  llvm-xray convert --symbolize --instr_map=./app --output-format=trace_event xray-log.app.* > app.json
+  vprof timeline -o app.html app.json
+`
+
+func init() {
+	register(&command{name: "timeline", order: 50, summary: "write per-thread RegTime timelines as one HTML page", run: runTimeline})
+}
+
+// pctFlag is a percentage flag that remembers whether it was set.
+type pctFlag struct {
+	v   float64
+	set bool
+}
+
+func (p *pctFlag) String() string { return "" }
+func (p *pctFlag) Set(s string) error {
+	var v float64
+	if _, err := fmt.Sscanf(s, "%g", &v); err != nil || v < 0 || v > 100 {
+		return fmt.Errorf("want a percentage between 0 and 100, got %q", s)
+	}
+	p.v, p.set = v/100, true
+	return nil
+}
+
+func runTimeline(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("timeline", timelineHelp, stdout)
+	out := fs.String("o", "", "output `file` (default timeline.html; with --stats, none unless given)")
+	compare := fs.String("compare", "", "a `NORMAL` run to draw beside INPUT on a comparable axis")
+	stats := fs.Bool("stats", false, "print per thread: calls before, entries after, compression ratio")
+	preset := fs.String("preset", "thesis", "RegTime thresholds: `thesis` or later")
+	format := fs.String("input-format", "", "input format: vprof, dinamite, nonsequitur or chrome (default: detect)")
+	title := fs.String("title", "", "page title (default: from the inputs)")
+	var cdt, cgt, ttft, filter pctFlag
+	fs.Var(&cdt, "cdt", "CallDurationThresh, `percent` of a thread's span (overrides the preset)")
+	fs.Var(&cgt, "cgt", "CallGapThresh, `percent` of a thread's span (overrides the preset)")
+	fs.Var(&ttft, "ttft", "TotalTimeFractionThresh, `percent` of a thread's span (overrides the preset)")
+	fs.Var(&filter, "filter", "drop functions with at most this cumulative `percent` of a thread's span (0: none; overrides the preset)")
+	minCalls := fs.Int("min-calls", -1, "leave threads with fewer `calls` uncompressed (default 325)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErr("want exactly one INPUT, got %d arguments", fs.NArg())
+	}
+	p, err := regtime.Preset(*preset)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	for _, o := range []struct {
+		f   *pctFlag
+		dst *float64
+	}{{&cdt, &p.CDT}, {&cgt, &p.CGT}, {&ttft, &p.TTFT}, {&filter, &p.Filter}} {
+		if o.f.set {
+			*o.dst = o.f.v
+		}
+	}
+	if *minCalls >= 0 {
+		p.MinCalls = *minCalls
+	}
+	switch *format {
+	case "", "vprof", "dinamite", "nonsequitur", "chrome":
+	default:
+		return usageErr("unknown --input-format %q (want vprof, dinamite, nonsequitur or chrome)", *format)
+	}
+
+	page := &timeline.Page{Params: p, Preset: *preset}
+	if set(fs, "cdt") || set(fs, "cgt") || set(fs, "ttft") || set(fs, "filter") || set(fs, "min-calls") {
+		page.Preset += " with overrides"
+	}
+	buggy, err := loadRun(fs.Arg(0), *format, p)
+	if err != nil {
+		return err
+	}
+	page.Title = "vprof timeline: " + filepath.Base(fs.Arg(0))
+	if *compare != "" {
+		normal, err := loadRun(*compare, *format, p)
+		if err != nil {
+			return err
+		}
+		normal.Label, buggy.Label = "normal", "buggy"
+		page.Runs = []*timeline.Run{normal, buggy}
+		page.Title = "vprof timeline: " + filepath.Base(*compare) + " (normal) vs " + filepath.Base(fs.Arg(0)) + " (buggy)"
+	} else {
+		page.Runs = []*timeline.Run{buggy}
+	}
+	if *title != "" {
+		page.Title = *title
+	}
+
+	if *stats {
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "run\tthread\tcalls before\tentries after\tratio\t")
+		for _, r := range page.Runs {
+			for _, s := range r.Summaries {
+				note := ""
+				if !s.Compressed {
+					note = " (uncompressed)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d%s\t\n", r.Label, s.Thread.Name, s.Before, s.After(), s.Ratio(), note)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if *out == "" {
+			return nil
+		}
+	}
+	path := *out
+	if path == "" {
+		path = "timeline.html"
+	}
+	if err := writePage(path, page); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", path)
+	return nil
+}
+
+func set(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// loadRun reads and compresses one input.
+func loadRun(path, format string, p regtime.Params) (*timeline.Run, error) {
+	if format == "" {
+		var err error
+		if format, err = trace.Detect(path); err != nil {
+			return nil, err
+		}
+	}
+	var tr *trace.Trace
+	var err error
+	if format == "vprof" {
+		tr, _, err = trace.ReadProfile(path, trace.ProfileOptions{})
+	} else {
+		tr, err = trace.Open(path, format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(tr.Threads) == 0 {
+		return nil, fmt.Errorf("%s: no calls in the input", path)
+	}
+	return &timeline.Run{Label: filepath.Base(path), Trace: tr, Summaries: regtime.All(tr, p)}, nil
+}
+
+func writePage(path string, page *timeline.Page) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = timeline.Write(bw, page)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}

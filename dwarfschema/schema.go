@@ -134,6 +134,9 @@ type Var struct {
 	Kind  Kind   `json:"kind"`
 	Size  int32  `json:"size"` // bytes of the value (of the pointer for pointers)
 	Param bool   `json:"param,omitempty"`
+	// Static: a function-scope static (fixed address, valid over the
+	// function's code). Kept like a global even without a tag.
+	Static bool `json:"static,omitempty"`
 	Tags  Tags   `json:"tags"`
 	// For KindPointer: the pointee when it is a basic type (basic_type_ptr),
 	// else PointeeKind is 0.

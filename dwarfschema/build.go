@@ -1,0 +1,547 @@
+package dwarfschema
+
+import (
+	"cmp"
+	"debug/dwarf"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ianlancetaylor/demangle"
+)
+
+// maxOriginChain bounds abstract-origin/specification chains (a cycle is
+// bad input).
+const maxOriginChain = 16
+
+// funcKey identifies a source function: its linkage name (or name), and
+// where it is declared, so that two file-local functions of one name stay
+// apart while the copies of one inline function from several units merge.
+type funcKey struct {
+	name string
+	file int32
+	line int32
+}
+
+type varKey struct {
+	fn   FuncID
+	name string
+	file int32
+	line int32
+}
+
+type builder struct {
+	*loader
+	funcIdx map[funcKey]FuncID
+}
+
+func (l *loader) subAt(off dwarf.Offset) int {
+	i := sort.Search(len(l.subs), func(i int) bool { return l.subs[i].off >= off })
+	if i < len(l.subs) && l.subs[i].off == off {
+		return i
+	}
+	return -1
+}
+
+func (l *loader) varAt(off dwarf.Offset) int {
+	i := sort.Search(len(l.vars), func(i int) bool { return l.vars[i].off >= off })
+	if i < len(l.vars) && l.vars[i].off == off {
+		return i
+	}
+	return -1
+}
+
+// funcOf returns the source function of subprogram record i, creating it
+// on first use; -1 if there is none.
+func (b *builder) funcOf(i int) FuncID {
+	if i < 0 {
+		return -1
+	}
+	if fn := b.subs[i].fn; fn != -1 {
+		if fn == -2 {
+			return -1
+		}
+		return fn
+	}
+	var name, linkage string
+	file, line := int32(-1), int32(0)
+	for j, n := i, 0; j >= 0 && n < maxOriginChain; n++ {
+		sr := &b.subs[j]
+		if name == "" {
+			name = sr.name
+		}
+		if sr.linkage != "" {
+			// The most abstract linkage name: C++ constructor variants
+			// (C1, C2) of one source constructor share the unified C4.
+			linkage = sr.linkage
+		}
+		// A definition that repeats its declaration's file omits it.
+		if line == 0 {
+			line = sr.line
+		}
+		if file < 0 {
+			file = sr.file
+		}
+		if sr.origin == 0 {
+			break
+		}
+		j = b.subAt(sr.origin)
+	}
+	key := funcKey{name: linkage, file: file, line: line}
+	if key.name == "" {
+		key.name = name
+	}
+	if key.name == "" {
+		key.name = fmt.Sprintf("<DIE %#x>", b.subs[i].off)
+	}
+	fn, ok := b.funcIdx[key]
+	if !ok {
+		fn = FuncID(len(b.s.Funcs))
+		f := Func{Name: key.name, Display: key.name, File: file, Line: line}
+		if linkage != "" {
+			f.Display = demangle.Filter(linkage)
+		} else if name != "" {
+			f.Display = name
+		}
+		b.s.Funcs = append(b.s.Funcs, f)
+		b.funcIdx[key] = fn
+	}
+	b.subs[i].fn = fn
+	return fn
+}
+
+func (l *loader) build() error {
+	b := &builder{loader: l, funcIdx: map[funcKey]FuncID{}}
+	s := l.s
+	s.DWARFVersion = l.maxVersion
+
+	// Functions: every subprogram with code, then the targets of inlining.
+	for i := range l.subs {
+		sr := &l.subs[i]
+		if sr.ranges == nil {
+			continue
+		}
+		fn := b.funcOf(i)
+		f := &s.Funcs[fn]
+		f.Ranges = append(f.Ranges, sr.ranges...)
+		if f.FrameBase == nil {
+			f.FrameBase = sr.frameBase
+		}
+	}
+	inlFunc := make([]FuncID, len(l.inls))
+	for i := range l.inls {
+		inlFunc[i] = -1
+		if l.inls[i].origin != 0 && l.inls[i].ranges != nil {
+			inlFunc[i] = b.funcOf(l.subAt(l.inls[i].origin))
+		}
+	}
+	varFunc := make([]FuncID, len(l.vars))
+	for i := range l.vars {
+		c := l.vars[i].container
+		switch {
+		case c == noContainer:
+			varFunc[i] = NoFunc
+		case c >= 0:
+			varFunc[i] = b.funcOf(int(c))
+			if varFunc[i] < 0 {
+				varFunc[i] = -2 // in no function we can name: dropped
+			}
+		default:
+			varFunc[i] = -2
+			if fn := inlFunc[-c-1]; fn >= 0 {
+				varFunc[i] = fn
+			}
+		}
+	}
+
+	// Code the DWARF does not describe (crt files, assembly, clones of
+	// functions compiled without -g) gets functions from the symbol table.
+	s.Funcs = funcsFromSymbols(s.Funcs, s.Symbols)
+
+	// Order functions by address; those with only inlined code last.
+	for i := range s.Funcs {
+		s.Funcs[i].Ranges = mergeRanges(s.Funcs[i].Ranges)
+	}
+	perm := make([]FuncID, len(s.Funcs))
+	for i := range perm {
+		perm[i] = FuncID(i)
+	}
+	slices.SortStableFunc(perm, func(a, c FuncID) int { return compareFuncs(&s.Funcs[a], &s.Funcs[c]) })
+	newID := make([]FuncID, len(perm))
+	funcs := make([]Func, len(perm))
+	for n, old := range perm {
+		newID[old] = FuncID(n)
+		funcs[n] = s.Funcs[old]
+	}
+	s.Funcs = funcs
+	remap := func(fn FuncID) FuncID {
+		if fn < 0 {
+			return fn
+		}
+		return newID[fn]
+	}
+
+	// Inlined instances.
+	for i, ir := range l.inls {
+		if fn := inlFunc[i]; fn >= 0 {
+			s.Inlines = append(s.Inlines, Inline{Func: remap(fn), Ranges: mergeRanges(slices.Clone(ir.ranges)), Depth: ir.depth, CallFile: ir.callFile, CallLine: ir.callLine})
+		}
+	}
+	slices.SortStableFunc(s.Inlines, func(a, c Inline) int {
+		if x := cmp.Compare(a.Ranges[0].Lo, c.Ranges[0].Lo); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.Depth, c.Depth)
+	})
+
+	l.buildVars(varFunc, remap)
+	l.buildLines()
+	return nil
+}
+
+func compareFuncs(a, b *Func) int {
+	switch {
+	case len(a.Ranges) > 0 && len(b.Ranges) > 0:
+		if x := cmp.Compare(a.Ranges[0].Lo, b.Ranges[0].Lo); x != 0 {
+			return x
+		}
+	case len(a.Ranges) > 0:
+		return -1
+	case len(b.Ranges) > 0:
+		return 1
+	}
+	if x := strings.Compare(a.Name, b.Name); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(a.File, b.File); x != 0 {
+		return x
+	}
+	return cmp.Compare(a.Line, b.Line)
+}
+
+// mergeRanges sorts ranges and joins overlapping or touching ones.
+func mergeRanges(rs []PCRange) []PCRange {
+	if len(rs) < 2 {
+		return rs
+	}
+	slices.SortFunc(rs, func(a, b PCRange) int { return cmp.Compare(a.Lo, b.Lo) })
+	out := rs[:1]
+	for _, r := range rs[1:] {
+		p := &out[len(out)-1]
+		if r.Lo <= p.Hi {
+			p.Hi = max(p.Hi, r.Hi)
+			continue
+		}
+		out = append(out, r)
+	}
+	return slices.Clip(out)
+}
+
+// buildVars resolves variable records to Vars (one per function, name and
+// declaration), applies the filters, and gives the Locs their VarIDs.
+func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
+	s := l.s
+	memo := map[dwarf.Offset]typeInfo{}
+	idx := map[varKey]VarID{}
+	vid := make([]VarID, len(l.vars))
+	funcSel := make([]int8, len(s.Funcs)) // 0 unknown, 1 selected, -1 not
+	globalSel := l.opt.FuncRegex == nil || l.opt.FuncRegex.MatchString(GlobalFunc)
+	for i := range l.vars {
+		vid[i] = -1
+		vr := &l.vars[i]
+		fn := varFunc[i]
+		if vr.decl || fn == -2 {
+			continue
+		}
+		fn = remap(fn)
+		// The abstract variable carries name, declaration and type.
+		name, file, line := vr.name, vr.file, vr.line
+		typ, hasType, cu := vr.typ, vr.hasType, vr.cu
+		for j, n := vr.origin, 0; j != 0 && n < maxOriginChain; n++ {
+			k := l.varAt(j)
+			if k < 0 {
+				break
+			}
+			o := &l.vars[k]
+			if name == "" {
+				name = o.name
+			}
+			if line == 0 {
+				line = o.line
+			}
+			if file < 0 {
+				file = o.file
+			}
+			if !hasType && o.hasType {
+				typ, hasType, cu = o.typ, true, o.cu
+			}
+			j = o.origin
+		}
+		if name == "" {
+			continue
+		}
+		if fn == NoFunc {
+			if !globalSel {
+				continue
+			}
+		} else if l.opt.FuncRegex != nil {
+			if funcSel[fn] == 0 {
+				funcSel[fn] = -1
+				if f := &s.Funcs[fn]; l.opt.FuncRegex.MatchString(f.Name) || l.opt.FuncRegex.MatchString(f.Display) {
+					funcSel[fn] = 1
+				}
+			}
+			if funcSel[fn] < 0 {
+				continue
+			}
+		}
+		if len(l.opt.Components) > 0 {
+			f := file
+			if f < 0 && fn >= 0 {
+				f = s.Funcs[fn].File
+			}
+			if !l.inComponent(f) {
+				continue
+			}
+		}
+		key := varKey{fn: fn, name: name, file: file, line: line}
+		v, ok := idx[key]
+		if !ok {
+			v = VarID(len(s.Vars))
+			idx[key] = v
+			ti := l.resolveType(typ, hasType, l.cus[cu].cpp, memo)
+			s.Vars = append(s.Vars, Var{
+				Name: name, Func: fn, File: file, Line: line,
+				Type: ti.spell, Kind: ti.kind, Size: ti.size, Param: vr.param,
+				PointeeKind: ti.pkind, PointeeSize: ti.psize,
+			})
+		}
+		if vr.static {
+			s.Vars[v].Static = true
+		}
+		vid[i] = v
+	}
+
+	// Fixed-address variables of functions without code of their own hold
+	// over all the code of the function, out-of-line and inlined.
+	var codeOf map[FuncID][]PCRange
+	for _, p := range l.pending {
+		v := vid[p.v]
+		if v < 0 {
+			continue
+		}
+		if codeOf == nil {
+			codeOf = map[FuncID][]PCRange{}
+			for _, in := range s.Inlines {
+				codeOf[in.Func] = append(codeOf[in.Func], in.Ranges...)
+			}
+		}
+		fn := s.Vars[v].Func
+		for _, r := range append(slices.Clone(s.Funcs[fn].Ranges), codeOf[fn]...) {
+			loc := p.loc
+			loc.Var, loc.PCStart, loc.PCEnd = p.v, r.Lo, r.Hi
+			l.locs = append(l.locs, loc)
+		}
+	}
+
+	// Order Vars (globals first, then by function, file, line, name) and
+	// give Locs their final VarIDs.
+	perm := make([]VarID, len(s.Vars))
+	for i := range perm {
+		perm[i] = VarID(i)
+	}
+	slices.SortStableFunc(perm, func(a, b VarID) int { return compareVars(&s.Vars[a], &s.Vars[b]) })
+	newV := make([]VarID, len(perm))
+	vars := make([]Var, len(perm))
+	for n, old := range perm {
+		newV[old] = VarID(n)
+		vars[n] = s.Vars[old]
+	}
+	s.Vars = vars
+	locs := l.locs[:0]
+	for _, loc := range l.locs {
+		v := vid[loc.Var]
+		if v < 0 {
+			continue
+		}
+		v = newV[v]
+		loc.Var = v
+		loc.Size = s.Vars[v].Size
+		loc.BasicTypePtr = s.Vars[v].PointeeKind != 0
+		locs = append(locs, loc)
+	}
+	sortLocs(locs)
+	s.Locs = slices.Clip(locs)
+	l.locs = nil
+}
+
+func compareVars(a, b *Var) int {
+	if x := cmp.Compare(a.Func, b.Func); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(a.File, b.File); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(a.Line, b.Line); x != 0 {
+		return x
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+func sortLocs(locs []Loc) {
+	slices.SortFunc(locs, func(a, b Loc) int {
+		if x := cmp.Compare(a.PCStart, b.PCStart); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(a.Var, b.Var); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.PCEnd, b.PCEnd)
+	})
+}
+
+// inComponent reports whether Schema.Files[f] lies under one of the
+// --component prefixes: as an absolute path (a relative prefix made
+// absolute from the current directory), or relative to the compilation
+// directory of the unit that named the file.
+func (l *loader) inComponent(f int32) bool {
+	if f < 0 || int(f) >= len(l.s.Files) {
+		return false
+	}
+	p := l.s.Files[f]
+	for _, c := range l.opt.Components {
+		if c == "" {
+			continue
+		}
+		if strings.HasPrefix(p, c) {
+			return true
+		}
+		if !filepath.IsAbs(c) {
+			if abs, err := filepath.Abs(c); err == nil && strings.HasPrefix(p, abs) {
+				return true
+			}
+			if cd := l.fileCompDir[f]; cd != "" {
+				if rel, err := filepath.Rel(cd, p); err == nil && strings.HasPrefix(rel, strings.TrimPrefix(c, "./")) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// buildLines sorts the line table by PC and keeps one row per PC: the last
+// real row at that PC (an end of sequence loses to code that starts there),
+// dropping rows that repeat the previous file and line.
+func (l *loader) buildLines() {
+	rows := l.s.Lines
+	if !slices.IsSortedFunc(rows, func(a, b LineRow) int { return cmp.Compare(a.PC, b.PC) }) {
+		slices.SortStableFunc(rows, func(a, b LineRow) int { return cmp.Compare(a.PC, b.PC) })
+	}
+	out := rows[:0]
+	for i := 0; i < len(rows); {
+		j := i
+		pick := rows[i]
+		for ; j < len(rows) && rows[j].PC == rows[i].PC; j++ {
+			if rows[j].File >= 0 || pick.File < 0 {
+				pick = rows[j]
+			}
+		}
+		i = j
+		if n := len(out); n > 0 && out[n-1].File == pick.File && out[n-1].Line == pick.Line {
+			continue
+		}
+		if len(out) == 0 && pick.File < 0 {
+			continue
+		}
+		out = append(out, pick)
+	}
+	l.s.Lines = slices.Clip(out)
+}
+
+// funcsFromSymbols adds to funcs the code that funcs do not cover, one Func
+// per symbol name with compiler clone suffixes removed (foo.cold,
+// foo.constprop.0 and foo.isra.0 all belong to foo, and to the DWARF
+// function foo if there is one).
+func funcsFromSymbols(funcs []Func, syms []Symbol) []Func {
+	var covered []PCRange
+	byName := make(map[string]int, len(funcs))
+	for i := range funcs {
+		covered = append(covered, funcs[i].Ranges...)
+		if _, ok := byName[funcs[i].Name]; !ok {
+			byName[funcs[i].Name] = i
+		}
+	}
+	covered = mergeRanges(covered)
+	overlaps := func(lo, hi uint64) bool {
+		k := sort.Search(len(covered), func(k int) bool { return covered[k].Hi > lo })
+		return k < len(covered) && covered[k].Lo < hi
+	}
+	for _, sy := range syms {
+		if sy.Size == 0 || overlaps(sy.Value, sy.Value+sy.Size) {
+			continue
+		}
+		name := stripClone(sy.Name)
+		i, ok := byName[name]
+		if !ok {
+			i = len(funcs)
+			funcs = append(funcs, Func{Name: name, Display: demangle.Filter(name), File: -1})
+			byName[name] = i
+		}
+		funcs[i].Ranges = append(funcs[i].Ranges, PCRange{sy.Value, sy.Value + sy.Size})
+	}
+	if len(covered) == 0 {
+		// No DWARF: the functions need merged, sorted ranges too.
+		for i := range funcs {
+			funcs[i].Ranges = mergeRanges(funcs[i].Ranges)
+		}
+		slices.SortStableFunc(funcs, func(a, b Func) int { return compareFuncs(&a, &b) })
+	}
+	return funcs
+}
+
+// stripClone removes GCC's clone suffixes: foo.cold, foo.constprop.0,
+// foo.isra.0, foo.part.0, foo.lto_priv.0 and combinations. A name with any
+// other dotted part (__x86.get_pc_thunk.bx) is kept as it is.
+func stripClone(name string) string {
+	i := strings.IndexByte(name, '.')
+	if i <= 0 {
+		return name
+	}
+	for part := range strings.SplitSeq(name[i+1:], ".") {
+		switch part {
+		case "cold", "constprop", "isra", "part", "lto_priv", "localalias", "clone":
+			continue
+		}
+		if part == "" || strings.Trim(part, "0123456789") != "" {
+			return name
+		}
+	}
+	return name[:i]
+}
+
+// dropUntagged removes locals and parameters without a tag (method.md §2),
+// keeping globals and function-scope statics, and renumbers Locs.
+func dropUntagged(s *Schema) {
+	newV := make([]VarID, len(s.Vars))
+	vars := s.Vars[:0]
+	for i, v := range s.Vars {
+		if v.Func != NoFunc && v.Tags == 0 && !v.Static {
+			newV[i] = -1
+			continue
+		}
+		newV[i] = VarID(len(vars))
+		vars = append(vars, v)
+	}
+	s.Vars = slices.Clip(vars)
+	locs := s.Locs[:0]
+	for _, loc := range s.Locs {
+		if v := newV[loc.Var]; v >= 0 {
+			loc.Var = v
+			locs = append(locs, loc)
+		}
+	}
+	s.Locs = slices.Clip(locs)
+}

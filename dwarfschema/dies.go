@@ -1,0 +1,643 @@
+package dwarfschema
+
+import (
+	"debug/dwarf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+)
+
+// The loader walks every DIE once, in offset order, and records only what
+// the schema needs in compact records (subRec, inlRec, varRec, typeRec).
+// Records are appended in DIE order, so each slice is sorted by offset and
+// a reference (abstract origin, specification, type) is a binary search,
+// including references across units. Locations are turned into Locs during
+// the walk, while the unit's base address and file table are at hand; the
+// Locs name their variable by varRec index until build() assigns VarIDs.
+
+// GNU extensions that debug/dwarf does not name.
+const (
+	tagGNUCallSite      dwarf.Tag  = 0x4109
+	attrMIPSLinkageName dwarf.Attr = 0x2007 // DWARF 2-3 era gcc linkage name
+)
+
+// noContainer marks a record outside any function.
+const noContainer int32 = -1 << 31
+
+type subRec struct {
+	off       dwarf.Offset
+	origin    dwarf.Offset // DW_AT_abstract_origin, else DW_AT_specification
+	name      string
+	linkage   string
+	file      int32 // Schema.Files index, -1 unknown
+	line      int32
+	ranges    []PCRange
+	frameBase []byte
+	decl      bool
+	fn        FuncID // resolved source function, -1 until resolved (-2: none)
+}
+
+type inlRec struct {
+	origin   dwarf.Offset
+	ranges   []PCRange
+	depth    int32
+	callFile int32
+	callLine int32
+}
+
+type varRec struct {
+	off       dwarf.Offset
+	origin    dwarf.Offset // DW_AT_abstract_origin, else DW_AT_specification
+	typ       dwarf.Offset
+	name      string
+	file      int32
+	line      int32
+	container int32 // >= 0: subs index; < 0 and != noContainer: -(inls index)-1
+	param     bool
+	decl      bool
+	hasType   bool
+	static    bool // location is a fixed address inside a function
+	cu        int32
+}
+
+type typeRec struct {
+	off     dwarf.Offset
+	typ     dwarf.Offset
+	tag     dwarf.Tag
+	hasType bool
+	enc     uint8
+	size    int64 // -1 unknown
+	name    string
+	dims    []int64 // array_type: element counts per dimension (-1 unknown)
+}
+
+// unitHdr is one unit of .debug_info: [start, end) and its DWARF version.
+type unitHdr struct {
+	start, end dwarf.Offset
+	version    int
+}
+
+type cuInfo struct {
+	version      int
+	cpp          bool
+	base         uint64 // DW_AT_low_pc: base address of location lists
+	addr         *godwarf.DebugAddr
+	addrBase     uint64
+	loclistsBase uint64
+	compDir      string
+	fileMap      []int32 // CU file number -> Schema.Files index
+}
+
+// frame is one open scope of the walk.
+type frame struct {
+	scope     []PCRange // where an exprloc of a variable here is valid; nil: abstract
+	container int32
+	depth     int32 // inline depth of the innermost inlined_subroutine
+	prefix    string
+	skip      bool // in a declaration or type: parameters here are not variables
+}
+
+// pendingStatic is a fixed-address variable of an abstract function (one
+// with no code of its own): it is valid over all the code of that function,
+// known only once the walk is over.
+type pendingStatic struct {
+	v   int32 // varRec index
+	loc Loc
+}
+
+type loader struct {
+	s   *Schema
+	opt Options
+	w   *dwarfFile
+	d   *dwarf.Data
+
+	units   []unitHdr
+	addrSec *godwarf.DebugAddrSection
+	cus     []cuInfo
+
+	subs    []subRec
+	inls    []inlRec
+	vars    []varRec
+	types   []typeRec
+	locs    []Loc // Var = varRec index until build()
+	pending []pendingStatic
+
+	fileIdx     map[string]int32
+	fileCompDir []string // per Schema.Files entry: comp_dir of the unit that named it
+	exprs       map[string][]byte
+	maxVersion  int
+}
+
+func newLoader(s *Schema, opt Options, w *dwarfFile) *loader {
+	return &loader{
+		s: s, opt: opt, w: w, d: w.d,
+		addrSec: parseAddr(w.addr),
+		fileIdx: map[string]int32{},
+		exprs:   map[string][]byte{},
+	}
+}
+
+func (l *loader) run() error {
+	var err error
+	if l.units, err = readUnitHeaders(l.w.info); err != nil {
+		return err
+	}
+	if err := l.walk(); err != nil {
+		return err
+	}
+	return l.build()
+}
+
+// readUnitHeaders lists the units of .debug_info with their versions
+// (debug/dwarf does not expose a unit's version, and the location list
+// format depends on it).
+func readUnitHeaders(info []byte) ([]unitHdr, error) {
+	var us []unitHdr
+	off := uint64(0)
+	for off < uint64(len(info)) {
+		b := info[off:]
+		if len(b) < 6 {
+			return nil, fmt.Errorf(".debug_info: truncated unit header at offset %#x", off)
+		}
+		n := uint64(binary.LittleEndian.Uint32(b))
+		hdr := uint64(4)
+		if n == 0xffffffff {
+			if len(b) < 14 {
+				return nil, fmt.Errorf(".debug_info: truncated unit header at offset %#x", off)
+			}
+			n = binary.LittleEndian.Uint64(b[4:])
+			hdr = 12
+		}
+		if n > uint64(len(b))-hdr {
+			return nil, fmt.Errorf(".debug_info: unit at offset %#x has length %d past the end of the section", off, n)
+		}
+		v := int(binary.LittleEndian.Uint16(b[hdr:]))
+		end := off + hdr + n
+		us = append(us, unitHdr{start: dwarf.Offset(off), end: dwarf.Offset(end), version: v})
+		off = end
+	}
+	return us, nil
+}
+
+func (l *loader) unitVersion(off dwarf.Offset) int {
+	i := sort.Search(len(l.units), func(i int) bool { return l.units[i].end > off })
+	if i < len(l.units) && l.units[i].start <= off {
+		return l.units[i].version
+	}
+	return 0
+}
+
+// intern returns the Schema.Files index of a source path.
+func (l *loader) intern(name, compDir string) int32 {
+	if i, ok := l.fileIdx[name]; ok {
+		return i
+	}
+	p := name
+	if !filepath.IsAbs(p) && compDir != "" {
+		p = filepath.Join(compDir, p)
+	}
+	p = filepath.Clean(p)
+	i, ok := l.fileIdx[p]
+	if !ok {
+		i = int32(len(l.s.Files))
+		l.s.Files = append(l.s.Files, p)
+		l.fileCompDir = append(l.fileCompDir, compDir)
+		l.fileIdx[p] = i
+	}
+	l.fileIdx[name] = i
+	return i
+}
+
+// expr returns a shared copy of a DWARF expression: the few distinct
+// expressions of a program are stored once, and the Schema keeps no
+// reference to the section data.
+func (l *loader) expr(b []byte) []byte {
+	if e, ok := l.exprs[string(b)]; ok {
+		return e
+	}
+	e := append([]byte(nil), b...)
+	l.exprs[string(e)] = e
+	return e
+}
+
+func (l *loader) walk() error {
+	r := l.d.Reader()
+	var stack []frame
+	cu := int32(-1)
+	top := func() *frame {
+		if len(stack) == 0 {
+			return &frame{container: noContainer}
+		}
+		return &stack[len(stack)-1]
+	}
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("reading DWARF: %v", err)
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag == 0 {
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		parent := top()
+		next := frame{scope: parent.scope, container: parent.container, depth: parent.depth, prefix: parent.prefix, skip: parent.skip}
+		switch e.Tag {
+		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
+			stack = stack[:0]
+			if err := l.startUnit(e, r.AddressSize()); err != nil {
+				return err
+			}
+			cu = int32(len(l.cus) - 1)
+			next = frame{container: noContainer}
+
+		case dwarf.TagSubprogram:
+			if cu < 0 {
+				break
+			}
+			sr := l.subprogram(e, cu, parent)
+			l.subs = append(l.subs, sr)
+			next.scope = sr.ranges
+			next.container = int32(len(l.subs) - 1)
+			next.depth = 0
+			next.skip = sr.decl
+			if sr.decl && !l.cus[cu].cpp {
+				// A declaration's parameters are a prototype, not variables.
+				// (In C++ its children may define types used elsewhere, so
+				// they are walked, with skip set.)
+				r.SkipChildren()
+				continue
+			}
+
+		case dwarf.TagInlinedSubroutine:
+			if cu < 0 {
+				break
+			}
+			ir := inlRec{depth: parent.depth + 1, callFile: -1}
+			ir.origin, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			ir.ranges = l.ranges(e)
+			if f, ok := e.Val(dwarf.AttrCallFile).(int64); ok {
+				ir.callFile = l.cuFile(cu, f)
+			}
+			if n, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+				ir.callLine = int32(n)
+			}
+			l.inls = append(l.inls, ir)
+			next.scope = ir.ranges
+			next.container = -int32(len(l.inls))
+			next.depth = ir.depth
+
+		case dwarf.TagLexDwarfBlock:
+			if rs := l.ranges(e); rs != nil {
+				next.scope = rs
+			}
+
+		case dwarf.TagVariable, dwarf.TagFormalParameter:
+			if cu >= 0 && !parent.skip {
+				if err := l.variable(e, cu, parent); err != nil {
+					return err
+				}
+			}
+
+		case dwarf.TagNamespace:
+			name, _ := e.Val(dwarf.AttrName).(string)
+			if name == "" {
+				name = "(anonymous namespace)"
+			}
+			next.prefix = parent.prefix + name + "::"
+
+		case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
+			tr := l.typeRec(e, parent.prefix)
+			l.types = append(l.types, tr)
+			if cu < 0 || !l.cus[cu].cpp {
+				// C: members only; nested definitions are at file scope.
+				r.SkipChildren()
+				continue
+			}
+			// C++: static data members (declarations, completed by a
+			// definition with DW_AT_specification), member functions and
+			// nested types. Nothing here belongs to a function.
+			next = frame{container: noContainer, prefix: tr.name + "::"}
+
+		case dwarf.TagArrayType:
+			tr := l.typeRec(e, parent.prefix)
+			if e.Children {
+				if err := l.arrayDims(r, &tr); err != nil {
+					return err
+				}
+			}
+			l.types = append(l.types, tr)
+			continue // arrayDims consumed the children
+
+		case dwarf.TagBaseType, dwarf.TagTypedef, dwarf.TagPointerType, dwarf.TagReferenceType,
+			dwarf.TagRvalueReferenceType, dwarf.TagConstType, dwarf.TagVolatileType,
+			dwarf.TagRestrictType, dwarf.TagAtomicType, dwarf.TagEnumerationType,
+			dwarf.TagSubroutineType, dwarf.TagUnspecifiedType, dwarf.TagPtrToMemberType:
+			l.types = append(l.types, l.typeRec(e, parent.prefix))
+			r.SkipChildren()
+			continue
+
+		case dwarf.TagCallSite, tagGNUCallSite, dwarf.TagMember, dwarf.TagEnumerator,
+			dwarf.TagTemplateTypeParameter, dwarf.TagTemplateValueParameter, dwarf.TagInheritance:
+			// The tagger reads call sites itself; nothing else here matters.
+			r.SkipChildren()
+			continue
+		}
+		if e.Children {
+			stack = append(stack, next)
+		}
+	}
+	return nil
+}
+
+// arrayDims reads the subrange children of an array type.
+func (l *loader) arrayDims(r *dwarf.Reader, tr *typeRec) error {
+	depth := 1
+	for depth > 0 {
+		c, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("reading DWARF: %v", err)
+		}
+		if c == nil {
+			return nil
+		}
+		if c.Tag == 0 {
+			depth--
+			continue
+		}
+		if depth == 1 && (c.Tag == dwarf.TagSubrangeType || c.Tag == dwarf.TagEnumerationType) {
+			n := int64(-1)
+			if v, ok := c.Val(dwarf.AttrCount).(int64); ok {
+				n = v
+			} else if v, ok := c.Val(dwarf.AttrUpperBound).(int64); ok {
+				lb, _ := c.Val(dwarf.AttrLowerBound).(int64)
+				n = v - lb + 1
+			}
+			tr.dims = append(tr.dims, n)
+		}
+		if c.Children {
+			depth++
+		}
+	}
+	return nil
+}
+
+func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {
+	if addrSize != 8 && addrSize != 0 {
+		return fmt.Errorf("unit at offset %#x: address size %d, want 8", e.Offset, addrSize)
+	}
+	ci := cuInfo{version: l.unitVersion(e.Offset)}
+	if ci.version > l.maxVersion {
+		l.maxVersion = ci.version
+	}
+	if lang, ok := e.Val(dwarf.AttrLanguage).(int64); ok {
+		switch lang {
+		case 0x04, 0x19, 0x1a, 0x21: // C++, C++03, C++11, C++14
+			ci.cpp = true
+		}
+	}
+	if l.s.Producer == "" {
+		l.s.Producer, _ = e.Val(dwarf.AttrProducer).(string)
+	}
+	ci.compDir, _ = e.Val(dwarf.AttrCompDir).(string)
+	ci.base, _ = e.Val(dwarf.AttrLowpc).(uint64)
+	ci.addrBase = 8 // DWARF 5 default: just past the section's first header
+	if ab, ok := e.Val(dwarf.AttrAddrBase).(int64); ok {
+		ci.addrBase = uint64(ab)
+	}
+	ci.addr = l.addrSec.GetSubsection(ci.addrBase)
+	if lb, ok := e.Val(dwarf.AttrLoclistsBase).(int64); ok {
+		ci.loclistsBase = uint64(lb)
+	}
+	lr, err := l.d.LineReader(e)
+	if err != nil {
+		return fmt.Errorf("unit at offset %#x: line table: %v", e.Offset, err)
+	}
+	if lr != nil {
+		files := lr.Files()
+		ci.fileMap = make([]int32, len(files))
+		byPtr := make(map[*dwarf.LineFile]int32, len(files))
+		for i, f := range files {
+			ci.fileMap[i] = -1
+			if f != nil {
+				ci.fileMap[i] = l.intern(f.Name, ci.compDir)
+				byPtr[f] = ci.fileMap[i]
+			}
+		}
+		if err := l.lines(lr, byPtr, ci.compDir); err != nil {
+			return fmt.Errorf("unit at offset %#x: line table: %v", e.Offset, err)
+		}
+	}
+	l.cus = append(l.cus, ci)
+	return nil
+}
+
+// lines appends the rows of one unit's line table. The end of a sequence
+// becomes a row with File -1: no source line from there on.
+func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, compDir string) error {
+	var le dwarf.LineEntry
+	var last *dwarf.LineFile
+	lastIdx := int32(-1)
+	for {
+		if err := lr.Next(&le); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if le.EndSequence {
+			l.s.Lines = append(l.s.Lines, LineRow{PC: le.Address, File: -1})
+			continue
+		}
+		if le.File != last {
+			last = le.File
+			i, ok := byPtr[le.File]
+			if !ok {
+				i = -1
+				if le.File != nil {
+					i = l.intern(le.File.Name, compDir)
+					byPtr[le.File] = i
+				}
+			}
+			lastIdx = i
+		}
+		l.s.Lines = append(l.s.Lines, LineRow{PC: le.Address, File: lastIdx, Line: int32(le.Line)})
+	}
+}
+
+func (l *loader) cuFile(cu int32, n int64) int32 {
+	fm := l.cus[cu].fileMap
+	if n >= 0 && n < int64(len(fm)) {
+		return fm[n]
+	}
+	return -1
+}
+
+// ranges returns the code ranges of a DIE (low/high pc or DW_AT_ranges),
+// nil if it has none. Ranges of code the linker discarded (address 0 or a
+// tombstone) are dropped.
+func (l *loader) ranges(e *dwarf.Entry) []PCRange {
+	if e.AttrField(dwarf.AttrLowpc) == nil && e.AttrField(dwarf.AttrRanges) == nil {
+		return nil
+	}
+	rs, err := l.d.Ranges(e)
+	if err != nil || len(rs) == 0 {
+		return nil
+	}
+	out := make([]PCRange, 0, len(rs))
+	for _, r := range rs {
+		if r[0] == 0 || r[0] >= r[1] || r[0] >= ^uint64(0)-1 {
+			continue
+		}
+		out = append(out, PCRange{r[0], r[1]})
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (l *loader) subprogram(e *dwarf.Entry, cu int32, parent *frame) subRec {
+	sr := subRec{off: e.Offset, file: -1, fn: -1}
+	if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+		sr.origin = o
+	} else if o, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset); ok {
+		sr.origin = o
+	}
+	sr.name, _ = e.Val(dwarf.AttrName).(string)
+	if sr.name != "" && parent.prefix != "" {
+		sr.name = parent.prefix + sr.name
+	}
+	sr.linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
+	if sr.linkage == "" {
+		sr.linkage, _ = e.Val(attrMIPSLinkageName).(string)
+	}
+	if f, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
+		sr.file = l.cuFile(cu, f)
+	}
+	if n, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+		sr.line = int32(n)
+	}
+	sr.decl, _ = e.Val(dwarf.AttrDeclaration).(bool)
+	if !sr.decl {
+		sr.ranges = l.ranges(e)
+		if fb, ok := e.Val(dwarf.AttrFrameBase).([]byte); ok {
+			sr.frameBase = l.expr(fb)
+		}
+	}
+	return sr
+}
+
+func (l *loader) typeRec(e *dwarf.Entry, prefix string) typeRec {
+	tr := typeRec{off: e.Offset, tag: e.Tag, size: -1}
+	tr.typ, tr.hasType = e.Val(dwarf.AttrType).(dwarf.Offset)
+	tr.name, _ = e.Val(dwarf.AttrName).(string)
+	if tr.name != "" && prefix != "" {
+		tr.name = prefix + tr.name
+	}
+	if n, ok := e.Val(dwarf.AttrByteSize).(int64); ok {
+		tr.size = n
+	}
+	if n, ok := e.Val(dwarf.AttrEncoding).(int64); ok {
+		tr.enc = uint8(n)
+	}
+	return tr
+}
+
+// variable records a variable or parameter DIE and turns its location into
+// Locs.
+func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
+	vr := varRec{off: e.Offset, file: -1, container: parent.container, cu: cu}
+	vr.param = e.Tag == dwarf.TagFormalParameter
+	if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+		vr.origin = o
+	} else if o, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset); ok {
+		vr.origin = o
+	}
+	vr.name, _ = e.Val(dwarf.AttrName).(string)
+	if vr.name != "" && parent.prefix != "" && parent.container == noContainer {
+		vr.name = parent.prefix + vr.name
+	}
+	if f, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
+		vr.file = l.cuFile(cu, f)
+	}
+	if n, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+		vr.line = int32(n)
+	}
+	vr.typ, vr.hasType = e.Val(dwarf.AttrType).(dwarf.Offset)
+	vr.decl, _ = e.Val(dwarf.AttrDeclaration).(bool)
+	idx := int32(len(l.vars))
+
+	if lf := e.AttrField(dwarf.AttrLocation); lf != nil && !vr.decl {
+		switch lf.Class {
+		case dwarf.ClassExprLoc, dwarf.ClassBlock:
+			b, _ := lf.Val.([]byte)
+			if len(b) == 0 {
+				break
+			}
+			loc := l.classify(b, &l.cus[cu])
+			switch {
+			case parent.container == noContainer:
+				// A global: its address holds over the whole object.
+				loc.Var, loc.PCStart, loc.PCEnd = idx, 0, ^uint64(0)
+				l.locs = append(l.locs, loc)
+			case parent.scope == nil:
+				// In an abstract function: valid wherever its code is.
+				vr.static = loc.Kind == LocAddr
+				loc.Var = idx
+				l.pending = append(l.pending, pendingStatic{idx, loc})
+			default:
+				vr.static = loc.Kind == LocAddr
+				l.scopeLocs(idx, parent.scope, loc)
+			}
+		case dwarf.ClassLocListPtr, dwarf.ClassLocList:
+			off, _ := lf.Val.(int64)
+			if parent.container == noContainer {
+				break // a global with a location list: not a fixed place
+			}
+			if err := l.locList(idx, cu, lf.Class == dwarf.ClassLocList, uint64(off)); err != nil {
+				return fmt.Errorf("variable %q (DIE %#x): %v", vr.name, e.Offset, err)
+			}
+		}
+	} else if cf := e.AttrField(dwarf.AttrConstValue); cf != nil && parent.scope != nil && parent.container != noContainer {
+		var loc Loc
+		switch v := cf.Val.(type) {
+		case int64:
+			loc = Loc{Kind: LocConst, Offset: v, Expr: l.expr(constExpr(v))}
+		case []byte:
+			loc = Loc{Kind: LocExpr, Expr: l.expr(implicitValue(v))}
+		}
+		if loc.Kind != 0 {
+			l.scopeLocs(idx, parent.scope, loc)
+		}
+	}
+	l.vars = append(l.vars, vr)
+	return nil
+}
+
+// scopeLocs adds loc for variable v over every range of a scope.
+func (l *loader) scopeLocs(v int32, scope []PCRange, loc Loc) {
+	loc.Var = v
+	for _, r := range scope {
+		loc.PCStart, loc.PCEnd = r.Lo, r.Hi
+		l.locs = append(l.locs, loc)
+	}
+}
+
+// parseAddr wraps godwarf.ParseAddr, which reads the header without
+// checking that the section is long enough for it.
+func parseAddr(b []byte) *godwarf.DebugAddrSection {
+	if len(b) < 8 || (binary.LittleEndian.Uint32(b) == 0xffffffff && len(b) < 16) {
+		return nil
+	}
+	return godwarf.ParseAddr(b)
+}

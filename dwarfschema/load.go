@@ -1,0 +1,298 @@
+package dwarfschema
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Options selects what Load keeps. Functions are always all kept (the
+// sampler needs them to name stack frames); the filters select variables.
+type Options struct {
+	// Components keeps only variables declared in source files whose path
+	// starts with one of these prefixes (method.md §2, --component). A
+	// relative prefix is also matched against the path relative to the
+	// compilation directory, so "src/" selects /build/proj/src/a.c when the
+	// project was compiled in /build/proj. Empty keeps all.
+	Components []string
+	// FuncRegex keeps only locals and parameters of functions whose linkage
+	// Name or Display name it matches (--func). Globals have no function:
+	// they are kept only if FuncRegex matches "#global" (so --func
+	// 'lookup|#global' keeps lookup's variables and the globals).
+	FuncRegex *regexp.Regexp
+	// DebugDirs are the roots searched for separate debug files (by build-id
+	// and .gnu_debuglink). Nil means /usr/lib/debug.
+	DebugDirs []string
+	// All keeps locals and parameters without any tag (by default Load drops
+	// them, method.md §2): the full view of what DWARF describes.
+	All bool
+}
+
+// GlobalFunc is the function column of a global or file-scope static.
+const GlobalFunc = "#global"
+
+// ErrNoDWARF is wrapped by Load's error for a binary without debugging
+// information; the Schema returned with it still lists functions from the
+// symbol table.
+var ErrNoDWARF = errors.New("no DWARF debugging information")
+
+// Load reads the ELF64 x86-64 executable or shared object at path (and its
+// separate debug file, if any) and builds its Schema.
+//
+// Errors name the file and what is wrong. For a binary without DWARF, Load
+// returns a Schema with HasDWARF false, Funcs and Symbols from the symbol
+// table, and an error wrapping ErrNoDWARF that says how to get DWARF.
+func Load(path string, opt Options) (*Schema, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // *PathError already names the file
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not an ELF file", path)
+	}
+	ef, err := openELF(path, f, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	s := &Schema{Path: path, Type: "exec"}
+	if ef.Type == elf.ET_DYN {
+		s.Type = "dyn"
+	}
+	s.BuildID = buildID(ef)
+
+	syms, err := readSymbols(ef)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	s.Symbols = syms
+
+	dw, dwPath, err := findDWARF(path, ef, s.BuildID, opt.DebugDirs)
+	if err != nil {
+		return nil, err
+	}
+	if dw == nil {
+		s.Funcs = funcsFromSymbols(nil, syms)
+		return s, fmt.Errorf("%s: %w: build it with -g, or install its debug symbols "+
+			"(Debian: the -dbgsym package, into /usr/lib/debug)", path, ErrNoDWARF)
+	}
+	defer dw.close()
+	if dwPath != path {
+		s.DebugFile = dwPath
+		// A stripped binary's own .symtab is gone; the debug file keeps it.
+		if len(s.Symbols) == 0 || !hasSection(ef, ".symtab") {
+			if ds, err := readSymbols(dw.ef); err == nil && len(ds) > len(s.Symbols) {
+				s.Symbols = ds
+			}
+		}
+	}
+	s.HasDWARF = true
+	l := newLoader(s, opt, dw)
+	if err := l.run(); err != nil {
+		return nil, fmt.Errorf("%s: %v", dwPath, err)
+	}
+	if err := inferTags(s, ef, dw.d); err != nil {
+		return nil, fmt.Errorf("%s: inferring tags: %v", path, err)
+	}
+	if !opt.All {
+		dropUntagged(s)
+	}
+	return s, nil
+}
+
+// openELF checks that r is an ELF64 x86-64 executable or shared object whose
+// sections all lie within the file.
+func openELF(path string, r io.ReaderAt, size int64) (*elf.File, error) {
+	var ident [elf.EI_NIDENT]byte
+	if n, _ := r.ReadAt(ident[:], 0); n < 4 || !bytes.Equal(ident[:4], []byte(elf.ELFMAG)) {
+		return nil, fmt.Errorf("%s: not an ELF file (no \\x7fELF magic)", path)
+	}
+	if size < elf.EI_NIDENT {
+		return nil, fmt.Errorf("%s: truncated ELF file (%d bytes)", path, size)
+	}
+	switch elf.Class(ident[elf.EI_CLASS]) {
+	case elf.ELFCLASS64:
+	case elf.ELFCLASS32:
+		return nil, fmt.Errorf("%s: 32-bit ELF (ELFCLASS32); vprof reads 64-bit x86-64 executables and shared objects only", path)
+	default:
+		return nil, fmt.Errorf("%s: ELF file with invalid class %d", path, ident[elf.EI_CLASS])
+	}
+	ef, err := elf.NewFile(r)
+	if err != nil {
+		if size < 64 {
+			return nil, fmt.Errorf("%s: truncated ELF file (%d bytes, the ELF64 header alone is 64)", path, size)
+		}
+		return nil, fmt.Errorf("%s: corrupt or truncated ELF file: %v", path, err)
+	}
+	if ef.Machine != elf.EM_X86_64 {
+		return nil, fmt.Errorf("%s: ELF for %v; vprof supports x86-64 (EM_X86_64) only", path, ef.Machine)
+	}
+	switch ef.Type {
+	case elf.ET_EXEC, elf.ET_DYN:
+	case elf.ET_REL:
+		return nil, fmt.Errorf("%s: relocatable object file (ET_REL); link it into an executable or shared object first", path)
+	default:
+		return nil, fmt.Errorf("%s: ELF type %v; vprof reads executables and shared objects", path, ef.Type)
+	}
+	for _, sec := range ef.Sections {
+		if sec.Type == elf.SHT_NOBITS || sec.Type == elf.SHT_NULL {
+			continue
+		}
+		if end := sec.Offset + sec.FileSize; end < sec.Offset || end > uint64(size) {
+			return nil, fmt.Errorf("%s: truncated file: section %s ends at byte %d but the file has %d bytes", path, sec.Name, end, size)
+		}
+	}
+	return ef, nil
+}
+
+func hasSection(ef *elf.File, name string) bool { return ef.Section(name) != nil }
+
+// buildID returns the hex NT_GNU_BUILD_ID of ef, or "".
+func buildID(ef *elf.File) string {
+	for _, sec := range ef.Sections {
+		if sec.Type != elf.SHT_NOTE {
+			continue
+		}
+		b, err := sec.Data()
+		if err != nil {
+			continue
+		}
+		for len(b) >= 12 {
+			bo := ef.ByteOrder
+			namesz, descsz, typ := bo.Uint32(b), bo.Uint32(b[4:]), bo.Uint32(b[8:])
+			b = b[12:]
+			nlen, dlen := align4(uint64(namesz)), align4(uint64(descsz))
+			if nlen > uint64(len(b)) || dlen > uint64(len(b))-nlen {
+				break
+			}
+			name := b[:namesz]
+			desc := b[nlen : nlen+uint64(descsz)]
+			b = b[nlen+dlen:]
+			if typ == 3 && string(name) == "GNU\x00" { // NT_GNU_BUILD_ID
+				return hex.EncodeToString(desc)
+			}
+		}
+	}
+	return ""
+}
+
+func align4(n uint64) uint64 { return (n + 3) &^ 3 }
+
+// readSymbols returns the STT_FUNC and STT_GNU_IFUNC symbols that define
+// code, from .symtab, or .dynsym when there is no .symtab; sorted by Value.
+func readSymbols(ef *elf.File) ([]Symbol, error) {
+	syms, err := ef.Symbols()
+	if errors.Is(err, elf.ErrNoSymbols) || (err == nil && len(syms) == 0) {
+		syms, err = ef.DynamicSymbols()
+	}
+	if errors.Is(err, elf.ErrNoSymbols) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading symbol table: %v", err)
+	}
+	out := make([]Symbol, 0, len(syms)/2)
+	for _, sy := range syms {
+		t := elf.ST_TYPE(sy.Info)
+		if t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC {
+			continue
+		}
+		if sy.Section == elf.SHN_UNDEF || sy.Value == 0 {
+			continue
+		}
+		out = append(out, Symbol{Name: sy.Name, Value: sy.Value, Size: sy.Size})
+	}
+	slices.SortStableFunc(out, func(a, b Symbol) int {
+		if a.Value != b.Value {
+			if a.Value < b.Value {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out, nil
+}
+
+// dwarfFile is an opened DWARF source: the binary itself or its separate
+// debug file.
+type dwarfFile struct {
+	ef      *elf.File
+	osf     *os.File // nil when ef is the binary itself (its file is closed by Load)
+	d       *dwarf.Data
+	info    []byte // .debug_info, for unit headers
+	loc     []byte // .debug_loc (DWARF 2-4)
+	locl    []byte // .debug_loclists (DWARF 5)
+	addr    []byte // .debug_addr (DWARF 5)
+	hasCode bool   // ef has the program's code (not a debug-only file)
+}
+
+func (w *dwarfFile) close() {
+	if w.osf != nil {
+		w.osf.Close()
+	}
+}
+
+// loadDWARF reads the DWARF sections of ef. It returns nil, nil when ef has
+// no .debug_info.
+func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
+	sec := map[string][]byte{}
+	for _, s := range ef.Sections {
+		var suffix string
+		switch {
+		case strings.HasPrefix(s.Name, ".debug_"):
+			suffix = s.Name[len(".debug_"):]
+		case strings.HasPrefix(s.Name, ".zdebug_"):
+			suffix = s.Name[len(".zdebug_"):]
+		default:
+			continue
+		}
+		if s.Type == elf.SHT_NOBITS {
+			continue
+		}
+		b, err := s.Data()
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading section %s: %v", path, s.Name, err)
+		}
+		sec[suffix] = b
+	}
+	if len(sec["info"]) == 0 {
+		return nil, nil
+	}
+	d, err := dwarf.New(sec["abbrev"], nil, nil, sec["info"], sec["line"], nil, sec["ranges"], sec["str"])
+	if err != nil {
+		return nil, fmt.Errorf("%s: bad DWARF: %v", path, err)
+	}
+	// Sorted for a deterministic order of AddTypes.
+	names := make([]string, 0, len(sec))
+	for k := range sec {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		switch k {
+		case "abbrev", "info", "line", "ranges", "str":
+			continue
+		case "types":
+			err = d.AddTypes("types", sec[k])
+		case "addr", "line_str", "str_offsets", "rnglists", "loclists":
+			err = d.AddSection(".debug_"+k, sec[k])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad DWARF section .debug_%s: %v", path, k, err)
+		}
+	}
+	return &dwarfFile{ef: ef, d: d, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"]}, nil
+}

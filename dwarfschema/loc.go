@@ -1,0 +1,388 @@
+package dwarfschema
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/go-delve/delve/pkg/dwarf/loclist"
+	"github.com/go-delve/delve/pkg/dwarf/op"
+)
+
+// GNU and DWARF 5 opcodes that delve's op package does not name.
+const (
+	opAddrx         = 0xa1
+	opGNUAddrIndex  = 0xfb
+	opImplicitValue = 0x9e
+	opStackValue    = 0x9f
+)
+
+// classify turns a location expression into a Loc (without PCs or Var):
+// the common single-operation shapes get their own kinds so the sampler
+// need not run an evaluator for them; everything else is LocExpr. Expr is
+// always kept.
+func (l *loader) classify(b []byte, cu *cuInfo) Loc {
+	loc := Loc{Kind: LocExpr, Expr: l.expr(b)}
+	o := op.Opcode(b[0])
+	switch {
+	case o >= op.DW_OP_reg0 && o <= op.DW_OP_reg31 && len(b) == 1:
+		loc.Kind, loc.Reg = LocReg, int16(o-op.DW_OP_reg0)
+	case o == op.DW_OP_regx:
+		if r, n, ok := uleb(b, 1); ok && n == len(b) && r < 1<<15 {
+			loc.Kind, loc.Reg = LocReg, int16(r)
+		}
+	case o == op.DW_OP_fbreg:
+		if v, n, ok := sleb(b, 1); ok && n == len(b) {
+			loc.Kind, loc.Offset = LocFrame, v
+		}
+	case o >= op.DW_OP_breg0 && o <= op.DW_OP_breg31:
+		if v, n, ok := sleb(b, 1); ok && n == len(b) {
+			loc.Kind, loc.Reg, loc.Offset = LocRegOff, int16(o-op.DW_OP_breg0), v
+		}
+	case o == op.DW_OP_bregx:
+		if r, n, ok := uleb(b, 1); ok && r < 1<<15 {
+			if v, n2, ok := sleb(b, n); ok && n2 == len(b) {
+				loc.Kind, loc.Reg, loc.Offset = LocRegOff, int16(r), v
+			}
+		}
+	case o == op.DW_OP_addr:
+		if len(b) == 9 {
+			loc.Kind, loc.Addr = LocAddr, binary.LittleEndian.Uint64(b[1:])
+		}
+	case o == opAddrx || o == opGNUAddrIndex:
+		if i, n, ok := uleb(b, 1); ok && n == len(b) {
+			if a, ok := debugAddr(cu, l.w.addr, i); ok {
+				loc.Kind, loc.Addr = LocAddr, a
+			}
+		}
+	default:
+		if v, n, ok := constant(b); ok && n == len(b)-1 && b[n] == opStackValue {
+			loc.Kind, loc.Offset = LocConst, v
+		}
+	}
+	return loc
+}
+
+// constant decodes one DW_OP_lit/constN/constu/consts operation at the start
+// of b and returns its value and length.
+func constant(b []byte) (v int64, n int, ok bool) {
+	if len(b) == 0 {
+		return 0, 0, false
+	}
+	o := op.Opcode(b[0])
+	fixed := func(size int, signed bool) (int64, int, bool) {
+		if len(b) < 1+size {
+			return 0, 0, false
+		}
+		var u uint64
+		for i := size; i > 0; i-- {
+			u = u<<8 | uint64(b[i])
+		}
+		if signed && size < 8 && u&(1<<(8*size-1)) != 0 {
+			u |= ^uint64(0) << (8 * size)
+		}
+		return int64(u), 1 + size, true
+	}
+	switch {
+	case o >= op.DW_OP_lit0 && o <= op.DW_OP_lit31:
+		return int64(o - op.DW_OP_lit0), 1, true
+	case o == op.DW_OP_const1u:
+		return fixed(1, false)
+	case o == op.DW_OP_const1s:
+		return fixed(1, true)
+	case o == op.DW_OP_const2u:
+		return fixed(2, false)
+	case o == op.DW_OP_const2s:
+		return fixed(2, true)
+	case o == op.DW_OP_const4u:
+		return fixed(4, false)
+	case o == op.DW_OP_const4s:
+		return fixed(4, true)
+	case o == op.DW_OP_const8u, o == op.DW_OP_const8s:
+		return fixed(8, false)
+	case o == op.DW_OP_constu:
+		u, n, ok := uleb(b, 1)
+		return int64(u), n, ok
+	case o == op.DW_OP_consts:
+		return sleb(b, 1)
+	}
+	return 0, 0, false
+}
+
+// constExpr is the expression of DW_AT_const_value v: DW_OP_consts v,
+// DW_OP_stack_value.
+func constExpr(v int64) []byte {
+	b := []byte{byte(op.DW_OP_consts)}
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			b = append(b, c)
+			break
+		}
+		b = append(b, c|0x80)
+	}
+	return append(b, opStackValue)
+}
+
+// implicitValue is the expression of a block DW_AT_const_value:
+// DW_OP_implicit_value len bytes.
+func implicitValue(v []byte) []byte {
+	b := []byte{opImplicitValue}
+	n := uint64(len(v))
+	for {
+		c := byte(n & 0x7f)
+		n >>= 7
+		if n == 0 {
+			b = append(b, c)
+			break
+		}
+		b = append(b, c|0x80)
+	}
+	return append(b, v...)
+}
+
+// uleb decodes an unsigned LEB128 at b[i:], returning the value and the
+// index just past it.
+func uleb(b []byte, i int) (uint64, int, bool) {
+	var v uint64
+	var shift uint
+	for ; i < len(b); i++ {
+		c := b[i]
+		if shift < 64 {
+			v |= uint64(c&0x7f) << shift
+		}
+		shift += 7
+		if c&0x80 == 0 {
+			return v, i + 1, true
+		}
+	}
+	return 0, i, false
+}
+
+// sleb decodes a signed LEB128 at b[i:].
+func sleb(b []byte, i int) (int64, int, bool) {
+	var v int64
+	var shift uint
+	for ; i < len(b); i++ {
+		c := b[i]
+		if shift < 64 {
+			v |= int64(c&0x7f) << shift
+		}
+		shift += 7
+		if c&0x80 == 0 {
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v, i + 1, true
+		}
+	}
+	return 0, i, false
+}
+
+// debugAddr returns entry i of the unit's slice of .debug_addr. The bounds
+// are checked here because delve's DebugAddr.Get slices without checking.
+func debugAddr(cu *cuInfo, sec []byte, i uint64) (uint64, bool) {
+	if cu.addr == nil || i >= uint64(len(sec))/8 || cu.addrBase > uint64(len(sec)) ||
+		cu.addrBase+i*8+8 > uint64(len(sec)) {
+		return 0, false
+	}
+	a, err := cu.addr.Get(i)
+	return a, err == nil
+}
+
+// locList turns the location list of variable v into Locs. DWARF 2-4 lists
+// (.debug_loc) are read with delve's Dwarf2Reader; DWARF 5 lists
+// (.debug_loclists) are walked here, because delve's Dwarf5Reader only
+// answers "which entry covers this PC" and we need every range. Adjacent
+// entries with the same expression are merged.
+func (l *loader) locList(v, cu int32, isIndex bool, off uint64) error {
+	ci := &l.cus[cu]
+	if ci.version >= 5 {
+		if isIndex {
+			o, err := loclistxOffset(l.w.locl, ci.loclistsBase, off)
+			if err != nil {
+				return err
+			}
+			off = o
+		}
+		return l.locList5(v, ci, off)
+	}
+	return l.locList2(v, ci, off)
+}
+
+func (l *loader) locList2(v int32, ci *cuInfo, off uint64) (err error) {
+	data := l.w.loc
+	if off >= uint64(len(data)) {
+		return fmt.Errorf(".debug_loc offset %#x past the end of the section (%d bytes)", off, len(data))
+	}
+	// Dwarf2Reader slices without bounds checks: a truncated list panics
+	// inside it, which is bad input, not a bug of ours.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf(".debug_loc list at %#x runs past the end of the section", off)
+		}
+	}()
+	rdr := loclist.NewDwarf2Reader(data, 8)
+	rdr.Seek(int(off))
+	base := ci.base
+	var e loclist.Entry
+	for rdr.Next(&e) {
+		if e.BaseAddressSelection() {
+			base = e.HighPC
+			continue
+		}
+		l.listEntry(v, ci, e.LowPC+base, e.HighPC+base, e.Instr)
+	}
+	return nil
+}
+
+// DW_LLE_* (DWARF 5 §7.7.3) and the GNU view pair.
+const (
+	lleEndOfList       = 0x00
+	lleBaseAddressx    = 0x01
+	lleStartxEndx      = 0x02
+	lleStartxLength    = 0x03
+	lleOffsetPair      = 0x04
+	lleDefaultLocation = 0x05
+	lleBaseAddress     = 0x06
+	lleStartEnd        = 0x07
+	lleStartLength     = 0x08
+	lleGNUViewPair     = 0x09
+)
+
+func (l *loader) locList5(v int32, ci *cuInfo, off uint64) error {
+	b := l.w.locl
+	if off >= uint64(len(b)) {
+		return fmt.Errorf(".debug_loclists offset %#x past the end of the section (%d bytes)", off, len(b))
+	}
+	bad := func(i int) error {
+		return fmt.Errorf(".debug_loclists list at %#x: truncated or bad entry at %#x", off, i)
+	}
+	addr := func(i uint64) (uint64, bool) { return debugAddr(ci, l.w.addr, i) }
+	base := ci.base
+	i := int(off)
+	for i < len(b) {
+		k := b[i]
+		i++
+		var lo, hi, x, y uint64
+		var ok bool
+		switch k {
+		case lleEndOfList:
+			return nil
+		case lleBaseAddressx:
+			if x, i, ok = uleb(b, i); !ok {
+				return bad(i)
+			}
+			if base, ok = addr(x); !ok {
+				return bad(i)
+			}
+			continue
+		case lleBaseAddress:
+			if i+8 > len(b) {
+				return bad(i)
+			}
+			base = binary.LittleEndian.Uint64(b[i:])
+			i += 8
+			continue
+		case lleGNUViewPair:
+			if _, i, ok = uleb(b, i); ok {
+				_, i, ok = uleb(b, i)
+			}
+			if !ok {
+				return bad(i)
+			}
+			continue
+		case lleStartxEndx, lleStartxLength, lleOffsetPair:
+			if x, i, ok = uleb(b, i); ok {
+				y, i, ok = uleb(b, i)
+			}
+			if !ok {
+				return bad(i)
+			}
+			switch k {
+			case lleStartxEndx:
+				var ok1, ok2 bool
+				lo, ok1 = addr(x)
+				hi, ok2 = addr(y)
+				ok = ok1 && ok2
+			case lleStartxLength:
+				lo, ok = addr(x)
+				hi = lo + y
+			default:
+				lo, hi, ok = base+x, base+y, true
+			}
+			if !ok {
+				return bad(i)
+			}
+		case lleStartEnd:
+			if i+16 > len(b) {
+				return bad(i)
+			}
+			lo, hi = binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:])
+			i += 16
+		case lleStartLength:
+			if i+8 > len(b) {
+				return bad(i)
+			}
+			lo = binary.LittleEndian.Uint64(b[i:])
+			if y, i, ok = uleb(b, i+8); !ok {
+				return bad(i)
+			}
+			hi = lo + y
+		case lleDefaultLocation:
+			// "Everywhere else": not a PC range; no producer we support
+			// emits it for variables. Skip its expression.
+		default:
+			return fmt.Errorf(".debug_loclists list at %#x: unknown entry kind %#x at %#x", off, k, i-1)
+		}
+		n, j, ok := uleb(b, i)
+		if !ok || n > uint64(len(b)-j) {
+			return bad(i)
+		}
+		expr := b[j : j+int(n)]
+		i = j + int(n)
+		if k != lleDefaultLocation {
+			l.listEntry(v, ci, lo, hi, expr)
+		}
+	}
+	return bad(i)
+}
+
+// loclistxOffset resolves DW_FORM_loclistx index i: an offset, relative to
+// DW_AT_loclists_base, read from the offset array that starts there.
+func loclistxOffset(b []byte, base, i uint64) (uint64, error) {
+	size := uint64(4)
+	if base >= 20 && binary.LittleEndian.Uint32(b[base-20:]) == 0xffffffff {
+		size = 8
+	}
+	at := base + i*size
+	if base > uint64(len(b)) || i > uint64(len(b))/size || at+size > uint64(len(b)) {
+		return 0, fmt.Errorf("location list index %d at base %#x outside .debug_loclists (%d bytes)", i, base, len(b))
+	}
+	var o uint64
+	if size == 8 {
+		o = binary.LittleEndian.Uint64(b[at:])
+	} else {
+		o = uint64(binary.LittleEndian.Uint32(b[at:]))
+	}
+	return base + o, nil
+}
+
+// listEntry adds one location list entry; an empty expression means the
+// variable is optimized out there (no Loc).
+func (l *loader) listEntry(v int32, ci *cuInfo, lo, hi uint64, expr []byte) {
+	if len(expr) == 0 || lo >= hi || lo == 0 {
+		return
+	}
+	if n := len(l.locs); n > 0 {
+		p := &l.locs[n-1]
+		if p.Var == v && p.PCEnd == lo && bytes.Equal(p.Expr, expr) {
+			p.PCEnd = hi
+			return
+		}
+	}
+	loc := l.classify(expr, ci)
+	loc.Var, loc.PCStart, loc.PCEnd = v, lo, hi
+	l.locs = append(l.locs, loc)
+}

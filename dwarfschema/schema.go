@@ -137,7 +137,7 @@ type Var struct {
 	// Static: a function-scope static (fixed address, valid over the
 	// function's code). Kept like a global even without a tag.
 	Static bool `json:"static,omitempty"`
-	Tags  Tags   `json:"tags"`
+	Tags   Tags `json:"tags"`
 	// For KindPointer: the pointee when it is a basic type (basic_type_ptr),
 	// else PointeeKind is 0.
 	PointeeKind Kind  `json:"pointee_kind,omitempty"`

@@ -1,0 +1,443 @@
+package analyze
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// Kind says whether a run is a normal (baseline) or a buggy (slow) run.
+type Kind uint8
+
+const (
+	Normal Kind = iota
+	Buggy
+)
+
+func (k Kind) String() string {
+	if k == Buggy {
+		return "buggy"
+	}
+	return "normal"
+}
+
+// Dimension is one of the three dimensions of a variable (method.md §5).
+type Dimension uint8
+
+const (
+	DimValue Dimension = iota
+	DimDelta
+	DimDuration
+	numDims
+)
+
+var dimNames = [...]string{"value", "delta", "duration"}
+
+func (d Dimension) String() string {
+	if int(d) < len(dimNames) {
+		return dimNames[d]
+	}
+	return ""
+}
+
+// Options are the method's parameters; DefaultOptions gives the method's
+// defaults.
+type Options struct {
+	DefaultDiscount float64 // r when the distributions look the same (0.8)
+	ValidDiscount   float64 // r below this becomes 0 (0.1)
+	Alpha           float64 // significance level of the Anderson-Darling test (0.05)
+	MinSamples      int     // fewer samples on a side: no verdict (3)
+	HistWindow      int     // hist-discounter: |rank_n - rank_b| <= this counts (3)
+	Slack           float64 // normal range widening for abnormal samples (0.05)
+	PatternTop      int     // classify the bug pattern of this many top functions (10)
+	Locations       int     // source locations kept per function (3)
+	// MaxDistinct bounds the memory of one variable's samples in one
+	// dimension and kind: up to this many distinct values are counted
+	// exactly; beyond, a uniform reservoir of this many samples is kept.
+	MaxDistinct int
+}
+
+// DefaultOptions returns the method's defaults (method.md §5-8).
+func DefaultOptions() Options {
+	return Options{
+		DefaultDiscount: 0.8,
+		ValidDiscount:   0.1,
+		Alpha:           0.05,
+		MinSamples:      3,
+		HistWindow:      3,
+		Slack:           0.05,
+		PatternTop:      10,
+		Locations:       3,
+		MaxDistinct:     4096,
+	}
+}
+
+// funcInfo is one function known to the analysis, matched across runs by
+// key (its linkage name; clone suffixes stripped).
+type funcInfo struct {
+	key     string
+	display string
+	program bool // in an object with a schema: may be ranked
+	file    string
+	line    int32
+	locals  []int32 // variables defined in the function
+}
+
+// varMode is how a variable's samples are analysed.
+type varMode uint8
+
+const (
+	modeBasic    varMode = iota // value, delta, duration of the value
+	modePtrBasic                // pointer to a basic type: all three on the pointee
+	modeDurOnly                 // other pointers, hashed aggregates: duration only
+)
+
+// varInfo is one monitored variable, matched across runs by key.
+type varInfo struct {
+	key     string
+	name    string // for people: the source name, "#N" added for the Nth of a name in one function
+	fn      int32  // defining function, -1 for globals
+	tags    dwarfschema.Tags
+	kind    dwarfschema.Kind
+	pkind   dwarfschema.Kind // pointee kind of a pointer to a basic type
+	typ     string
+	mode    varMode
+	natural bool // differs between runs by nature: no value dimension
+
+	count [2]float64             // value samples per kind
+	sets  [2][numDims]*sampleSet // per kind and dimension
+	funcs map[int32]struct{}     // globals: functions with a PC where it was sampled
+	last  int32                  // cache of the last function added to funcs
+	lo    [numDims]float64       // normal range with slack (buggy runs)
+	hi    [numDims]float64       //
+	has   [numDims]bool          // the normal runs have samples in that dimension
+
+	abLast    [numDims]abKey // cache of the last abnormal counter used
+	abLastIdx [numDims]int32 // its index + 1
+}
+
+// objInfo is one object (ELF file) of one or more runs with its schema.
+type objInfo struct {
+	idx     int32 // in Analyzer.objs
+	path    string
+	buildID string
+	program bool
+	schema  *dwarfschema.Schema
+	funcMap []int32 // schema FuncID (or len(Funcs)+symbol index) -> global function
+	varMap  []int32 // schema VarID -> global variable, -1 if not monitored
+	inner   funcTable
+	outer   funcTable
+	unknown int32 // global function for PCs of this object outside every function
+}
+
+// abKey identifies a counter of abnormal samples: variable, dimension and
+// the link-time PC in one object where they were read.
+type abKey struct {
+	v   int32
+	dim Dimension
+	obj int32
+	pc  uint64
+}
+
+// Analyzer accumulates normal runs, then buggy runs, and ranks functions.
+// Memory grows with the number of distinct functions, variables, threads
+// and abnormal (variable, PC) pairs, not with the number of samples.
+type Analyzer struct {
+	opt Options
+
+	funcs   []funcInfo
+	funcIdx map[string]int32 // key ("\x00lib" suffix for library functions) -> index
+	vars    []varInfo
+	varIdx  map[string]int32
+	objs    []*objInfo
+	objKey  map[string]*objInfo // build-id + path -> loaded object
+
+	runs   []*Run
+	frozen bool // normal runs are over: normal ranges computed
+
+	stamp     uint64   // sampling event counter
+	varStamp  []uint64 // per variable: last event that read it
+	funcStamp []uint64 // per function: last event that counted it
+
+	abCount []float64 // abnormal sample counters, indexed by abIdx
+	abIdx   map[abKey]int32
+
+	warnings []string
+}
+
+// New returns an Analyzer with options o.
+func New(o Options) *Analyzer {
+	if o.MaxDistinct < 16 {
+		o.MaxDistinct = 16
+	}
+	a := &Analyzer{
+		opt:     o,
+		funcIdx: map[string]int32{},
+		varIdx:  map[string]int32{},
+		objKey:  map[string]*objInfo{},
+		abIdx:   map[abKey]int32{},
+	}
+	a.internFunc("<unknown>", "<unknown>", false, "", 0)
+	return a
+}
+
+// Warnings returns what the analysis noticed but could work around.
+func (a *Analyzer) Warnings() []string { return a.warnings }
+
+func (a *Analyzer) warnf(format string, args ...any) {
+	a.warnings = append(a.warnings, fmt.Sprintf(format, args...))
+}
+
+func (a *Analyzer) internFunc(key, display string, program bool, file string, line int32) int32 {
+	k := key
+	if !program {
+		k += "\x00lib"
+	}
+	if i, ok := a.funcIdx[k]; ok {
+		return i
+	}
+	i := int32(len(a.funcs))
+	a.funcs = append(a.funcs, funcInfo{key: key, display: display, program: program, file: file, line: line})
+	a.funcIdx[k] = i
+	a.funcStamp = append(a.funcStamp, 0)
+	return i
+}
+
+// Words whose presence in a variable's name marks it as differing from
+// run to run by nature (method.md §5).
+var naturalWords = map[string]bool{
+	"pid": true, "tid": true, "proc": true, "thread": true, "time": true,
+	"clock": true, "now": true, "ts": true, "timestamp": true,
+}
+
+var naturalTypes = map[string]bool{
+	"pid_t": true, "pthread_t": true, "time_t": true, "clock_t": true,
+	"struct timespec": true, "struct timeval": true,
+}
+
+// nameWords splits a name into words at '_', digits and lower-to-upper
+// case changes.
+func nameWords(name string) []string {
+	var words []string
+	start := -1
+	flush := func(i int) {
+		if start >= 0 && i > start {
+			words = append(words, name[start:i])
+		}
+		start = -1
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_' || (c >= '0' && c <= '9'):
+			flush(i)
+		case c >= 'A' && c <= 'Z' && i > 0 && name[i-1] >= 'a' && name[i-1] <= 'z':
+			flush(i)
+			start = i
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	flush(len(name))
+	return words
+}
+
+// naturallyVarying reports whether a variable's values differ between runs
+// by nature (process ids, times, clocks), by name or type.
+func naturallyVarying(name, typ string) bool {
+	for _, w := range nameWords(name) {
+		if naturalWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	t := typ
+	for _, q := range []string{"const ", "volatile ", "restrict "} {
+		t = strings.ReplaceAll(t, q, "")
+	}
+	t = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(t), "*"))
+	t = strings.Join(strings.Fields(t), " ")
+	return naturalTypes[t]
+}
+
+// loadObject interns an object's functions and variables. Objects with the
+// same build-id and path are loaded once across runs.
+func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
+	key := ""
+	if o.BuildID != "" {
+		key = o.BuildID + "\x00" + o.Path
+		if oi := a.objKey[key]; oi != nil {
+			return oi
+		}
+	}
+	s := o.Schema
+	if s == nil {
+		s = &dwarfschema.Schema{Path: o.Path}
+	}
+	oi := &objInfo{path: o.Path, buildID: o.BuildID, program: o.Program, schema: s}
+	oi.inner, oi.outer = buildTables(s)
+
+	// Functions: static functions of one name in several files are told
+	// apart by file.
+	nameCount := map[string]int{}
+	for _, f := range s.Funcs {
+		nameCount[sourceName(f.Name)]++
+	}
+	file := func(i int32) string {
+		if i >= 0 && int(i) < len(s.Files) {
+			return s.Files[i]
+		}
+		return ""
+	}
+	oi.funcMap = make([]int32, len(s.Funcs)+len(s.Symbols))
+	for i, f := range s.Funcs {
+		name := sourceName(f.Name)
+		k, disp := name, displayName(f.Name, f.Display)
+		if nameCount[name] > 1 && file(f.File) != "" {
+			k += "@" + filepath.Base(file(f.File))
+			disp += " (" + filepath.Base(file(f.File)) + ")"
+		}
+		oi.funcMap[i] = a.internFunc(k, sourceName(disp), o.Program, file(f.File), f.Line)
+	}
+	if len(s.Funcs) == 0 {
+		for i, sym := range s.Symbols {
+			name := sourceName(sym.Name)
+			oi.funcMap[len(s.Funcs)+i] = a.internFunc(name, sourceName(displayName(sym.Name, "")), o.Program, "", 0)
+		}
+	}
+	oi.unknown = a.internFunc("["+filepath.Base(o.Path)+"]", "["+filepath.Base(o.Path)+"]", false, "", 0)
+
+	// Variables: keyed by defining function and name; the Nth variable of
+	// one name in one function (by declaration line) gets "#N".
+	type vk struct {
+		fn   int32
+		name string
+	}
+	order := make([]int, len(s.Vars))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		vx, vy := &s.Vars[x], &s.Vars[y]
+		if vx.File != vy.File {
+			return int(vx.File - vy.File)
+		}
+		return int(vx.Line - vy.Line)
+	})
+	seen := map[vk]int{}
+	oi.varMap = make([]int32, len(s.Vars))
+	for _, i := range order {
+		v := &s.Vars[i]
+		fn := int32(-1)
+		fkey := "#global"
+		if v.Func >= 0 && int(v.Func) < len(s.Funcs) {
+			fn = oi.funcMap[v.Func]
+			fkey = a.funcs[fn].key
+		}
+		seen[vk{fn, v.Name}]++
+		name := v.Name
+		if n := seen[vk{fn, v.Name}]; n > 1 {
+			name = fmt.Sprintf("%s#%d", v.Name, n)
+		}
+		oi.varMap[i] = a.internVar(fkey+"\x00"+name, name, fn, v)
+	}
+	if key != "" {
+		a.objKey[key] = oi
+	}
+	oi.idx = int32(len(a.objs))
+	a.objs = append(a.objs, oi)
+	return oi
+}
+
+func (a *Analyzer) internVar(key, name string, fn int32, v *dwarfschema.Var) int32 {
+	if i, ok := a.varIdx[key]; ok {
+		a.vars[i].tags |= v.Tags
+		return i
+	}
+	i := int32(len(a.vars))
+	vi := varInfo{key: key, name: name, fn: fn, tags: v.Tags, kind: v.Kind, pkind: v.PointeeKind, typ: v.Type, last: -1}
+	switch {
+	case v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 && v.PointeeKind != dwarfschema.KindPointer && v.PointeeKind != dwarfschema.KindAggregate:
+		vi.mode = modePtrBasic
+	case v.Kind == dwarfschema.KindPointer || v.Kind == dwarfschema.KindAggregate:
+		vi.mode = modeDurOnly
+	}
+	vi.natural = naturallyVarying(v.Name, v.Type)
+	if fn < 0 {
+		vi.funcs = map[int32]struct{}{}
+	} else {
+		a.funcs[fn].locals = append(a.funcs[fn].locals, i)
+	}
+	a.vars = append(a.vars, vi)
+	a.varIdx[key] = i
+	a.varStamp = append(a.varStamp, 0)
+	return i
+}
+
+// set returns the sample set of variable v for kind k and dimension d.
+func (a *Analyzer) set(v int32, k Kind, d Dimension) *sampleSet {
+	vi := &a.vars[v]
+	s := vi.sets[k][d]
+	if s == nil {
+		s = newSampleSet(a.opt.MaxDistinct, uint64(v)<<8|uint64(k)<<4|uint64(d))
+		vi.sets[k][d] = s
+	}
+	return s
+}
+
+// freeze ends the normal runs: it computes each variable's normal range per
+// dimension, with slack, for the abnormal samples of the buggy runs.
+func (a *Analyzer) freeze() {
+	if a.frozen {
+		return
+	}
+	a.frozen = true
+	for i := range a.vars {
+		vi := &a.vars[i]
+		for d := range numDims {
+			s := vi.sets[Normal][d]
+			if s == nil || s.n == 0 || s.min > s.max {
+				continue
+			}
+			vi.has[d] = true
+			vi.lo[d] = s.min - a.opt.Slack*abs(s.min)
+			vi.hi[d] = s.max + a.opt.Slack*abs(s.max)
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// abnormal reports whether a buggy observation x of variable vi in dimension
+// d lies outside the normal range (always, when the normal runs have none).
+func (vi *varInfo) abnormal(d Dimension, x float64) bool {
+	return !vi.has[d] || x > vi.hi[d] || x < vi.lo[d]
+}
+
+// countAbnormal adds n abnormal samples of v in d read at pc of object obj.
+func (a *Analyzer) countAbnormal(v int32, d Dimension, obj int32, pc uint64, n float64) {
+	vi := &a.vars[v]
+	k := abKey{v, d, obj, pc}
+	if vi.abLastIdx[d] > 0 && vi.abLast[d] == k {
+		a.abCount[vi.abLastIdx[d]-1] += n
+		return
+	}
+	i, ok := a.abIdx[k]
+	if !ok {
+		i = int32(len(a.abCount))
+		a.abCount = append(a.abCount, 0)
+		a.abIdx[k] = i
+	}
+	a.abCount[i] += n
+	vi.abLast[d], vi.abLastIdx[d] = k, i+1
+}

@@ -1,0 +1,68 @@
+// Package analyze is vprof's post-profiling analysis
+// (../shared/docs/method.md §4-8): it streams normal and buggy profiles,
+// computes each function's PC cost and variable-based cost, calibrates the
+// raw cost with the variable-discounter (k-sample Anderson-Darling and
+// Hellinger distance per dimension of every variable) and the
+// hist-discounter, ranks functions by calibrated cost, infers the bug
+// pattern of the top functions and points at the source lines and basic
+// blocks where the anomalous values were read. It also builds the plain,
+// gprof-style flat profile that serves as the baseline.
+//
+// Use: New, then BeginRun and Run.Record for every record of every normal
+// run, then of every buggy run (or AddFile / Analyze for files), then
+// Result.
+//
+// # Memory
+//
+// The analysis streams: what it keeps grows with the number of distinct
+// functions, variables, threads and (variable, PC) pairs with abnormal
+// samples, not with the number of samples. Per variable, dimension and kind
+// of run, the samples are kept as counts of distinct values, exact up to
+// Options.MaxDistinct distinct values (the tests then see exactly what
+// scipy would on the full sample); beyond that, as a uniform reservoir of
+// MaxDistinct samples drawn over the whole run (deterministic seeds), with
+// count, minimum and maximum still exact. The Anderson-Darling p-value and
+// the Hellinger distance of such a variable are those of the reservoir.
+//
+// # Decisions where method.md is silent
+//
+//   - Weights: a sample whose weight is not positive counts one interval of
+//     the header (1 ms if none).
+//   - The PC of a value sample is that of the frame it was read in
+//     (Value.Frame indexes Sample.Stack; callers at return address - 1). A
+//     value whose frame is not on the stack, or not in a known mapping, is
+//     analysed but counts for no function and no location.
+//   - A variable read several times in one sample (several frames) counts
+//     once, its first read (the sampler puts the shallowest first).
+//   - "via" names the library function the program frame called (the
+//     outermost library frame above it), e.g. qsort rather than memcpy
+//     inside qsort; its share is of the function's PC cost.
+//   - A PC inside a program object but outside every function (PLT stubs)
+//     is not a program frame: its cost passes to the caller.
+//   - A pointer to a basic type whose pointee could not be read (NULL) is
+//     counted in the variable's samples but not in its dimensions.
+//   - Integer values become float64 (exact up to 2^53). Deltas are float64
+//     differences of those, so an unsigned counter going down has a
+//     negative delta.
+//   - Duration samples of an abnormal run of equal values are located at
+//     the PCs of the run's samples (up to four distinct PCs per run), each
+//     counting its samples, so a long stall weighs by its length.
+//   - A run of equal values ends at a thread's or process's exit or exec,
+//     and at the end of the profile; ticks going backwards start a new run.
+//   - Tie between variables of equal r: a verdict from evidence (a test or
+//     a decisive rule: constant sides that differ, present only when slow)
+//     wins over a DefaultDiscount given without a test (single value
+//     pooled, absent when slow); then the variable's name.
+//   - A variable absent in the buggy runs has r = DefaultDiscount and no
+//     dimension, so rule 4 does not classify it.
+//   - Variables are matched across runs by defining function (linkage name;
+//     "#global" for globals) and name; the Nth variable of one name in one
+//     function, in declaration order, is called name#N. Static functions of
+//     one name in several files are told apart by file. Compiler clone
+//     suffixes are stripped from symbol names.
+//   - Costs of a kind are means over its runs; the report's costs are those
+//     of the buggy runs. The plain rank is by mean self time over the buggy
+//     runs among every symbol, as `vprof flat` ranks them.
+//   - Hellinger equal-frequency bins: cut points at pooled sorted indices
+//     floor(t N / 64), t = 1..63; x falls in bin #{t : cut_t <= x}.
+package analyze

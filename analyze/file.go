@@ -1,0 +1,119 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// Progress, when set, is called while a file streams in: name, bytes read
+// so far and the file's size (0 when unknown), about every 64 MiB and at
+// the end.
+type Progress func(name string, done, total int64)
+
+// AddFile streams the profile at path into the analysis as one run of kind
+// k. A damaged or cut file is analysed up to its last complete record, with
+// a warning; a file that is not a profile is an error.
+func (a *Analyzer) AddFile(k Kind, path string, progress Progress) error {
+	rd, err := proffile.Open(path)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	var size int64
+	if st, err := os.Stat(path); err == nil {
+		size = st.Size()
+	}
+	return a.AddReader(k, path, rd, size, progress)
+}
+
+// AddReader is AddFile for an open reader; size is for progress only.
+func (a *Analyzer) AddReader(k Kind, name string, rd *proffile.Reader, size int64, progress Progress) error {
+	r, err := a.BeginRun(k, name, rd.Header())
+	if err != nil {
+		return err
+	}
+	return r.feed(rd, size, progress)
+}
+
+func (r *Run) feed(rd *proffile.Reader, size int64, progress Progress) error {
+	defer r.End()
+	const step = 64 << 20
+	next := int64(step)
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			r.a.warnf("%s: %v: analysing the records before it", r.Name, err)
+			break
+		}
+		if err := r.Record(rec); err != nil {
+			return fmt.Errorf("%s: %v", r.Name, err)
+		}
+		if progress != nil {
+			if b := rd.Recovery().Bytes; b >= next {
+				progress(r.Name, b, size)
+				next = b + step
+			}
+		}
+	}
+	rec := rd.Recovery()
+	if progress != nil {
+		progress(r.Name, rec.Bytes, size)
+	}
+	if !rec.Complete && rec.Reason != "" {
+		r.a.warnf("%s: %s", r.Name, rec)
+	}
+	if r.samples == 0 {
+		r.a.warnf("%s: no samples", r.Name)
+	}
+	return nil
+}
+
+// Analyze runs the whole method on normal and buggy profile files.
+func Analyze(normal, buggy []string, o Options, progress Progress) (*Result, error) {
+	if len(normal) == 0 || len(buggy) == 0 {
+		return nil, errors.New("analyze: need at least one normal and one buggy profile")
+	}
+	a := New(o)
+	for _, p := range normal {
+		if err := a.AddFile(Normal, p, progress); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range buggy {
+		if err := a.AddFile(Buggy, p, progress); err != nil {
+			return nil, err
+		}
+	}
+	return a.Result(), nil
+}
+
+// FlatFile returns the flat profile of one profile file (value samples are
+// not read).
+func FlatFile(path string, progress Progress) (*Flat, error) {
+	rd, err := proffile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	var size int64
+	if st, err := os.Stat(path); err == nil {
+		size = st.Size()
+	}
+	a := New(DefaultOptions())
+	r, err := a.BeginRun(Normal, path, rd.Header())
+	if err != nil {
+		return nil, err
+	}
+	r.flatOnly = true
+	if err := r.feed(rd, size, progress); err != nil {
+		return nil, err
+	}
+	return a.Flat(), nil
+}

@@ -1,0 +1,482 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vprof/vprof/dwarfschema"
+)
+
+// Bug patterns (method.md §8).
+const (
+	PatternMissing     = "missing constraint"
+	PatternWrong       = "wrong constraint"
+	PatternScalability = "scalability"
+)
+
+// Discount sources.
+const (
+	SourceVariable = "variable"
+	SourceHist     = "hist"
+)
+
+// Result is the ranked root-cause table and what led to it.
+type Result struct {
+	Functions  []Function   // ranked, best suspect first
+	Variables  []VarVerdict // every variable with samples
+	NormalRuns int
+	BuggyRuns  int
+	Warnings   []string
+}
+
+// Function is one row of the ranked table (method.md §7). Costs are in
+// seconds, means over the buggy runs.
+type Function struct {
+	Rank       int
+	Name       string // for people (demangled)
+	Key        string // linkage name
+	Calibrated float64
+	Raw        float64
+	PCCost     float64
+	VarCost    float64
+	PlainRank  int     // by self time in the buggy runs, as `vprof flat` ranks; 0: no self time
+	Discount   float64 // r
+	Source     string  // SourceVariable or SourceHist
+	Variable   string  // v*, for a variable verdict
+	Dimension  string  // d*: value, delta, duration; "hist"; "" when v* has none
+	Reason     string  // how r came about
+	Pattern    string  // PatternMissing, PatternWrong, PatternScalability or ""
+	Locations  []Location
+	Via        []Via
+	HistPairs  int   // hist-discounter: pairs compared (n x m) ...
+	HistNear   int   // ... and pairs where the ranks were within the window
+	Vars       []int // indices into Result.Variables of the function's variables
+	File       string
+	Line       int32
+}
+
+// Location is a source line where abnormal samples of v* were read, with
+// the basic block of the function that holds most of them.
+type Location struct {
+	File      string
+	Line      int32
+	Block     int    // index in the function's basic blocks, -1 unknown
+	BlockAddr uint64 // link-time start address of that block
+	Samples   float64
+}
+
+func (l Location) String() string {
+	if l.File == "" {
+		return fmt.Sprintf("%#x", l.BlockAddr)
+	}
+	return fmt.Sprintf("%s:%d", l.File, l.Line)
+}
+
+// Via is a library function that carried part of a function's PC cost.
+type Via struct {
+	Func  string
+	Share float64 // of the function's PC cost, 0..1
+}
+
+// Result computes the ranking from the runs fed so far. Open runs are ended.
+func (a *Analyzer) Result() *Result {
+	for _, r := range a.runs {
+		r.End()
+	}
+	o := &a.opt
+	res := &Result{Warnings: slices.Clone(a.warnings)}
+	var normal, buggy []*Run
+	for _, r := range a.runs {
+		if r.Kind == Buggy {
+			buggy = append(buggy, r)
+		} else {
+			normal = append(normal, r)
+		}
+	}
+	res.NormalRuns, res.BuggyRuns = len(normal), len(buggy)
+	res.Warnings = append(res.Warnings, a.buildWarnings(normal, buggy)...)
+
+	// Variable verdicts.
+	verdictOf := make([]int, len(a.vars)) // index into res.Variables + 1
+	for i := range a.vars {
+		if a.vars[i].count[Normal]+a.vars[i].count[Buggy] == 0 {
+			continue
+		}
+		res.Variables = append(res.Variables, a.varVerdict(int32(i)))
+		verdictOf[i] = len(res.Variables)
+	}
+	// Variables of each function: its locals, and the globals sampled at
+	// one of its PCs.
+	funcVars := make([][]int, len(a.funcs))
+	for i := range a.vars {
+		vi := &a.vars[i]
+		j := verdictOf[i]
+		if j == 0 {
+			continue
+		}
+		if vi.fn >= 0 {
+			funcVars[vi.fn] = append(funcVars[vi.fn], j-1)
+			continue
+		}
+		for f := range vi.funcs {
+			funcVars[f] = append(funcVars[f], j-1)
+		}
+	}
+
+	// Costs: means over the runs of a kind (absent: 0).
+	mean := func(runs []*Run, get func(r *Run, f int) float64, f int) float64 {
+		if len(runs) == 0 {
+			return 0
+		}
+		var s float64
+		for _, r := range runs {
+			if f < len(r.pc) {
+				s += get(r, f)
+			}
+		}
+		return s / float64(len(runs))
+	}
+	pcOf := func(r *Run, f int) float64 { return r.pc[f] }
+	vcOf := func(r *Run, f int) float64 { return r.vc[f] }
+	rawOf := func(r *Run, f int) float64 { return max(r.pc[f], r.vc[f]) }
+	selfOf := func(r *Run, f int) float64 { return r.self[f] }
+
+	plain := a.plainRanks(buggy, selfOf, mean)
+	histRank := make([][]int32, len(a.runs)) // per run: rank by raw cost, 0 unranked
+	for ri, r := range a.runs {
+		histRank[ri] = a.rawRanks(r)
+	}
+	runIndex := map[*Run]int{}
+	for i, r := range a.runs {
+		runIndex[r] = i
+	}
+
+	for f := range a.funcs {
+		fi := &a.funcs[f]
+		if !fi.program {
+			continue
+		}
+		raw := mean(buggy, rawOf, f)
+		if raw <= 0 {
+			continue
+		}
+		fn := Function{
+			Name: fi.display, Key: fi.key, Raw: raw,
+			PCCost: mean(buggy, pcOf, f), VarCost: mean(buggy, vcOf, f),
+			PlainRank: plain[f], File: fi.file, Line: fi.line,
+			Vars: funcVars[f],
+		}
+		var best *VarVerdict
+		for _, j := range funcVars[f] {
+			if vv := &res.Variables[j]; vv.OK && (best == nil || better(vv, best)) {
+				best = vv
+			}
+		}
+		if best != nil {
+			fn.Discount, fn.Source, fn.Variable, fn.Reason = best.R, SourceVariable, best.Name, best.Reason
+			if best.HasDim {
+				fn.Dimension = best.Dim.String()
+			}
+		} else {
+			// Hist-discounter (method.md §6).
+			rb, rn := make([]int32, len(buggy)), make([]int32, len(normal))
+			for i, r := range buggy {
+				rb[i] = histRank[runIndex[r]][f]
+			}
+			for i, r := range normal {
+				rn[i] = histRank[runIndex[r]][f]
+			}
+			fn.HistNear, fn.HistPairs = histNear(rb, rn, o.HistWindow)
+			if fn.HistPairs > 0 {
+				fn.Discount = float64(fn.HistNear) / float64(fn.HistPairs)
+			}
+			if fn.Discount < o.ValidDiscount {
+				fn.Discount = 0
+			}
+			fn.Source, fn.Dimension, fn.Reason = SourceHist, "hist", fmt.Sprintf("ranks near in %d of %d run pairs", fn.HistNear, fn.HistPairs)
+		}
+		fn.Calibrated = (1 - fn.Discount) * fn.Raw
+		fn.Via = a.viaOf(buggy, int32(f))
+		res.Functions = append(res.Functions, fn)
+	}
+	slices.SortFunc(res.Functions, func(x, y Function) int {
+		if c := cmp.Compare(y.Calibrated, x.Calibrated); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.Raw, x.Raw); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Name, y.Name)
+	})
+	ab := a.abnormalIndex()
+	for i := range res.Functions {
+		fn := &res.Functions[i]
+		fn.Rank = i + 1
+		if fn.Source != SourceVariable {
+			continue
+		}
+		f := a.funcIdx[fn.Key]
+		vv := a.bestOf(res, fn)
+		if vv == nil {
+			continue
+		}
+		if vv.HasDim {
+			fn.Locations = a.locations(ab[abGroup{vv.Var, vv.Dim}], f, o.Locations)
+		}
+		if i < o.PatternTop {
+			fn.Pattern = classify(a.vars[vv.Var].tags, vv, o)
+		}
+	}
+	return res
+}
+
+// bestOf returns the verdict that gave fn its discount.
+func (a *Analyzer) bestOf(res *Result, fn *Function) *VarVerdict {
+	var best *VarVerdict
+	for _, j := range fn.Vars {
+		if vv := &res.Variables[j]; vv.OK && (best == nil || better(vv, best)) {
+			best = vv
+		}
+	}
+	return best
+}
+
+// classify applies the bug-pattern rules of method.md §8 to the verdict
+// of v* (the variable that gave a function its discount), first match wins.
+func classify(tags dwarfschema.Tags, vv *VarVerdict, o *Options) string {
+	loop, cond := tags&dwarfschema.TagLoop != 0, tags&dwarfschema.TagCond != 0
+	low := vv.R < o.DefaultDiscount
+	switch {
+	case (loop || cond) && vv.HasDim && vv.Dim == DimDuration && low:
+		return PatternMissing
+	case loop && vv.HasDim && (vv.Dim == DimValue || vv.Dim == DimDelta) && low:
+		return PatternScalability
+	case cond && low:
+		return PatternWrong
+	case vv.HasDim && vv.Dim == DimDuration && vv.R >= o.DefaultDiscount:
+		return PatternScalability
+	case vv.Normal == 0 && vv.Buggy > 0:
+		return PatternScalability
+	}
+	return ""
+}
+
+// histNear counts the (buggy, normal) run pairs in which a function is
+// ranked in both runs (rank > 0) with ranks at most window apart.
+func histNear(buggyRanks, normalRanks []int32, window int) (near, pairs int) {
+	for _, b := range buggyRanks {
+		for _, n := range normalRanks {
+			pairs++
+			if b > 0 && n > 0 && abs(float64(b-n)) <= float64(window) {
+				near++
+			}
+		}
+	}
+	return near, pairs
+}
+
+// rawRanks ranks the program functions of one run by raw cost, descending,
+// ties by name; functions with zero cost are not ranked (rank 0).
+func (a *Analyzer) rawRanks(r *Run) []int32 {
+	type fc struct {
+		f    int
+		cost float64
+	}
+	var fs []fc
+	for f := range r.pc {
+		if !a.funcs[f].program {
+			continue
+		}
+		if c := max(r.pc[f], r.vc[f]); c > 0 {
+			fs = append(fs, fc{f, c})
+		}
+	}
+	slices.SortFunc(fs, func(x, y fc) int {
+		if c := cmp.Compare(y.cost, x.cost); c != 0 {
+			return c
+		}
+		return strings.Compare(a.funcs[x.f].key, a.funcs[y.f].key)
+	})
+	ranks := make([]int32, len(a.funcs))
+	for i, x := range fs {
+		ranks[x.f] = int32(i + 1)
+	}
+	return ranks
+}
+
+// plainRanks ranks every symbol by mean self time over the buggy runs, as
+// `vprof flat` does.
+func (a *Analyzer) plainRanks(buggy []*Run, selfOf func(*Run, int) float64, mean func([]*Run, func(*Run, int) float64, int) float64) []int {
+	flat := a.flatEntries(buggy, selfOf, mean)
+	ranks := make([]int, len(a.funcs))
+	for i, e := range flat {
+		ranks[e.fn] = i + 1
+	}
+	return ranks
+}
+
+// viaOf lists the library functions that carried f's PC cost in the buggy
+// runs, largest share first.
+func (a *Analyzer) viaOf(buggy []*Run, f int32) []Via {
+	lib := map[int32]float64{}
+	var pc float64
+	for _, r := range buggy {
+		if int(f) < len(r.pc) {
+			pc += r.pc[f]
+		}
+		for k, w := range r.via {
+			if k[0] == f {
+				lib[k[1]] += w
+			}
+		}
+	}
+	if pc <= 0 || len(lib) == 0 {
+		return nil
+	}
+	var out []Via
+	for l, w := range lib {
+		out = append(out, Via{Func: a.funcs[l].display, Share: w / pc})
+	}
+	slices.SortFunc(out, func(x, y Via) int {
+		if c := cmp.Compare(y.Share, x.Share); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Func, y.Func)
+	})
+	return out
+}
+
+type abGroup struct {
+	v   int32
+	dim Dimension
+}
+
+// abnormalIndex groups the abnormal-sample counters by variable and
+// dimension.
+func (a *Analyzer) abnormalIndex() map[abGroup][]abKey {
+	m := map[abGroup][]abKey{}
+	for k := range a.abIdx {
+		g := abGroup{k.v, k.dim}
+		m[g] = append(m[g], k)
+	}
+	return m
+}
+
+// locations maps the abnormal samples of one variable and dimension to the
+// source lines with the most of them, and each line to the basic block of
+// function f that holds most of its samples. For a global, only samples read
+// inside f count, unless none were.
+func (a *Analyzer) locations(keys []abKey, f int32, top int) []Location {
+	type lineKey struct {
+		file string
+		line int32
+	}
+	type acc struct {
+		n      float64
+		blocks map[int]float64
+		addrs  map[int]uint64
+	}
+	collect := func(inF bool) map[lineKey]*acc {
+		lines := map[lineKey]*acc{}
+		for _, k := range keys {
+			oi := a.objs[k.obj]
+			if inF {
+				lf := oi.inner.lookup(k.pc)
+				if lf < 0 || int(lf) >= len(oi.funcMap) || oi.funcMap[lf] != f {
+					continue
+				}
+			}
+			n := a.abCount[a.abIdx[k]]
+			file, line := lineAt(oi.schema, k.pc)
+			lk := lineKey{file, line}
+			if file == "" {
+				lk = lineKey{"", 0}
+			}
+			x := lines[lk]
+			if x == nil {
+				x = &acc{blocks: map[int]float64{}, addrs: map[int]uint64{}}
+				lines[lk] = x
+			}
+			x.n += n
+			blk, addr := -1, uint64(0)
+			if of := oi.outer.lookup(k.pc); of >= 0 && int(of) < len(oi.schema.Funcs) {
+				blk, addr = blockAt(&oi.schema.Funcs[of], k.pc)
+			}
+			if file == "" && blk < 0 {
+				addr = k.pc
+			}
+			x.blocks[blk] += n
+			if _, ok := x.addrs[blk]; !ok {
+				x.addrs[blk] = addr
+			}
+		}
+		return lines
+	}
+	lines := collect(true)
+	if len(lines) == 0 {
+		lines = collect(false)
+	}
+	var out []Location
+	for lk, x := range lines {
+		l := Location{File: lk.file, Line: lk.line, Samples: x.n, Block: -1}
+		best := -2.0
+		for b, n := range x.blocks {
+			if n > best || (n == best && b < l.Block) {
+				best, l.Block, l.BlockAddr = n, b, x.addrs[b]
+			}
+		}
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(x, y Location) int {
+		if c := cmp.Compare(y.Samples, x.Samples); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.File, y.File); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Line, y.Line)
+	})
+	if len(out) > top {
+		out = out[:top]
+	}
+	return out
+}
+
+// buildWarnings notes runs of different builds of the program: functions
+// and variables are then matched by name.
+func (a *Analyzer) buildWarnings(normal, buggy []*Run) []string {
+	var out []string
+	ref := ""
+	refName := ""
+	for _, r := range append(slices.Clone(normal), buggy...) {
+		b := r.programBuild
+		if b == "" {
+			b = r.hdr.BuildID
+		}
+		if b == "" {
+			continue
+		}
+		if ref == "" {
+			ref, refName = b, r.Name
+			continue
+		}
+		if b != ref {
+			out = append(out, fmt.Sprintf("%s (build-id %s) and %s (build-id %s) are different builds: functions and variables are matched by name", refName, short(ref), r.Name, short(b)))
+		}
+	}
+	for _, r := range a.runs {
+		if r.badValues > 0 {
+			out = append(out, fmt.Sprintf("%s: %d value samples name an unknown object or variable and were skipped", r.Name, r.badValues))
+		}
+	}
+	return out
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}

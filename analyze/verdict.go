@@ -1,0 +1,166 @@
+package analyze
+
+import (
+	"github.com/vprof/vprof/analyze/stats"
+)
+
+// Reasons a discount ratio has the value it has.
+const (
+	ReasonTooFew    = "too few samples"        // no verdict in this dimension
+	ReasonOneValue  = "single value"           // one distinct value pooled: DefaultDiscount
+	ReasonConstants = "constant, different"    // each side constant, not equal: 0
+	ReasonSame      = "same distribution"      // AD p >= alpha: DefaultDiscount
+	ReasonDiffer    = "different distribution" // AD p < alpha: 1 - Hellinger
+	ReasonBuggyOnly = "present only when slow" // samples in buggy runs only: 0
+	ReasonNormOnly  = "absent when slow"       // samples in normal runs only: DefaultDiscount
+	ReasonNoVerdict = "no dimension with verdict"
+)
+
+// DimVerdict is the variable-discounter's result for one dimension of one
+// variable.
+type DimVerdict struct {
+	Dim           Dimension
+	Normal, Buggy float64 // observations per side
+	Exact         bool    // every observation was used (no reservoir)
+	OK            bool    // a verdict was reached
+	Tested        bool    // the Anderson-Darling test ran
+	Statistic     float64 // standardized AD statistic
+	P             float64 // its p-value, capped to [0.001, 0.25]
+	Hellinger     float64 // computed when p < alpha
+	R             float64 // discount ratio
+	Default       bool    // R is DefaultDiscount given without a test
+	Reason        string
+}
+
+// dimVerdict compares the normal and buggy samples of one dimension
+// (method.md §5).
+func (o *Options) dimVerdict(d Dimension, ns, bs *sampleSet) DimVerdict {
+	v := DimVerdict{Dim: d}
+	if ns != nil {
+		v.Normal = ns.n
+	}
+	if bs != nil {
+		v.Buggy = bs.n
+	}
+	v.Exact = (ns == nil || ns.exact()) && (bs == nil || bs.exact())
+	min := float64(o.MinSamples)
+	if v.Normal < min || v.Buggy < min {
+		v.Reason = ReasonTooFew
+		return v
+	}
+	v.OK = true
+	switch {
+	case ns.constant() && bs.constant() && ns.min == bs.min:
+		v.R, v.Default, v.Reason = o.DefaultDiscount, true, ReasonOneValue
+		return v
+	case ns.constant() && bs.constant():
+		v.R, v.Reason = 0, ReasonConstants
+		return v
+	}
+	nd, bd := ns.dist(), bs.dist()
+	res, err := stats.AndersonKSampDist(nd, bd)
+	if err != nil {
+		// Only possible when NaNs hide the spread from min/max: one
+		// distinct value after all.
+		v.R, v.Default, v.Reason = o.DefaultDiscount, true, ReasonOneValue
+		return v
+	}
+	v.Tested, v.Statistic, v.P = true, res.Statistic, res.P
+	if res.P >= o.Alpha {
+		v.R, v.Reason = o.DefaultDiscount, ReasonSame
+		return v
+	}
+	v.Hellinger = stats.Hellinger(nd, bd)
+	v.R, v.Reason = 1-v.Hellinger, ReasonDiffer
+	if v.R < o.ValidDiscount {
+		v.R = 0
+	}
+	return v
+}
+
+// VarVerdict is the variable-discounter's result for one variable.
+type VarVerdict struct {
+	Var      int32
+	Name     string
+	Function string // defining function; "" for globals
+	Global   bool
+	Tags     string
+	Type     string
+	Normal   float64 // value samples in normal runs
+	Buggy    float64 // value samples in buggy runs
+	Dims     []DimVerdict
+	OK       bool      // the variable has a verdict
+	R        float64   // min over its dimensions
+	Dim      Dimension // the dimension that gave R
+	HasDim   bool      // false for "absent when slow"
+	Default  bool      // R is DefaultDiscount given without a test
+	Reason   string
+}
+
+// tieOrder is the order in which dimensions win a tie (the authors' code):
+// duration, delta, value.
+var tieOrder = [numDims]Dimension{DimDuration, DimDelta, DimValue}
+
+// varVerdict computes r(v), method.md §5.
+func (a *Analyzer) varVerdict(i int32) VarVerdict {
+	o := &a.opt
+	vi := &a.vars[i]
+	vv := VarVerdict{Var: i, Name: vi.name, Global: vi.fn < 0, Tags: vi.tags.String(), Type: vi.typ,
+		Normal: vi.count[Normal], Buggy: vi.count[Buggy]}
+	if vi.fn >= 0 {
+		vv.Function = a.funcs[vi.fn].display
+	}
+	switch {
+	case vv.Normal == 0 && vv.Buggy >= float64(o.MinSamples):
+		vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Reason = true, 0, DimValue, true, ReasonBuggyOnly
+		return vv
+	case vv.Buggy == 0 && vv.Normal > 0:
+		vv.OK, vv.R, vv.Default, vv.Reason = true, o.DefaultDiscount, true, ReasonNormOnly
+		return vv
+	case vv.Normal == 0 || vv.Buggy == 0:
+		vv.Reason = ReasonTooFew
+		return vv
+	}
+	var best *DimVerdict
+	for _, d := range tieOrder {
+		if !vi.analyses(d) {
+			continue
+		}
+		dv := o.dimVerdict(d, vi.sets[Normal][d], vi.sets[Buggy][d])
+		vv.Dims = append(vv.Dims, dv)
+	}
+	for j := range vv.Dims {
+		if dv := &vv.Dims[j]; dv.OK && (best == nil || dv.R < best.R) {
+			best = dv
+		}
+	}
+	if best == nil {
+		vv.Reason = ReasonNoVerdict
+		return vv
+	}
+	vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = true, best.R, best.Dim, true, best.Default, best.Reason
+	return vv
+}
+
+// analyses reports whether variable vi is analysed in dimension d.
+func (vi *varInfo) analyses(d Dimension) bool {
+	switch {
+	case vi.mode == modeDurOnly:
+		return d == DimDuration
+	case d == DimValue:
+		return !vi.natural
+	}
+	return true
+}
+
+// better reports whether verdict x should represent a function rather than
+// y: the lower r; on a tie, one from evidence over a default, then by name.
+func better(x, y *VarVerdict) bool {
+	if x.R != y.R {
+		return x.R < y.R
+	}
+	if x.Default != y.Default {
+		return !x.Default
+	}
+	return x.Name < y.Name
+}

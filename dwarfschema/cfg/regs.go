@@ -87,3 +87,8 @@ var (
 		return m
 	}()
 )
+
+func cellOf(r x86asm.Reg) int16 {
+	c, _ := regCell(r)
+	return int16(c)
+}

@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 VPROF   := $(BIN)/vprof
 
-.PHONY: all build vprof testprogs test fuzz demo bench eval clean
+.PHONY: all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
 
 all: build testprogs
 
@@ -14,9 +14,25 @@ testprogs:
 	$(MAKE) -C testprogs
 
 # The test command of the README and of CI.
-test: build testprogs
+test: build testprogs chromium xray-tools
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
+
+# Debian's chromium, for the timeline's browser tests; clang and llvm-xray
+# for its test on a real XRay trace.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+xray-tools:
+	@command -v clang >/dev/null 2>&1 && command -v llvm-xray >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang llvm; }
+
+# An outside trace: a C program under clang's XRay, converted with
+# llvm-xray to Chrome trace-event JSON, drawn by vprof timeline.
+xray-demo: build xray-tools
+	./analyze/timeline/testdata/xray/xray-demo.sh $(VPROF) $(BIN)/xray-demo
 
 demo: build testprogs
 	./scripts/demo.sh

@@ -155,7 +155,7 @@ func nextOp(b []byte) (exprOp, []byte, error) {
 	case op >= opLit0 && op <= 0x4f, op >= opReg0 && op <= opReg31,
 		op >= 0x12 && op <= 0x2e && op != 0x15 && op != 0x23 && op != 0x28,
 		op == opDeref || op == 0x18 || op >= 0x96 && op <= 0x97 || op == 0x9b || op == opCallFrameCFA ||
-		op == opStackValue || op == 0xe0:
+			op == opStackValue || op == 0xe0:
 		// no operands
 	default:
 		return o, nil, errExpr

@@ -6,35 +6,35 @@ import "golang.org/x/arch/x86/x86asm"
 type opClass uint8
 
 const (
-	cDefault  opClass = iota // unknown: Args[0] = f(all args); VEX forms write Args[0] from the rest
-	cMove                    // Args[0] = f(Args[1:]), no flags
-	cMoveF                   // Args[0] = f(Args[1:]), flags written (bsf, popcnt, 3-operand imul...)
-	cRMW                     // Args[0] = f(Args[0], Args[1:]), flags written
-	cRMWNoF                  // Args[0] = f(Args[0], Args[1:]), flags untouched (not, bswap, SSE arithmetic)
-	cAdcSbb                  // cRMW that also reads the flags (adc, sbb, rcl, rcr)
-	cCmp                     // flags = f(args)
-	cSetcc                   // Args[0] = flags; a condition
-	cCmov                    // Args[0] = f(Args[0], Args[1], flags); a condition (select)
-	cJcc                     // conditional jump on flags
-	cJrcxz                   // conditional jump on rcx (jrcxz, loop)
-	cJmp                     // jmp
-	cCall                    // call
-	cRet                     // ret
-	cPush                    // push
-	cPop                     // pop
-	cXchg                    // swap
-	cXadd                    // xadd: swap and add
-	cCmpxchg                 // cmpxchg: flags and rax from rax and Args[0]
-	cMulDiv                  // one-operand mul/imul/div/idiv: rax, rdx = f(rax, rdx, Args[0])
-	cCdq                     // cwd/cdq/cqo: rdx = f(rax)
-	cCbw                     // cbw/cwde/cdqe: rax = f(rax)
-	cLeave                   // leave
-	cNop                     // no dataflow
-	cFlagsConst              // flags set to constants (stc, clc, cmc)
-	cClobber                 // rax, rcx, rdx, rbx get unrelated values (cpuid, rdtsc, xgetbv...)
-	cSyscall                 // syscall: rax, rcx, r11 clobbered
-	cStrCmp                  // cmps/scas: flags from rsi/rdi/rax
-	cString                  // other string ops: ignored
+	cDefault    opClass = iota // unknown: Args[0] = f(all args); VEX forms write Args[0] from the rest
+	cMove                      // Args[0] = f(Args[1:]), no flags
+	cMoveF                     // Args[0] = f(Args[1:]), flags written (bsf, popcnt, 3-operand imul...)
+	cRMW                       // Args[0] = f(Args[0], Args[1:]), flags written
+	cRMWNoF                    // Args[0] = f(Args[0], Args[1:]), flags untouched (not, bswap, SSE arithmetic)
+	cAdcSbb                    // cRMW that also reads the flags (adc, sbb, rcl, rcr)
+	cCmp                       // flags = f(args)
+	cSetcc                     // Args[0] = flags; a condition
+	cCmov                      // Args[0] = f(Args[0], Args[1], flags); a condition (select)
+	cJcc                       // conditional jump on flags
+	cJrcxz                     // conditional jump on rcx (jrcxz, loop)
+	cJmp                       // jmp
+	cCall                      // call
+	cRet                       // ret
+	cPush                      // push
+	cPop                       // pop
+	cXchg                      // swap
+	cXadd                      // xadd: swap and add
+	cCmpxchg                   // cmpxchg: flags and rax from rax and Args[0]
+	cMulDiv                    // one-operand mul/imul/div/idiv: rax, rdx = f(rax, rdx, Args[0])
+	cCdq                       // cwd/cdq/cqo: rdx = f(rax)
+	cCbw                       // cbw/cwde/cdqe: rax = f(rax)
+	cLeave                     // leave
+	cNop                       // no dataflow
+	cFlagsConst                // flags set to constants (stc, clc, cmc)
+	cClobber                   // rax, rcx, rdx, rbx get unrelated values (cpuid, rdtsc, xgetbv...)
+	cSyscall                   // syscall: rax, rcx, r11 clobbered
+	cStrCmp                    // cmps/scas: flags from rsi/rdi/rax
+	cString                    // other string ops: ignored
 )
 
 var opClasses [4096]opClass

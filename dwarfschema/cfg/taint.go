@@ -856,7 +856,7 @@ func (a *Analyzer) run(b int) {
 		nextEnd = min(nextEnd, e.end)
 	}
 	next := sort.Search(len(a.entries), func(k int) bool { return a.entries[k].start > blk.First })
-	var argWritten uint64 // argument registers written since the last call
+	var argWritten uint64        // argument registers written since the last call
 	stackArgs := a.stackArgs[:0] // slots written by a push or [rsp+k] store since the last call
 	val := a.val
 	for i := blk.First; i < blk.Last; i++ {

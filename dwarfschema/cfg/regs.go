@@ -7,22 +7,22 @@ import "golang.org/x/arch/x86/x86asm"
 // r8..r15), xmm0..xmm15 (ymm/zmm alias them), the flags, then one cell per
 // distinct stack slot of the function (numbered per function).
 const (
-	cellRAX   = 0
-	cellRCX   = 1
-	cellRDX   = 2
-	cellRBX   = 3
-	cellRSP   = 4
-	cellRBP   = 5
-	cellRSI   = 6
-	cellRDI   = 7
-	cellR8    = 8
-	cellR9    = 9
-	cellR10   = 10
-	cellR11   = 11
-	cellXMM0  = 16
-	cellFlags = 32
-	numRegCells
-	noCell = -1
+	cellRAX     = 0
+	cellRCX     = 1
+	cellRDX     = 2
+	cellRBX     = 3
+	cellRSP     = 4
+	cellRBP     = 5
+	cellRSI     = 6
+	cellRDI     = 7
+	cellR8      = 8
+	cellR9      = 9
+	cellR10     = 10
+	cellR11     = 11
+	cellXMM0    = 16
+	cellFlags   = 32
+	numRegCells = 33
+	noCell      = -1
 )
 
 // regCell maps an x86asm register to its cell and reports whether a write

@@ -445,7 +445,11 @@ func (a *Analyzer) writeArg(u *uop, i int, x x86asm.Arg) {
 		if global >= 0 {
 			u.gdst = global
 		}
-		if slot >= 0 && canon(x.Base) == x86asm.RSP && x.Disp >= 0 && x.Disp < 64 {
+		// With a frame pointer, locals are rbp-relative and an rsp-relative
+		// store at the bottom of the frame is an outgoing stack argument;
+		// without one it may as well be a spill, so only call-site records
+		// say.
+		if slot >= 0 && canon(x.Base) == x86asm.RSP && x.Disp >= 0 && x.Disp < 64 && a.fp[i] != unknownSP {
 			u.pushArg = true
 		}
 	}
@@ -669,7 +673,14 @@ func (a *Analyzer) buildEntries() {
 			}
 			a.entries = append(a.entries, locEntry{cell: int16(c), derived: l.Kind == InDerived, v: a.denseOf(l.Var), start: s, end: e})
 		default:
-			off, ok := a.slotOffset(ExprRef{Kind: l.Kind, Reg: l.Reg, Off: l.Off}, int(s))
+			// A register-relative slot is converted where the register's
+			// offset from the CFA is known (an rbp-based location usually
+			// starts before the prologue has set rbp up).
+			var off int32
+			ok := false
+			for k := s; k < e && !ok; k++ {
+				off, ok = a.slotOffset(ExprRef{Kind: l.Kind, Reg: l.Reg, Off: l.Off}, int(k))
+			}
 			if !ok {
 				continue
 			}

@@ -46,8 +46,9 @@ func (l *loader) subAt(off dwarf.Offset) int {
 }
 
 func (l *loader) varAt(off dwarf.Offset) int {
-	i := sort.Search(len(l.vars), func(i int) bool { return l.vars[i].off >= off })
-	if i < len(l.vars) && l.vars[i].off == off {
+	n := l.vars.len()
+	i := sort.Search(n, func(i int) bool { return l.vars.at(i).off >= off })
+	if i < n && l.vars.at(i).off == off {
 		return i
 	}
 	return -1
@@ -137,9 +138,9 @@ func (l *loader) build() error {
 			inlFunc[i] = b.funcOf(l.subAt(l.inls[i].origin))
 		}
 	}
-	varFunc := make([]FuncID, len(l.vars))
-	for i := range l.vars {
-		c := l.vars[i].container
+	varFunc := make([]FuncID, l.vars.len())
+	for i := range varFunc {
+		c := l.vars.at(i).container
 		switch {
 		case c == noContainer:
 			varFunc[i] = NoFunc
@@ -245,12 +246,13 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 	s := l.s
 	memo := map[dwarf.Offset]typeInfo{}
 	idx := map[varKey]VarID{}
-	vid := make([]VarID, len(l.vars))
+	vid := make([]VarID, l.vars.len())
 	funcSel := make([]int8, len(s.Funcs)) // 0 unknown, 1 selected, -1 not
 	globalSel := l.opt.FuncRegex == nil || l.opt.FuncRegex.MatchString(GlobalFunc)
-	for i := range l.vars {
+	s.Vars = make([]Var, 0, l.vars.len()/2)
+	for i := range vid {
 		vid[i] = -1
-		vr := &l.vars[i]
+		vr := l.vars.at(i)
 		fn := varFunc[i]
 		if vr.decl || fn == -2 {
 			continue
@@ -264,7 +266,7 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 			if k < 0 {
 				break
 			}
-			o := &l.vars[k]
+			o := l.vars.at(k)
 			if name == "" {
 				name = o.name
 			}
@@ -328,7 +330,7 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 	// over all the code of the function, out-of-line and inlined.
 	var codeOf map[FuncID][]PCRange
 	for _, p := range l.pending {
-		v := vid[p.v]
+		v := vid[p.loc.v]
 		if v < 0 {
 			continue
 		}
@@ -339,11 +341,8 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 			}
 		}
 		fn := s.Vars[v].Func
-		for _, r := range append(slices.Clone(s.Funcs[fn].Ranges), codeOf[fn]...) {
-			loc := p.loc
-			loc.Var, loc.PCStart, loc.PCEnd = p.v, r.Lo, r.Hi
-			l.locs = append(l.locs, loc)
-		}
+		l.scopeLocs(s.Funcs[fn].Ranges, p.loc)
+		l.scopeLocs(codeOf[fn], p.loc)
 	}
 
 	// Order Vars (globals first, then by function, file, line, name) and
@@ -360,21 +359,36 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 		vars[n] = s.Vars[old]
 	}
 	s.Vars = vars
-	locs := l.locs[:0]
-	for _, loc := range l.locs {
-		v := vid[loc.Var]
-		if v < 0 {
-			continue
+	n := 0
+	for _, ch := range l.locs.chunks {
+		for i := range ch {
+			if vid[ch[i].v] >= 0 {
+				n++
+			}
 		}
-		v = newV[v]
-		loc.Var = v
-		loc.Size = s.Vars[v].Size
-		loc.BasicTypePtr = s.Vars[v].PointeeKind != 0
-		locs = append(locs, loc)
 	}
+	locs := make([]Loc, 0, n)
+	for _, ch := range l.locs.chunks {
+		for _, r := range ch {
+			v := vid[r.v]
+			if v < 0 {
+				continue
+			}
+			v = newV[v]
+			loc := Loc{Var: v, PCStart: r.lo, PCEnd: r.hi, Kind: r.kind, Reg: r.reg,
+				Expr: l.exprList[r.expr], Size: s.Vars[v].Size, BasicTypePtr: s.Vars[v].PointeeKind != 0}
+			switch r.kind {
+			case LocAddr:
+				loc.Addr = r.val
+			case LocFrame, LocRegOff, LocConst:
+				loc.Offset = int64(r.val)
+			}
+			locs = append(locs, loc)
+		}
+	}
+	l.locs = chunked[locRec]{}
 	sortLocs(locs)
-	s.Locs = slices.Clip(locs)
-	l.locs = nil
+	s.Locs = locs
 }
 
 func compareVars(a, b *Var) int {
@@ -436,7 +450,8 @@ func (l *loader) inComponent(f int32) bool {
 // real row at that PC (an end of sequence loses to code that starts there),
 // dropping rows that repeat the previous file and line.
 func (l *loader) buildLines() {
-	rows := l.s.Lines
+	rows := l.rows.slice()
+	l.rows = chunked[LineRow]{}
 	if !slices.IsSortedFunc(rows, func(a, b LineRow) int { return cmp.Compare(a.PC, b.PC) }) {
 		slices.SortStableFunc(rows, func(a, b LineRow) int { return cmp.Compare(a.PC, b.PC) })
 	}
@@ -458,7 +473,7 @@ func (l *loader) buildLines() {
 		}
 		out = append(out, pick)
 	}
-	l.s.Lines = slices.Clip(out)
+	l.s.Lines = out
 }
 
 // funcsFromSymbols adds to funcs the code that funcs do not cover, one Func

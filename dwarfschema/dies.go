@@ -106,8 +106,19 @@ type frame struct {
 // with no code of its own): it is valid over all the code of that function,
 // known only once the walk is over.
 type pendingStatic struct {
-	v   int32 // varRec index
-	loc Loc
+	loc locRec
+}
+
+// locRec is a Loc during the walk. It holds no pointers (the GC need not
+// scan hundreds of thousands of them) and lives in fixed-size chunks (no
+// copying as the list grows); build() turns the kept ones into Locs.
+type locRec struct {
+	lo, hi uint64
+	val    uint64 // Offset (LocFrame, LocRegOff, LocConst) or Addr (LocAddr)
+	v      int32  // varRec index
+	expr   int32  // index into loader.exprList
+	reg    int16
+	kind   LocKind
 }
 
 type loader struct {
@@ -122,14 +133,16 @@ type loader struct {
 
 	subs    []subRec
 	inls    []inlRec
-	vars    []varRec
+	vars    chunked[varRec]
 	types   []typeRec
-	locs    []Loc // Var = varRec index until build()
+	locs    chunked[locRec]
+	rows    chunked[LineRow]
 	pending []pendingStatic
 
 	fileIdx     map[string]int32
 	fileCompDir []string // per Schema.Files entry: comp_dir of the unit that named it
-	exprs       map[string][]byte
+	exprs       map[string]int32
+	exprList    [][]byte
 	maxVersion  int
 }
 
@@ -138,7 +151,7 @@ func newLoader(s *Schema, opt Options, w *dwarfFile) *loader {
 		s: s, opt: opt, w: w, d: w.d,
 		addrSec: parseAddr(w.addr),
 		fileIdx: map[string]int32{},
-		exprs:   map[string][]byte{},
+		exprs:   map[string]int32{},
 	}
 }
 
@@ -213,16 +226,18 @@ func (l *loader) intern(name, compDir string) int32 {
 	return i
 }
 
-// expr returns a shared copy of a DWARF expression: the few distinct
-// expressions of a program are stored once, and the Schema keeps no
-// reference to the section data.
-func (l *loader) expr(b []byte) []byte {
-	if e, ok := l.exprs[string(b)]; ok {
-		return e
+// expr returns the index of a shared copy of a DWARF expression: the few
+// distinct expressions of a program are stored once, and the Schema keeps
+// no reference to the section data.
+func (l *loader) expr(b []byte) int32 {
+	if i, ok := l.exprs[string(b)]; ok {
+		return i
 	}
 	e := append([]byte(nil), b...)
-	l.exprs[string(e)] = e
-	return e
+	i := int32(len(l.exprList))
+	l.exprList = append(l.exprList, e)
+	l.exprs[string(e)] = i
+	return i
 }
 
 func (l *loader) walk() error {
@@ -447,6 +462,8 @@ func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, co
 	var le dwarf.LineEntry
 	var last *dwarf.LineFile
 	lastIdx := int32(-1)
+	rows := &l.rows
+	start := rows.len() // rows of the current sequence start here
 	for {
 		if err := lr.Next(&le); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -455,7 +472,8 @@ func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, co
 			return err
 		}
 		if le.EndSequence {
-			l.s.Lines = append(l.s.Lines, LineRow{PC: le.Address, File: -1})
+			rows.add(LineRow{PC: le.Address, File: -1})
+			start = rows.len()
 			continue
 		}
 		if le.File != last {
@@ -470,7 +488,27 @@ func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, co
 			}
 			lastIdx = i
 		}
-		l.s.Lines = append(l.s.Lines, LineRow{PC: le.Address, File: lastIdx, Line: int32(le.Line)})
+		row := LineRow{PC: le.Address, File: lastIdx, Line: int32(le.Line)}
+		// Within a sequence addresses only grow: a row at the PC of the
+		// previous one replaces it, and a row repeating the previous
+		// file and line adds nothing (most rows of -O2 code are one or
+		// the other; keeping them would multiply the table).
+		if n := rows.len(); n > start {
+			p := rows.at(n - 1)
+			if p.PC == row.PC {
+				*p = row
+				if n-1 > start {
+					if q := rows.at(n - 2); q.File == row.File && q.Line == row.Line {
+						rows.pop()
+					}
+				}
+				continue
+			}
+			if p.File == row.File && p.Line == row.Line {
+				continue
+			}
+		}
+		rows.add(row)
 	}
 }
 
@@ -531,7 +569,7 @@ func (l *loader) subprogram(e *dwarf.Entry, cu int32, parent *frame) subRec {
 	if !sr.decl {
 		sr.ranges = l.ranges(e)
 		if fb, ok := e.Val(dwarf.AttrFrameBase).([]byte); ok {
-			sr.frameBase = l.expr(fb)
+			sr.frameBase = l.exprList[l.expr(fb)]
 		}
 	}
 	return sr
@@ -575,7 +613,7 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 	}
 	vr.typ, vr.hasType = e.Val(dwarf.AttrType).(dwarf.Offset)
 	vr.decl, _ = e.Val(dwarf.AttrDeclaration).(bool)
-	idx := int32(len(l.vars))
+	idx := int32(l.vars.len())
 
 	if lf := e.AttrField(dwarf.AttrLocation); lf != nil && !vr.decl {
 		switch lf.Class {
@@ -585,19 +623,19 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 				break
 			}
 			loc := l.classify(b, &l.cus[cu])
+			loc.v = idx
 			switch {
 			case parent.container == noContainer:
 				// A global: its address holds over the whole object.
-				loc.Var, loc.PCStart, loc.PCEnd = idx, 0, ^uint64(0)
-				l.locs = append(l.locs, loc)
+				loc.lo, loc.hi = 0, ^uint64(0)
+				l.locs.add(loc)
 			case parent.scope == nil:
 				// In an abstract function: valid wherever its code is.
-				vr.static = loc.Kind == LocAddr
-				loc.Var = idx
-				l.pending = append(l.pending, pendingStatic{idx, loc})
+				vr.static = loc.kind == LocAddr
+				l.pending = append(l.pending, pendingStatic{loc})
 			default:
-				vr.static = loc.Kind == LocAddr
-				l.scopeLocs(idx, parent.scope, loc)
+				vr.static = loc.kind == LocAddr
+				l.scopeLocs(parent.scope, loc)
 			}
 		case dwarf.ClassLocListPtr, dwarf.ClassLocList:
 			off, _ := lf.Val.(int64)
@@ -609,27 +647,26 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 			}
 		}
 	} else if cf := e.AttrField(dwarf.AttrConstValue); cf != nil && parent.scope != nil && parent.container != noContainer {
-		var loc Loc
+		loc := locRec{v: idx}
 		switch v := cf.Val.(type) {
 		case int64:
-			loc = Loc{Kind: LocConst, Offset: v, Expr: l.expr(constExpr(v))}
+			loc.kind, loc.val, loc.expr = LocConst, uint64(v), l.expr(constExpr(v))
 		case []byte:
-			loc = Loc{Kind: LocExpr, Expr: l.expr(implicitValue(v))}
+			loc.kind, loc.expr = LocExpr, l.expr(implicitValue(v))
 		}
-		if loc.Kind != 0 {
-			l.scopeLocs(idx, parent.scope, loc)
+		if loc.kind != 0 {
+			l.scopeLocs(parent.scope, loc)
 		}
 	}
-	l.vars = append(l.vars, vr)
+	l.vars.add(vr)
 	return nil
 }
 
-// scopeLocs adds loc for variable v over every range of a scope.
-func (l *loader) scopeLocs(v int32, scope []PCRange, loc Loc) {
-	loc.Var = v
+// scopeLocs adds loc over every range of a scope.
+func (l *loader) scopeLocs(scope []PCRange, loc locRec) {
 	for _, r := range scope {
-		loc.PCStart, loc.PCEnd = r.Lo, r.Hi
-		l.locs = append(l.locs, loc)
+		loc.lo, loc.hi = r.Lo, r.Hi
+		l.locs.add(loc)
 	}
 }
 

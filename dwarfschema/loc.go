@@ -21,43 +21,43 @@ const (
 // the common single-operation shapes get their own kinds so the sampler
 // need not run an evaluator for them; everything else is LocExpr. Expr is
 // always kept.
-func (l *loader) classify(b []byte, cu *cuInfo) Loc {
-	loc := Loc{Kind: LocExpr, Expr: l.expr(b)}
+func (l *loader) classify(b []byte, cu *cuInfo) locRec {
+	loc := locRec{kind: LocExpr, expr: l.expr(b)}
 	o := op.Opcode(b[0])
 	switch {
 	case o >= op.DW_OP_reg0 && o <= op.DW_OP_reg31 && len(b) == 1:
-		loc.Kind, loc.Reg = LocReg, int16(o-op.DW_OP_reg0)
+		loc.kind, loc.reg = LocReg, int16(o-op.DW_OP_reg0)
 	case o == op.DW_OP_regx:
 		if r, n, ok := uleb(b, 1); ok && n == len(b) && r < 1<<15 {
-			loc.Kind, loc.Reg = LocReg, int16(r)
+			loc.kind, loc.reg = LocReg, int16(r)
 		}
 	case o == op.DW_OP_fbreg:
 		if v, n, ok := sleb(b, 1); ok && n == len(b) {
-			loc.Kind, loc.Offset = LocFrame, v
+			loc.kind, loc.val = LocFrame, uint64(v)
 		}
 	case o >= op.DW_OP_breg0 && o <= op.DW_OP_breg31:
 		if v, n, ok := sleb(b, 1); ok && n == len(b) {
-			loc.Kind, loc.Reg, loc.Offset = LocRegOff, int16(o-op.DW_OP_breg0), v
+			loc.kind, loc.reg, loc.val = LocRegOff, int16(o-op.DW_OP_breg0), uint64(v)
 		}
 	case o == op.DW_OP_bregx:
 		if r, n, ok := uleb(b, 1); ok && r < 1<<15 {
 			if v, n2, ok := sleb(b, n); ok && n2 == len(b) {
-				loc.Kind, loc.Reg, loc.Offset = LocRegOff, int16(r), v
+				loc.kind, loc.reg, loc.val = LocRegOff, int16(r), uint64(v)
 			}
 		}
 	case o == op.DW_OP_addr:
 		if len(b) == 9 {
-			loc.Kind, loc.Addr = LocAddr, binary.LittleEndian.Uint64(b[1:])
+			loc.kind, loc.val = LocAddr, binary.LittleEndian.Uint64(b[1:])
 		}
 	case o == opAddrx || o == opGNUAddrIndex:
 		if i, n, ok := uleb(b, 1); ok && n == len(b) {
 			if a, ok := debugAddr(cu, l.w.addr, i); ok {
-				loc.Kind, loc.Addr = LocAddr, a
+				loc.kind, loc.val = LocAddr, a
 			}
 		}
 	default:
 		if v, n, ok := constant(b); ok && n == len(b)-1 && b[n] == opStackValue {
-			loc.Kind, loc.Offset = LocConst, v
+			loc.kind, loc.val = LocConst, uint64(v)
 		}
 	}
 	return loc
@@ -375,14 +375,11 @@ func (l *loader) listEntry(v int32, ci *cuInfo, lo, hi uint64, expr []byte) {
 	if len(expr) == 0 || lo >= hi || lo == 0 {
 		return
 	}
-	if n := len(l.locs); n > 0 {
-		p := &l.locs[n-1]
-		if p.Var == v && p.PCEnd == lo && bytes.Equal(p.Expr, expr) {
-			p.PCEnd = hi
-			return
-		}
+	if p := l.locs.last(); p != nil && p.v == v && p.hi == lo && bytes.Equal(l.exprList[p.expr], expr) {
+		p.hi = hi
+		return
 	}
 	loc := l.classify(expr, ci)
-	loc.Var, loc.PCStart, loc.PCEnd = v, lo, hi
-	l.locs = append(l.locs, loc)
+	loc.v, loc.lo, loc.hi = v, lo, hi
+	l.locs.add(loc)
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# make demo: vprof's main job on a bundled test program.
+#
+# recovery_budget reproduces MariaDB MDEV-21826: crash recovery whose memory
+# budget is computed as zero, so it re-reads the same log segment over and
+# over. A plain profiler blames the checksum and page-apply functions; vprof
+# compares a normal and a slow run and ranks the function whose values went
+# wrong.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VPROF=${VPROF:-bin/vprof}
+PROG=${PROG:-recovery_budget}
+BIN=testprogs/bin/$PROG
+OUT=${OUT:-out/demo}
+mkdir -p "$OUT"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "1. Schema: the variables vprof will sample in $BIN (functions matching recv_)"
+"$VPROF" schema --func '^recv_' "$BIN"
+
+if "$VPROF" record --help >/dev/null 2>&1; then
+  step "2. Record a normal and a slow (buggy) run"
+  "$VPROF" record -o "$OUT/normal.data" -- "$BIN" normal
+  "$VPROF" record -o "$OUT/buggy.data" -- "$BIN" buggy
+  "$VPROF" info "$OUT/buggy.data"
+fi
+
+if "$VPROF" report --help >/dev/null 2>&1 && [ -f "$OUT/buggy.data" ]; then
+  step "3. What a plain profiler says (self time in the slow run)"
+  "$VPROF" flat "$OUT/buggy.data" | head -15
+  step "4. vprof's ranked root-cause table"
+  "$VPROF" report --top 10 "$OUT/normal.data" "$OUT/buggy.data"
+fi
+
+if "$VPROF" timeline --help >/dev/null 2>&1 && [ -f "$OUT/buggy.data" ]; then
+  step "5. Timelines of both runs, side by side"
+  "$VPROF" timeline --compare "$OUT/normal.data" --report -o "$OUT/timeline.html" "$OUT/buggy.data"
+  echo "open $OUT/timeline.html in a browser"
+fi

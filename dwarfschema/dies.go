@@ -638,11 +638,17 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 				l.scopeLocs(parent.scope, loc)
 			}
 		case dwarf.ClassLocListPtr, dwarf.ClassLocList:
-			off, _ := lf.Val.(int64)
+			var off uint64
+			switch v := lf.Val.(type) {
+			case int64: // DW_FORM_sec_offset
+				off = uint64(v)
+			case uint64: // DW_FORM_loclistx: debug/dwarf leaves the index as is
+				off = v
+			}
 			if parent.container == noContainer {
 				break // a global with a location list: not a fixed place
 			}
-			if err := l.locList(idx, cu, lf.Class == dwarf.ClassLocList, uint64(off)); err != nil {
+			if err := l.locList(idx, cu, lf.Class == dwarf.ClassLocList, off); err != nil {
 				return fmt.Errorf("variable %q (DIE %#x): %v", vr.name, e.Offset, err)
 			}
 		}

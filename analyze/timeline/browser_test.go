@@ -89,8 +89,18 @@ func openPage(t testing.TB, path string) *page {
 	defer tcancel()
 	start := time.Now()
 	err = chromedp.Do(tctx, chromedp.Navigate("file://"+abs))
-	if err == nil {
-		_, err = chromedp.Run(tctx, chromedp.Poll[bool]("window.vprof && window.vprof.ready"))
+	// The page's execution context can be replaced right after the
+	// navigation returns, so poll with fresh evaluations.
+	for err == nil {
+		ready, e := chromedp.Run(tctx, chromedp.Evaluate[bool]("!!(window.vprof && window.vprof.ready)"))
+		if e == nil && ready {
+			break
+		}
+		if tctx.Err() != nil {
+			err = fmt.Errorf("page not ready: %v (last: %v)", tctx.Err(), e)
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if err != nil {
 		t.Fatalf("loading %s: %v; console: %v", path, err, p.errors())

@@ -92,6 +92,17 @@
   order.sort(function (a, b) { return appear[b] * nthreads[b] - appear[a] * nthreads[a] || a - b; });
   var colour = new Array(funcs.length).fill(GREY);
   order.slice(0, PALETTE.length).forEach(function (f, i) { colour[f] = PALETTE[i]; });
+  // One value scale per variable across threads and runs, so tracks
+  // compare.
+  var trackRange = {};
+  runs.forEach(function (r) {
+    r.threads.forEach(function (t) {
+      t.tracks.forEach(function (tk) {
+        var g = trackRange[tk.name] || (trackRange[tk.name] = { lo: Infinity, hi: -Infinity });
+        tk.v.forEach(function (v) { g.lo = Math.min(g.lo, v); g.hi = Math.max(g.hi, v); });
+      });
+    });
+  });
   var marks = new Map();
   (D.marks || []).forEach(function (m) { marks.set(m.f, m); });
 
@@ -389,10 +400,9 @@
       var y0 = row.callH + k * TRACKH, h = TRACKH - 6;
       ctx.fillStyle = '#fbfbff';
       ctx.fillRect(0, y0, w, TRACKH - 2);
-      var lo = Infinity, hi = -Infinity;
-      tk.v.forEach(function (v) { lo = Math.min(lo, v); hi = Math.max(hi, v); });
+      var lo = trackRange[tk.name].lo, hi = trackRange[tk.name].hi;
       if (!(hi >= lo)) return;
-      var yv = function (v) { return y0 + 3 + (hi > lo ? (1 - (v - lo) / (hi - lo)) * h : h / 2); };
+      var yv = function (v) { return y0 + 13 + (hi > lo ? (1 - (v - lo) / (hi - lo)) * (h - 10) : (h - 10) / 2); };
       ctx.strokeStyle = '#6a3d9a';
       ctx.lineWidth = 1.25;
       ctx.beginPath();

@@ -31,8 +31,8 @@ type Profile struct {
 // ProfileOptions tunes ReadProfile.
 type ProfileOptions struct {
 	// KeepValue selects the variables whose value samples are kept; nil
-	// keeps none.
-	KeepValue func(obj uint16, v dwarfschema.VarID) bool
+	// keeps none. It is asked once per variable.
+	KeepValue func(o *proffile.Object, v dwarfschema.VarID) bool
 }
 
 // ReadProfile turns a vprof profile's samples into calls (method.md §9):
@@ -68,6 +68,7 @@ type profReader struct {
 	interval int64
 	frames   []openFrame
 	cache    map[pcKey]int32 // resolved frame names
+	kept     map[[2]int64]bool
 }
 
 type pcKey struct {
@@ -83,6 +84,7 @@ func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *
 		idx:      map[uint16]*pcindex.Index{},
 		interval: h.IntervalNS,
 		cache:    map[pcKey]int32{},
+		kept:     map[[2]int64]bool{},
 	}
 	if p.interval <= 0 {
 		p.interval = 1_000_000
@@ -122,7 +124,7 @@ func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *
 				p.sample(pt, v.PID, s, t)
 				if opt.KeepValue != nil {
 					for _, val := range s.Values {
-						if opt.KeepValue(val.Obj, val.Var) {
+						if p.keep(opt.KeepValue, val.Obj, val.Var) {
 							th := &pt.ts.th
 							prof.Values[th] = append(prof.Values[th], ValueSample{t, val.Obj, val.Var, val.Bits})
 						}
@@ -156,6 +158,18 @@ func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *
 		}
 	}
 	return tr, prof, nil
+}
+
+// keep asks keep once per variable.
+func (p *profReader) keep(keep func(*proffile.Object, dwarfschema.VarID) bool, obj uint16, v dwarfschema.VarID) bool {
+	k := [2]int64{int64(obj), int64(v)}
+	if b, ok := p.kept[k]; ok {
+		return b
+	}
+	o := p.objs[obj]
+	b := o != nil && o.Schema != nil && int(v) < len(o.Schema.Vars) && v >= 0 && keep(o, v)
+	p.kept[k] = b
+	return b
 }
 
 // sample adds one sample of a thread at time t.

@@ -58,7 +58,7 @@ func TestReadProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	tr, prof, err := ReadProfile(path, ProfileOptions{KeepValue: func(obj uint16, v dwarfschema.VarID) bool { return v == 0 }})
+	tr, prof, err := ReadProfile(path, ProfileOptions{KeepValue: func(o *proffile.Object, v dwarfschema.VarID) bool { return o.Schema.Vars[v].Name == "n" }})
 	if err != nil {
 		t.Fatal(err)
 	}

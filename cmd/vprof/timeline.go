@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/vprof/vprof/analyze"
 	"github.com/vprof/vprof/analyze/regtime"
 	"github.com/vprof/vprof/analyze/timeline"
 	"github.com/vprof/vprof/analyze/trace"
@@ -38,8 +39,14 @@ thesis is CDT 1, CGT 0.1, TTFT 13 with functions of at most 1% cumulative
 time dropped first; --preset later is 0.5, 0.1, 2 without that filter.
 Threads with fewer than 325 calls are not compressed.
 
+With --report (vprof profiles, --compare NORMAL), the top functions of
+'vprof report' are marked (red corner, #rank in the legend, the report's
+reason in the tooltip) and each thread gets value tracks: the sampled
+values over time of the most anomalous variables (the v* of the top
+functions first).
+
 Examples:
-  vprof timeline -o slow.html buggy.vprof --compare normal.vprof
+  vprof timeline -o slow.html buggy.vprof --compare normal.vprof --report
   vprof timeline --stats trace.json
   llvm-xray convert --symbolize --instr_map=./app --output-format=trace_event xray-log.app.* > app.json
   vprof timeline -o app.html app.json
@@ -79,6 +86,9 @@ func runTimeline(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&ttft, "ttft", "TotalTimeFractionThresh, `percent` of a thread's span (overrides the preset)")
 	fs.Var(&filter, "filter", "drop functions with at most this cumulative `percent` of a thread's span (0: none; overrides the preset)")
 	minCalls := fs.Int("min-calls", -1, "leave threads with fewer `calls` uncompressed (default 325)")
+	report := fs.Bool("report", false, "mark `vprof report`'s top functions and add value tracks of the most anomalous variables (needs --compare NORMAL; vprof profiles)")
+	top := fs.Int("top", 10, "with --report: how many top `functions` to mark")
+	nvars := fs.Int("vars", 3, "with --report: how many anomalous `variables` to track")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -106,17 +116,40 @@ func runTimeline(args []string, stdout, stderr io.Writer) error {
 		return usageErr("unknown --input-format %q (want vprof, dinamite, nonsequitur or chrome)", *format)
 	}
 
+	var res *analyze.Result
+	var vars []timeline.VarRef
+	if *report {
+		if *compare == "" {
+			return usageErr("--report compares runs: give --compare NORMAL")
+		}
+		for _, in := range []string{*compare, fs.Arg(0)} {
+			if f, err := inputFormat(in, *format); err != nil {
+				return err
+			} else if f != "vprof" {
+				return usageErr("--report needs vprof profiles; %s is %s", in, f)
+			}
+		}
+		res, err = analyze.Analyze([]string{*compare}, []string{fs.Arg(0)}, analyze.DefaultOptions(), nil)
+		if err != nil {
+			return err
+		}
+		vars = timeline.AnomalousVars(res, *nvars)
+	}
+
 	page := &timeline.Page{Params: p, Preset: *preset}
+	if res != nil {
+		page.Marks = timeline.ReportMarks(res, *top)
+	}
 	if set(fs, "cdt") || set(fs, "cgt") || set(fs, "ttft") || set(fs, "filter") || set(fs, "min-calls") {
 		page.Preset += " with overrides"
 	}
-	buggy, err := loadRun(fs.Arg(0), *format, p)
+	buggy, err := loadRun(fs.Arg(0), *format, p, vars)
 	if err != nil {
 		return err
 	}
 	page.Title = "vprof timeline: " + filepath.Base(fs.Arg(0))
 	if *compare != "" {
-		normal, err := loadRun(*compare, *format, p)
+		normal, err := loadRun(*compare, *format, p, vars)
 		if err != nil {
 			return err
 		}
@@ -166,18 +199,23 @@ func set(fs *flag.FlagSet, name string) bool {
 	return found
 }
 
-// loadRun reads and compresses one input.
-func loadRun(path, format string, p regtime.Params) (*timeline.Run, error) {
-	if format == "" {
-		var err error
-		if format, err = trace.Detect(path); err != nil {
-			return nil, err
-		}
+func inputFormat(path, format string) (string, error) {
+	if format != "" {
+		return format, nil
+	}
+	return trace.Detect(path)
+}
+
+// loadRun reads and compresses one input, with value tracks of vars.
+func loadRun(path, format string, p regtime.Params, vars []timeline.VarRef) (*timeline.Run, error) {
+	format, err := inputFormat(path, format)
+	if err != nil {
+		return nil, err
 	}
 	var tr *trace.Trace
-	var err error
+	var tracks map[*trace.Thread][]timeline.Track
 	if format == "vprof" {
-		tr, _, err = trace.ReadProfile(path, trace.ProfileOptions{})
+		tr, tracks, err = timeline.ReadProfileWithTracks(path, vars)
 	} else {
 		tr, err = trace.Open(path, format)
 	}
@@ -187,7 +225,7 @@ func loadRun(path, format string, p regtime.Params) (*timeline.Run, error) {
 	if len(tr.Threads) == 0 {
 		return nil, fmt.Errorf("%s: no calls in the input", path)
 	}
-	return &timeline.Run{Label: filepath.Base(path), Trace: tr, Summaries: regtime.All(tr, p)}, nil
+	return &timeline.Run{Label: filepath.Base(path), Trace: tr, Summaries: regtime.All(tr, p), Tracks: tracks}, nil
 }
 
 func writePage(path string, page *timeline.Page) error {

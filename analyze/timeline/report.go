@@ -1,0 +1,165 @@
+package timeline
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/vprof/vprof/analyze"
+	"github.com/vprof/vprof/analyze/trace"
+	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// ReportMarks turns the analyzer's top functions into marks.
+func ReportMarks(res *analyze.Result, top int) []Mark {
+	var out []Mark
+	for i := range res.Functions {
+		f := &res.Functions[i]
+		if f.Rank > top {
+			break
+		}
+		note := fmt.Sprintf("calibrated cost %.3g s (raw %.3g s), r = %.2f", f.Calibrated, f.Raw, f.Discount)
+		if f.Variable != "" {
+			note += ", v* = " + f.Variable
+			if f.Dimension != "" {
+				note += " (" + f.Dimension + ")"
+			}
+		}
+		if f.Pattern != "" {
+			note += ", " + f.Pattern
+		}
+		out = append(out, Mark{Func: f.Name, Rank: f.Rank, Note: note})
+	}
+	return out
+}
+
+// VarRef names a variable as the analyzer reports it: its defining
+// function's display name ("" for a global) and its source name.
+type VarRef struct {
+	Function string
+	Name     string
+	Label    string // for the track
+}
+
+// AnomalousVars picks up to k variables for value tracks: the v* of the top
+// functions in rank order, then the variables whose distributions differ
+// most between the runs (smallest r).
+func AnomalousVars(res *analyze.Result, k int) []VarRef {
+	var out []VarRef
+	seen := map[[2]string]bool{}
+	add := func(v *analyze.VarVerdict) {
+		name, _, _ := strings.Cut(v.Name, "#") // "#N" tells apart same-named variables of one function
+		key := [2]string{v.Function, name}
+		if len(out) >= k || seen[key] {
+			return
+		}
+		seen[key] = true
+		where := v.Function
+		if v.Global {
+			where = "global"
+		}
+		out = append(out, VarRef{Function: v.Function, Name: name,
+			Label: fmt.Sprintf("%s (%s) r=%.2f %s", name, where, v.R, v.Dim)})
+	}
+	for i := range res.Functions {
+		f := &res.Functions[i]
+		if f.Variable == "" || f.Source != analyze.SourceVariable {
+			continue
+		}
+		for _, vi := range f.Vars {
+			if vi >= 0 && vi < len(res.Variables) && res.Variables[vi].Name == f.Variable {
+				add(&res.Variables[vi])
+				break
+			}
+		}
+	}
+	var rest []*analyze.VarVerdict
+	for i := range res.Variables {
+		v := &res.Variables[i]
+		if v.OK && v.HasDim && v.Buggy > 0 && v.R < 0.8 {
+			rest = append(rest, v)
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].R < rest[j].R })
+	for _, v := range rest {
+		add(v)
+	}
+	return out
+}
+
+// keepVars selects the value samples of vars in a profile.
+func keepVars(vars []VarRef) func(o *proffile.Object, v dwarfschema.VarID) bool {
+	want := map[[2]string]bool{}
+	for _, r := range vars {
+		want[[2]string{r.Function, r.Name}] = true
+	}
+	return func(o *proffile.Object, v dwarfschema.VarID) bool {
+		va := &o.Schema.Vars[v]
+		fn := ""
+		if va.Func >= 0 && int(va.Func) < len(o.Schema.Funcs) {
+			f := &o.Schema.Funcs[va.Func]
+			fn = f.Display
+			if fn == "" {
+				fn = f.Name
+			}
+		}
+		return want[[2]string{fn, va.Name}]
+	}
+}
+
+// ReadProfileWithTracks reads a vprof profile as calls and turns the value
+// samples of vars into tracks, one per variable and thread that sampled it.
+func ReadProfileWithTracks(path string, vars []VarRef) (*trace.Trace, map[*trace.Thread][]Track, error) {
+	tr, prof, err := trace.ReadProfile(path, trace.ProfileOptions{KeepValue: keepVars(vars)})
+	if err != nil {
+		return nil, nil, err
+	}
+	tracks := map[*trace.Thread][]Track{}
+	for th, vs := range prof.Values {
+		for _, ref := range vars {
+			var tk Track
+			tk.Name = ref.Label
+			for _, s := range vs {
+				o := prof.Objects[s.Obj]
+				va := &o.Schema.Vars[s.Var]
+				if va.Name != ref.Name || funcName(o.Schema, va.Func) != ref.Function {
+					continue
+				}
+				tk.Times = append(tk.Times, s.Time)
+				tk.Values = append(tk.Values, valueOf(va, s.Bits))
+			}
+			if len(tk.Times) > 0 {
+				tracks[th] = append(tracks[th], tk)
+			}
+		}
+	}
+	return tr, tracks, nil
+}
+
+func funcName(s *dwarfschema.Schema, f dwarfschema.FuncID) string {
+	if f < 0 || int(f) >= len(s.Funcs) {
+		return ""
+	}
+	if s.Funcs[f].Display != "" {
+		return s.Funcs[f].Display
+	}
+	return s.Funcs[f].Name
+}
+
+// valueOf reads a sampled value as a number for plotting.
+func valueOf(v *dwarfschema.Var, bits uint64) float64 {
+	switch v.Kind {
+	case dwarfschema.KindInt, dwarfschema.KindEnum:
+		return float64(int64(bits))
+	case dwarfschema.KindFloat:
+		f := math.Float64frombits(bits)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0
+		}
+		return f
+	default:
+		return float64(bits)
+	}
+}

@@ -7,7 +7,9 @@ package regtime
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/vprof/vprof/analyze/trace"
 )
@@ -126,13 +128,26 @@ func Compress(th *trace.Thread, p Params) *Summary {
 	return c.Thread(th)
 }
 
-// All compresses every thread of tr.
+// All compresses every thread of tr, threads in parallel.
 func All(tr *trace.Trace, p Params) []*Summary {
-	c := &Compressor{P: p}
 	out := make([]*Summary, len(tr.Threads))
-	for i, th := range tr.Threads {
-		out[i] = c.Thread(th)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(tr.Threads)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &Compressor{P: p}
+			for i := range next {
+				out[i] = c.Thread(tr.Threads[i])
+			}
+		}()
 	}
+	for i := range tr.Threads {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	return out
 }
 
@@ -181,6 +196,9 @@ func (c *Compressor) filter(calls []trace.Call, limit float64) []trace.Call {
 	}
 	if !drop {
 		return calls
+	}
+	if cap(c.filtered) < len(calls) {
+		c.filtered = make([]trace.Call, 0, len(calls)) // at most all calls are kept
 	}
 	out := c.filtered[:0]
 	st := c.filterStack[:0] // kept ancestors: (old index, new index) pairs

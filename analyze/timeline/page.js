@@ -3,7 +3,9 @@
 // canvas fillText), never as markup.
 (function () {
   'use strict';
+  var T0 = performance.now(), timing = {};
   var D = JSON.parse(document.getElementById('data').textContent);
+  timing.parse = performance.now() - T0;
   var funcs = D.funcs;
   var BAR = 13, MAXDEPTH = 48, TRACKH = 38, MINPX = 3, PAD = 3;
   var PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948',
@@ -22,23 +24,27 @@
   function pct(x) { return (x * 100).toPrecision(3).replace(/\.?0+$/, '') + '%'; }
 
   // Decode the flat entries: start, end, depth, func, n, then n nodes.
+  // Expression nodes stay in the flat array until an expression is drawn
+  // wide enough to show them (nodesOf), so a large page loads quickly.
+  var appear = new Array(funcs.length).fill(0), nthreads = new Array(funcs.length).fill(0);
   function decode(th) {
     var e = th.e, out = [], i = 0, maxd = 0, fs = new Set();
     while (i + 5 <= e.length) {
-      var en = { s: e[i], e: e[i + 1], d: e[i + 2], f: e[i + 3], nodes: null, maxd: 0 };
+      var en = { s: e[i], e: e[i + 1], d: e[i + 2], f: e[i + 3], expr: false, nodes: null, maxd: 0 };
       var n = e[i + 4];
       i += 5;
       if (n > 0) {
-        en.nodes = [];
-        for (var k = 0; k < n && i + 3 <= e.length; k++, i += 3) {
-          var nd = { f: e[i], d: e[i + 1], dur: e[i + 2] };
-          en.nodes.push(nd);
-          if (nd.d > en.maxd) en.maxd = nd.d;
-          fs.add(nd.f);
+        en.expr = true;
+        en.e0 = i;
+        en.nn = Math.min(n, Math.floor((e.length - i) / 3));
+        for (var k = 0; k < en.nn; k++, i += 3) {
+          if (e[i + 1] > en.maxd) en.maxd = e[i + 1];
+          fs.add(e[i]);
+          appear[e[i]]++;
         }
-        layout(en);
       } else {
         fs.add(en.f);
+        appear[en.f]++;
       }
       maxd = Math.max(maxd, en.d + en.maxd);
       out.push(en);
@@ -47,6 +53,17 @@
     th.maxDepth = maxd;
     th.funcSet = fs;
     th.tracks = th.tracks || [];
+    fs.forEach(function (f) { nthreads[f]++; });
+  }
+
+  function nodesOf(th, en) {
+    if (!en.nodes) {
+      var e = th.e;
+      en.nodes = [];
+      for (var k = 0, i = en.e0; k < en.nn; k++, i += 3) en.nodes.push({ f: e[i], d: e[i + 1], dur: e[i + 2] });
+      layout(en);
+    }
+    return en.nodes;
   }
 
   // Icicle layout of an expression's merged callstacks: top-level
@@ -78,15 +95,6 @@
   });
 
   // Legend prominence: appearances in the summaries x threads calling.
-  var appear = new Array(funcs.length).fill(0), nthreads = new Array(funcs.length).fill(0);
-  runs.forEach(function (r) {
-    r.threads.forEach(function (t) {
-      t.entries.forEach(function (en) {
-        if (en.nodes) en.nodes.forEach(function (n) { appear[n.f]++; }); else appear[en.f]++;
-      });
-      t.funcSet.forEach(function (f) { nthreads[f]++; });
-    });
-  });
   var order = [];
   for (var f = 0; f < funcs.length; f++) if (appear[f] > 0) order.push(f);
   order.sort(function (a, b) { return appear[b] * nthreads[b] - appear[a] * nthreads[a] || a - b; });
@@ -118,12 +126,15 @@
       };
       return;
     }
-    var pts = [0, r.span];
+    var np = 2;
+    r.threads.forEach(function (t) { if (t.shown) np += 2 * t.entries.length; });
+    var pts = new Float64Array(np), k = 0;
+    pts[k++] = 0; pts[k++] = r.span;
     r.threads.forEach(function (t) {
       if (!t.shown) return;
-      t.entries.forEach(function (en) { pts.push(en.s, en.e); });
+      t.entries.forEach(function (en) { pts[k++] = en.s; pts[k++] = en.e; });
     });
-    pts.sort(function (a, b) { return a - b; });
+    pts.sort(); // typed arrays sort numerically
     var b = [pts[0]];
     for (var i = 1; i < pts.length; i++) if (pts[i] !== b[b.length - 1]) b.push(pts[i]);
     if (b.length < 2) b.push(b[0] + 1);
@@ -289,11 +300,14 @@
   }
 
   function relayout() {
+    var t0 = performance.now();
     var w = 0;
     rows.forEach(function (row) { if (row.th.shown) w = Math.max(w, row.cv.clientWidth); });
     if (!w) w = main.clientWidth / runs.length;
     runs.forEach(function (r) { buildAxis(r, w); });
+    timing.axis = performance.now() - t0;
     drawAll();
+    timing.draw = performance.now() - t0 - timing.axis;
   }
 
   function sizeCanvas(cv, h) {
@@ -378,19 +392,21 @@
       var x0 = X(r, en.s, w), x1 = X(r, en.e, w);
       if (x1 < -2 || x0 > w + 2 || en.d >= row.depthRows) return;
       var gw = Math.max(x1 - x0, 1);
-      if (!en.nodes) {
+      if (!en.expr) {
         glyph(en.f, x0, yOf(en.d), gw, { x: x0, y: yOf(en.d), w: gw, h: BAR, en: en });
         return;
       }
       var top = Math.min(en.d + en.maxd, row.depthRows - 1);
       var by = yOf(top), bh = (top - en.d + 1) * BAR;
       hits.push({ x: x0, y: by, w: gw, h: bh, en: en, box: true });
-      en.nodes.forEach(function (n) {
-        var d = en.d + n.d;
-        if (d >= row.depthRows || n.fw <= 0) return;
-        var nx = x0 + n.fx * gw, nw = Math.max(n.fw * gw, 0.5);
-        glyph(n.f, nx, yOf(d), nw, { x: nx, y: yOf(d), w: nw, h: BAR, en: en, node: n });
-      });
+      if (gw >= 3) {
+        nodesOf(t, en).forEach(function (n) {
+          var d = en.d + n.d;
+          if (d >= row.depthRows || n.fw * gw < 0.25) return;
+          var nx = x0 + n.fx * gw, nw = Math.max(n.fw * gw, 0.5);
+          glyph(n.f, nx, yOf(d), nw, { x: nx, y: yOf(d), w: nw, h: BAR, en: en, node: n });
+        });
+      }
       ctx.strokeStyle = '#000';
       ctx.lineWidth = 1.5;
       ctx.strokeRect(x0 + 0.75, by + 0.25, Math.max(gw - 1.5, 0.5), bh - 1);
@@ -444,11 +460,11 @@
     var en = h.en, s;
     if (h.node) {
       s = funcs[h.node.f] + '\ncumulative duration ' + fmtDur(h.node.dur) + ' in this RegTime expression\n' +
-        'expression ' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + en.nodes.length + ' merged callstacks)';
+        'expression ' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + en.nn + ' merged callstacks)';
       if (marks.has(h.node.f)) s += '\nreport #' + marks.get(h.node.f).rank + ': ' + marks.get(h.node.f).note;
       return s;
     }
-    if (h.box) return 'RegTime expression\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + fmtDur(en.e - en.s) + ', ' + en.nodes.length + ' merged callstacks)';
+    if (h.box) return 'RegTime expression\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + fmtDur(en.e - en.s) + ', ' + en.nn + ' merged callstacks)';
     s = funcs[en.f] + '\nduration ' + fmtDur(en.e - en.s) + '\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e);
     if (marks.has(en.f)) s += '\nreport #' + marks.get(en.f).rank + ': ' + marks.get(en.f).note;
     return s;
@@ -518,11 +534,14 @@
   var rt = 0;
   window.addEventListener('resize', function () { clearTimeout(rt); rt = setTimeout(relayout, 80); });
 
+  timing.decode = performance.now() - T0 - timing.parse;
   refresh();
+  timing.total = performance.now() - T0;
 
   // A small API for tests and for the curious, from the console.
   window.vprof = {
     state: state,
+    timing: timing,
     rows: rows,
     funcs: funcs,
     visibleRows: function () { return rows.filter(function (r) { return r.th.shown; }).length; },

@@ -60,7 +60,8 @@ func openPage(t testing.TB, path string) *page {
 	exe := chromiumPath(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Headless,
-		chromedp.Flag("disable-gpu", true), chromedp.WindowSize(1400, 900))
+		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1400, 900))
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); acancel() })

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// writeRun writes a profile of a small program: main calls busy (costly,
+// normal in both runs, a counter i) and scan (a loop over n items). In the
+// buggy run scan's n is ten times larger and scan runs longer.
+func writeRun(t *testing.T, path string, buggy bool, seed int, buildID string) {
+	t.Helper()
+	r := func(lo, hi uint64) []dwarfschema.PCRange { return []dwarfschema.PCRange{{Lo: lo, Hi: hi}} }
+	s := &dwarfschema.Schema{
+		Path: "/bin/app", BuildID: buildID, Type: "exec", HasDWARF: true, Files: []string{"/src/app.c"},
+		Funcs: []dwarfschema.Func{
+			{Name: "main", File: 0, Line: 5, Ranges: r(0x1000, 0x1100)},
+			{Name: "busy", File: 0, Line: 20, Ranges: r(0x1100, 0x1200), Blocks: []uint64{0x1100}},
+			{Name: "scan", File: 0, Line: 40, Ranges: r(0x1200, 0x1300), Blocks: []uint64{0x1200, 0x1240}},
+			{Name: "_ZN3app5Store4findEv", Display: "app::Store::find()", File: 0, Line: 60, Ranges: r(0x1300, 0x1400)},
+		},
+		Vars: []dwarfschema.Var{
+			{Name: "i", Func: 1, Type: "int", Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop},
+			{Name: "n", Func: 2, Type: "int", Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop},
+		},
+		Lines: []dwarfschema.LineRow{{PC: 0x1000, Line: 5}, {PC: 0x1100, Line: 21}, {PC: 0x1200, Line: 41}, {PC: 0x1240, Line: 44}, {PC: 0x1300, Line: 61}},
+	}
+	w, err := proffile.Create(path, proffile.Header{Target: "/bin/app", PID: 7, IntervalNS: 1e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddObject(&proffile.Object{ID: 0, Path: "/bin/app", BuildID: buildID, Program: true, Schema: s})
+	w.AddMapping(proffile.Mapping{PID: 7, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
+	tick := uint64(0)
+	add := func(pc uint64, vals ...proffile.Value) {
+		tick++
+		err := w.AddSample(7, 7, &proffile.Sample{Tick: tick, WeightNS: 1e6, Stack: []uint64{0x400000 + pc, 0x401010}, Values: vals})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	scan := 60
+	if buggy {
+		scan = 300
+	}
+	for k := range 400 {
+		add(0x1110, proffile.Value{Var: 0, Bits: uint64((k*7 + seed) % 50)})
+	}
+	for k := range scan {
+		n := uint64(10 + (k+seed)%5)
+		pc := uint64(0x1210)
+		if buggy {
+			n *= 10
+			pc = 0x1250
+		}
+		add(pc, proffile.Value{Var: 1, Bits: n})
+	}
+	for range 30 {
+		add(0x1310)
+	}
+	if err := w.Close(proffile.Trailer{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	writeRun(t, p("n1"), false, 0, "aa")
+	writeRun(t, p("n2"), false, 1, "aa")
+	writeRun(t, p("b1"), true, 0, "aa")
+	writeRun(t, p("b2"), true, 2, "aa")
+	writeRun(t, p("b3"), true, 3, "bb") // another build
+	os.WriteFile(p("junk"), []byte("hello"), 0o644)
+
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{"table", []string{"report", p("n1"), p("b1")}, 0, []string{"scan", "n (delta)", "scalability", "app.c:44 bb1", "app::Store::find()"}, ""},
+		{"lists", []string{"report", "--normal", p("n1") + "," + p("n2"), "--buggy", p("b1") + "," + p("b2"), "--top", "1"}, 0, []string{"│    1 │ scan"}, ""},
+		{"markdown", []string{"report", "--format", "markdown", p("n1"), p("b1")}, 0, []string{"| rank |", "|    1 | scan"}, ""},
+		{"csv", []string{"report", "--format", "csv", p("n1"), p("b1")}, 0, []string{"rank,function,calibrated_cost_s", "\n1,scan,"}, ""},
+		{"explain", []string{"report", "--explain", "scan", p("n1"), p("b1")}, 0, []string{"scan: rank 1", "AD statistic", "<- r(f)", "pattern: scalability"}, ""},
+		{"explain json", []string{"report", "--explain", "busy", "--format", "json", p("n1"), p("b1")}, 0, []string{`"function": "busy"`, `"hellinger"`}, ""},
+		{"explain unknown", []string{"report", "--explain", "sca", p("n1"), p("b1")}, 2, nil, `did you mean scan`},
+		{"other build", []string{"report", "--normal", p("n1"), "--buggy", p("b3")}, 0, []string{"scan"}, "different builds"},
+		{"help", []string{"report", "--help"}, 0, []string{"Examples:", "--explain"}, ""},
+		{"no args", []string{"report"}, 1, nil, "need a normal and a buggy profile"},
+		{"one list", []string{"report", "--normal", p("n1"), p("b1")}, 1, nil, "give both --normal and --buggy"},
+		{"bad format", []string{"report", "--format", "xml", p("n1"), p("b1")}, 1, nil, `--format "xml"`},
+		{"bad discount", []string{"report", "--default-discount", "2", p("n1"), p("b1")}, 1, nil, "--default-discount"},
+		{"missing file", []string{"report", p("n1"), p("nope")}, 2, nil, "no such file"},
+		{"foreign file", []string{"report", p("n1"), p("junk")}, 2, nil, "not a vprof profile"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var so, se bytes.Buffer
+			code := mainStatus(tt.args, &so, &se)
+			ok := code == tt.code && strings.Contains(se.String(), tt.stderr)
+			for _, s := range tt.stdout {
+				ok = ok && strings.Contains(so.String(), s)
+			}
+			if !ok {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, so.String(), se.String())
+			}
+		})
+	}
+}
+
+// TestReportJSONShape checks the stable JSON shape of the issue.
+func TestReportJSONShape(t *testing.T) {
+	dir := t.TempDir()
+	n, b := filepath.Join(dir, "n"), filepath.Join(dir, "b")
+	writeRun(t, n, false, 0, "aa")
+	writeRun(t, b, true, 0, "aa")
+	var so, se bytes.Buffer
+	if code := mainStatus([]string{"report", "--format", "json", n, b}, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	var raw map[string][]map[string]any
+	if err := json.Unmarshal(so.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"rank", "function", "calibrated_cost_s", "raw_cost_s", "pc_cost_s", "plain_rank", "discount",
+		"discount_source", "pattern", "variable", "dimension", "locations"}
+	slices.Sort(want)
+	rows := raw["functions"]
+	if len(rows) < 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		var keys []string
+		for k := range r {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if !reflect.DeepEqual(keys, want) {
+			t.Fatalf("keys %v, want %v", keys, want)
+		}
+	}
+	top := rows[0]
+	if top["function"] != "scan" || top["rank"] != 1.0 || top["pattern"] != "scalability" || top["variable"] != "n" ||
+		top["dimension"] != "delta" || top["discount_source"] != "variable" || top["discount"] != 0.0 {
+		t.Errorf("top row %v", top)
+	}
+	if locs, _ := top["locations"].([]any); len(locs) != 1 || locs[0] != "app.c:44" {
+		t.Errorf("locations %v", top["locations"])
+	}
+	for _, r := range rows {
+		if r["function"] == "app::Store::find()" && (r["discount_source"] != "hist" || r["dimension"] != "hist") {
+			t.Errorf("function without variables: %v", r)
+		}
+	}
+}
+
+func TestFlatCommand(t *testing.T) {
+	dir := t.TempDir()
+	b := filepath.Join(dir, "b")
+	writeRun(t, b, true, 0, "aa")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		// busy 400 ms, scan 300, find 30 of 730 ms.
+		{"table", []string{"flat", b}, 0, []string{"730 samples", "54.79 │        0.400 │  0.400 │ busy", "41.10 │        0.700 │  0.300 │ scan", "│ app::Store::find()"}, ""},
+		{"csv", []string{"flat", "--format", "csv", b}, 0, []string{"percent_time,cumulative_s,self_s,name\n54.79,0.4,0.4,busy\n41.10,0.7,0.3,scan\n"}, ""},
+		{"markdown top", []string{"flat", "--format", "markdown", "--top", "1", b}, 0, []string{"54.79 |        0.400 |"}, ""},
+		{"help", []string{"flat", "--help"}, 0, []string{"Examples:", "gprof"}, ""},
+		{"no file", []string{"flat"}, 1, nil, "need one profile"},
+		{"json not offered", []string{"flat", "--format", "json", b}, 1, nil, "--format"},
+		{"missing", []string{"flat", filepath.Join(dir, "x")}, 2, nil, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var so, se bytes.Buffer
+			code := mainStatus(tt.args, &so, &se)
+			ok := code == tt.code && strings.Contains(se.String(), tt.stderr)
+			for _, s := range tt.stdout {
+				ok = ok && strings.Contains(so.String(), s)
+			}
+			if !ok {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, so.String(), se.String())
+			}
+		})
+	}
+	var so, se bytes.Buffer
+	mainStatus([]string{"flat", "--format", "markdown", "--top", "1", b}, &so, &se)
+	if strings.Contains(so.String(), "scan") {
+		t.Errorf("--top 1 shows more: %s", so.String())
+	}
+}

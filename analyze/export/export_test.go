@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/vprof/vprof/analyze/trace"
+
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/proffile"
 )
@@ -141,5 +143,52 @@ func TestSpeedscope(t *testing.T) {
 	root, leaf := f.Shared.Frames[p.Samples[0][0]].Name, f.Shared.Frames[p.Samples[0][2]].Name
 	if root != "main" || leaf != "qsort" {
 		t.Errorf("stack order: root %q leaf %q, want main ... qsort", root, leaf)
+	}
+}
+
+func TestChromeRoundTrip(t *testing.T) {
+	path := makeProfile(t)
+	var b bytes.Buffer
+	if err := Chrome(&b, path, ChromeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		TraceEvents []struct {
+			Name string  `json:"name"`
+			Ph   string  `json:"ph"`
+			Ts   float64 `json:"ts"`
+			Dur  float64 `json:"dur"`
+			Tid  int     `json:"tid"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &f); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b.String())
+	}
+	want, _, err := trace.ReadProfile(path, trace.ProfileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, meta := 0, 0
+	for _, e := range f.TraceEvents {
+		switch e.Ph {
+		case "X":
+			x++
+			if e.Dur <= 0 {
+				t.Errorf("call %q with duration %v", e.Name, e.Dur)
+			}
+		case "M":
+			meta++
+		}
+	}
+	if x != want.Calls() || meta != len(want.Threads) || x == 0 {
+		t.Fatalf("%d X events and %d thread names; profile has %d calls on %d threads", x, meta, want.Calls(), len(want.Threads))
+	}
+	// What Perfetto and chrome://tracing read, our own importer reads too.
+	back, err := trace.ReadChrome(bytes.NewReader(b.Bytes()), "export.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Calls() != want.Calls() {
+		t.Fatalf("re-imported %d calls, exported %d", back.Calls(), want.Calls())
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 const exportHelp = `
-Usage: vprof export --format pprof|collapsed|speedscope [-o FILE] PROFILE
+Usage: vprof export --format pprof|collapsed|speedscope|chrome [-o FILE] PROFILE
 
 Writes a vprof profile in the format of a tool you already use:
 
@@ -21,6 +21,9 @@ Writes a vprof profile in the format of a tool you already use:
   collapsed   one 'root;...;leaf count' line per stack, for flamegraph.pl
               and inferno
   speedscope  speedscope's JSON format, one sampled profile per thread
+  chrome      Chrome trace-event JSON (Perfetto UI, chrome://tracing): per
+              thread, the calls rebuilt from the samples; with --report
+              NORMAL, the most anomalous variables as counter tracks
 
 Without -o the output goes to standard output (pprof refuses a terminal).
 
@@ -28,15 +31,17 @@ Examples:
   vprof export --format pprof -o cpu.pb.gz vprof.data && go tool pprof -top cpu.pb.gz
   vprof export --format collapsed vprof.data | flamegraph.pl > flame.svg
   vprof export --format speedscope -o prof.speedscope.json vprof.data
+  vprof export --format chrome --report normal.data -o slow.trace.json slow.data
 `
 
 func init() {
-	register(&command{name: "export", order: 60, summary: "write a profile as pprof, collapsed stacks or speedscope JSON", run: runExport})
+	register(&command{name: "export", order: 60, summary: "write a profile as pprof, collapsed stacks, speedscope or Chrome trace JSON", run: runExport})
 }
 
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("export", exportHelp, stdout)
-	format := fs.String("format", "", "output format: pprof, collapsed or speedscope (required)")
+	format := fs.String("format", "", "output format: pprof, collapsed, speedscope or chrome (required)")
+	report := fs.String("report", "", "chrome only: normal-run `profiles` (comma-separated) to compare with, adding counter tracks of the most anomalous variables")
 	out := fs.String("o", "", "output `file` (default: standard output)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -52,10 +57,19 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		write = export.Collapsed
 	case "speedscope":
 		write = export.Speedscope
+	case "chrome", "perfetto":
+		opt := export.ChromeOptions{}
+		if *report != "" {
+			opt.Normal = strings.Split(*report, ",")
+		}
+		write = func(w io.Writer, p string) error { return export.Chrome(w, p, opt) }
 	case "":
-		return usageErr("--format is required (pprof, collapsed or speedscope)")
+		return usageErr("--format is required (pprof, collapsed, speedscope or chrome)")
 	default:
-		return usageErr("unknown --format %q (want pprof, collapsed or speedscope)", *format)
+		return usageErr("unknown --format %q (want pprof, collapsed, speedscope or chrome)", *format)
+	}
+	if f := strings.ToLower(*format); *report != "" && f != "chrome" && f != "perfetto" {
+		return usageErr("--report applies to --format chrome only")
 	}
 	in := fs.Arg(0)
 	if *out == "" {

@@ -1,0 +1,114 @@
+package export
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/vprof/vprof/analyze"
+	"github.com/vprof/vprof/analyze/timeline"
+	"github.com/vprof/vprof/analyze/trace"
+)
+
+// ChromeOptions tunes Chrome.
+type ChromeOptions struct {
+	// Normal, if set, are profiles of normal runs: the analyzer compares
+	// them with the exported (slow) profile and the most anomalous
+	// variables become counter tracks.
+	Normal []string
+	// Counters bounds the number of variables given counter tracks.
+	Counters int
+}
+
+// Chrome writes the profile as Chrome trace-event JSON (the format of
+// chrome://tracing and the Perfetto UI): per thread, the calls rebuilt from
+// the samples (method.md §9) as complete ("X") events, thread names as
+// metadata, and with opt.Normal the sampled values of the most anomalous
+// variables as counter ("C") events.
+func Chrome(w io.Writer, path string, opt ChromeOptions) error {
+	var (
+		tr     *trace.Trace
+		tracks map[*trace.Thread][]timeline.Track
+		err    error
+	)
+	if len(opt.Normal) > 0 {
+		res, aerr := analyze.Analyze(opt.Normal, []string{path}, analyze.DefaultOptions(), nil)
+		if aerr != nil {
+			return aerr
+		}
+		n := opt.Counters
+		if n <= 0 {
+			n = 4
+		}
+		tr, tracks, err = timeline.ReadProfileWithTracks(path, timeline.AnomalousVars(res, n))
+	} else {
+		tr, _, err = trace.ReadProfile(path, trace.ProfileOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	names := make([][]byte, len(tr.Funcs)) // JSON-quoted once
+	for i, f := range tr.Funcs {
+		names[i], _ = json.Marshal(f)
+	}
+	var b []byte
+	first := true
+	emit := func() {
+		if first {
+			bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")
+			first = false
+		} else {
+			bw.WriteString(",\n")
+		}
+		bw.Write(b)
+	}
+	// Timestamps are microseconds; keep nanosecond precision as decimals.
+	us := func(b []byte, ns int64) []byte {
+		b = strconv.AppendInt(b, ns/1000, 10)
+		if r := ns % 1000; r != 0 {
+			b = append(b, '.')
+			b = append(b, fmt.Sprintf("%03d", r)...)
+		}
+		return b
+	}
+	for _, th := range tr.Threads {
+		name, _ := json.Marshal(th.Name)
+		b = fmt.Appendf(b[:0], `{"name":"thread_name","ph":"M","pid":%d,"tid":%d,"args":{"name":%s}}`, th.PID, th.TID, name)
+		emit()
+		for i := range th.Calls {
+			c := &th.Calls[i]
+			b = append(b[:0], `{"name":`...)
+			b = append(b, names[c.Func]...)
+			b = append(b, `,"ph":"X","ts":`...)
+			b = us(b, c.Start)
+			b = append(b, `,"dur":`...)
+			b = us(b, c.Dur())
+			b = fmt.Appendf(b, `,"pid":%d,"tid":%d}`, th.PID, th.TID)
+			emit()
+		}
+		for _, tk := range tracks[th] {
+			// Counters are per process in the format: name them per thread.
+			cname, _ := json.Marshal(fmt.Sprintf("%s [tid %d]", tk.Name, th.TID))
+			for i, t := range tk.Times {
+				if math.IsInf(tk.Values[i], 0) || math.IsNaN(tk.Values[i]) {
+					continue // JSON has no spelling for them
+				}
+				b = append(b[:0], `{"name":`...)
+				b = append(b, cname...)
+				b = append(b, `,"ph":"C","ts":`...)
+				b = us(b, t)
+				b = fmt.Appendf(b, `,"pid":%d,"args":{"value":%s}}`, th.PID, strconv.FormatFloat(tk.Values[i], 'g', -1, 64))
+				emit()
+			}
+		}
+	}
+	if first {
+		bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")
+	}
+	bw.WriteString("\n]}\n")
+	return bw.Flush()
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/sampler"
+)
+
+const recordHelp = `
+Usage: vprof record [flags] -- COMMAND [ARGS...]
+       vprof record [flags] -p PID
+
+Runs COMMAND (or attaches to the running process PID) and samples it: at
+every tick, for each thread that used CPU since the last one, the program
+counter, the whole call stack, and the values of the variables accessible
+in the innermost program function and its callers (globals, loop
+variables, variables read by conditions, call arguments: see 'vprof
+schema'). The program needs no rebuild; build it with -g for values (a
+binary without DWARF gives a PC-only profile). Threads and child processes
+are followed.
+
+The profile goes to vprof.data (an existing one is moved to vprof.data.old),
+streamed as recording goes, so a recorder killed half-way leaves a
+readable prefix in FILE.partial.
+
+Ending a recording:
+  - the program exits: vprof exits with its status (128+n for signal n);
+  - Ctrl-C goes to the program, as without vprof: recording goes on until
+    the program exits (a program that handles SIGINT is profiled to its end);
+  - --duration D: vprof stops recording after D, detaches, and exits with
+    the program's status when it ends on its own;
+  - SIGTERM to vprof: vprof detaches, writes the profile and exits 143; the
+    program runs on;
+  - with -p PID, Ctrl-C, SIGTERM or --duration detach cleanly: the process
+    keeps running unharmed.
+
+Examples:
+  vprof record -- ./server --port 8080
+  vprof record -o slow.vprof --duration 30s -p $(pidof server)
+  vprof record --clock wall --interval 5ms --depth 2 -- make -j4
+  vprof record --func 'lookup|#global' -o buggy.vprof -- ./cache --buggy
+`
+
+func init() {
+	register(&command{name: "record", order: 20, summary: "run or attach to a program and record a value-assisted profile", run: runRecord})
+}
+
+func runRecord(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("record", recordHelp, stdout)
+	out := fs.String("o", "vprof.data", "write the profile to `FILE`")
+	pid := fs.Int("p", 0, "attach to the running process `PID` instead of launching a command")
+	interval := fs.Duration("interval", time.Millisecond, "time between ticks (`D`: 1ms is 1000 samples per second per busy thread)")
+	depth := fs.Int("depth", 3, "read values in `N` caller program frames besides the innermost one")
+	stack := fs.Int("stack", 64, "keep `N` frames of each call stack (at most 128)")
+	clock := fs.String("clock", "cpu", "`cpu`: sample threads that used CPU since the last tick; wall: every thread at every tick, with running/blocked state")
+	duration := fs.Duration("duration", 0, "stop recording after `D` (0: when the program exits)")
+	jitter := fs.Bool("jitter", false, "jitter the ticks (exponential gaps, mean --interval) to avoid aliasing with periodic work")
+	progress := fs.Bool("progress", false, "print progress every second even when standard error is not a terminal")
+	quiet := fs.Bool("q", false, "no progress and no summary")
+	funcRe := fs.String("func", "", "sample only variables of functions matching `REGEX` ('#global' matches globals)")
+	var comps multiFlag
+	fs.Var(&comps, "component", "sample only variables defined in source files under `PATH` (repeatable)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cmdArgs := fs.Args()
+	switch {
+	case *pid != 0 && len(cmdArgs) > 0:
+		return usageErr("give either -p PID or a command after --, not both")
+	case *pid == 0 && len(cmdArgs) == 0:
+		return usageErr("nothing to record: give a command after -- or -p PID")
+	case *pid < 0:
+		return usageErr("-p %d: not a process id", *pid)
+	case *interval < 10*time.Microsecond:
+		return usageErr("--interval %v: too short (at least 10µs)", *interval)
+	case *depth < 0 || *depth > 64:
+		return usageErr("--depth %d: want 0 to 64", *depth)
+	case *stack < 1 || *stack > sampler.MaxStack:
+		return usageErr("--stack %d: want 1 to %d", *stack, sampler.MaxStack)
+	case *clock != "cpu" && *clock != "wall":
+		return usageErr("--clock %q: want cpu or wall", *clock)
+	case *duration < 0:
+		return usageErr("--duration %v: must not be negative", *duration)
+	case *out == "":
+		return usageErr("-o: empty file name")
+	}
+	cfg := sampler.Config{
+		Output:     *out,
+		Args:       cmdArgs,
+		PID:        *pid,
+		Interval:   *interval,
+		Jitter:     *jitter,
+		Clock:      proffile.Clock(*clock),
+		Depth:      *depth,
+		Stack:      *stack,
+		Components: comps,
+		Duration:   *duration,
+		Recorder:   "vprof record " + strings.Join(args, " "),
+		Warn:       func(s string) { fmt.Fprintf(stderr, "vprof record: warning: %s\n", s) },
+	}
+	if *funcRe != "" {
+		re, err := regexp.Compile(*funcRe)
+		if err != nil {
+			return usageErr("--func: %v", err)
+		}
+		cfg.FuncRegex = re
+	}
+	if !*quiet && (*progress || isTTY(stderr)) {
+		tty := isTTY(stderr)
+		cfg.Progress = func(p sampler.Progress) {
+			line := fmt.Sprintf("vprof record: %s  %d threads  %d samples  %d value samples",
+				p.Elapsed.Truncate(time.Second), p.Threads, p.Samples, p.ValueSamples)
+			if tty {
+				fmt.Fprintf(stderr, "\r\033[K%s", line)
+			} else {
+				fmt.Fprintln(stderr, line)
+			}
+		}
+	}
+	printed := false
+	summary := func(res *sampler.Result) {
+		if *quiet || printed {
+			return
+		}
+		printed = true
+		if cfg.Progress != nil && isTTY(stderr) {
+			fmt.Fprint(stderr, "\r\033[K")
+		}
+		printSummary(stderr, res)
+	}
+	cfg.OnDetached = func(res *sampler.Result) {
+		summary(res)
+		fmt.Fprintln(stderr, "vprof record: the program runs on; waiting for it to exit")
+	}
+	res, err := sampler.Record(cfg)
+	if err != nil {
+		var pe *sampler.PermissionError
+		switch {
+		case errors.As(err, &pe):
+			return err
+		case errors.Is(err, sampler.ErrNoProcess):
+			return err
+		}
+		if res != nil {
+			summary(res)
+		}
+		return err
+	}
+	summary(res)
+	if res.ExitStatus != 0 {
+		return &exitError{code: res.ExitStatus}
+	}
+	return nil
+}
+
+// isTTY reports whether w is a terminal.
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// printSummary is the end-of-recording report on standard error.
+func printSummary(w io.Writer, res *sampler.Result) {
+	t := res.Trailer
+	fmt.Fprintf(w, "vprof record: %s after %s; %d samples, %d value samples, %d unreadable reads",
+		res.Reason, res.Elapsed.Round(time.Millisecond), t.Samples, t.ValueSamples, t.UnreadableReads)
+	if t.LostTicks > 0 {
+		fmt.Fprintf(w, ", %d ticks lost", t.LostTicks)
+	}
+	fmt.Fprintf(w, "\n  %d processes, %d threads, %d objects; profile %s (%s)\n",
+		res.Processes, res.Threads, res.Objects, res.Path, fmtBytes(res.FileSize))
+	s := res.Steps
+	n := s.Full + s.Light
+	if n > 0 {
+		us := func(d time.Duration, k uint64) float64 {
+			if k == 0 {
+				return 0
+			}
+			return float64(d.Nanoseconds()) / float64(k) / 1e3
+		}
+		fmt.Fprintf(w, "  per sample (µs): stop %.1f, registers %.1f, copy %.1f, resume %.1f, unwind %.1f, values %.1f, write %.1f; choosing threads %.1f per tick\n",
+			us(s.Stop, s.Full), us(s.Regs, s.Full), us(s.Read, n), us(s.Resume, s.Full),
+			us(s.Unwind, n), us(s.Values, n), us(s.Write, n), us(s.Decide, s.Ticks))
+		overhead := ""
+		if res.TargetCPU > 0 {
+			overhead = fmt.Sprintf(" (%.1f%% of the program's %.2f s of CPU)",
+				100*res.TracerCPU.Seconds()/res.TargetCPU.Seconds(), res.TargetCPU.Seconds())
+		}
+		fmt.Fprintf(w, "  overhead: vprof used %.2f s of CPU%s; threads were held stopped %.1f µs per sample\n",
+			res.TracerCPU.Seconds(), overhead, us(s.Stopped, s.Full))
+	}
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

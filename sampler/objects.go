@@ -1,0 +1,306 @@
+package sampler
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ianlancetaylor/demangle"
+
+	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/pcindex"
+	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/unwind"
+)
+
+// object is one ELF object mapped by a traced process: its CFI, and for a
+// program object its schema, PC index and the read plan of its globals.
+type object struct {
+	id      uint16
+	path    string
+	schema  *dwarfschema.Schema
+	index   *pcindex.Index // program objects with DWARF only
+	table   *unwind.Table  // nil: no CFI
+	program bool
+	progs   []elf.ProgHeader // PT_LOAD headers, for the load bias
+
+	seen    []uint32 // per Var: the sample stamp at which it was last read
+	needFP  []bool   // per Loc: needs the SSE registers
+	fbIsCFA []bool   // per Func: frame base is DW_OP_call_frame_cfa (or absent)
+	globals []globalRead
+	// globalBytes is the size of the cluster buffer of one process.
+	globalBytes int
+	clusters    []cluster
+	clSlot      []int // per cluster: batch slot and arena offset of the current read
+	clOff       []int
+	sites       *callSites // DW_TAG_call_site parameters, for DW_OP_entry_value
+}
+
+// globalRead is one global variable read at every tick.
+type globalRead struct {
+	loc  int32
+	v    dwarfschema.VarID
+	kind dwarfschema.LocKind
+	addr uint64 // link-time (LocAddr)
+	size int
+	off  int // offset of its bytes in the cluster buffer
+	cl   int // cluster index
+}
+
+// cluster is a run of nearby globals read with one iovec.
+type cluster struct {
+	lo, hi uint64 // link-time [lo, hi)
+	off    int    // in the cluster buffer
+}
+
+// Clusters merge globals closer than this (one larger copy is cheaper than
+// another iovec), up to maxCluster bytes.
+const (
+	clusterGap = 256
+	maxCluster = 64 << 10
+	aggBytes   = 64 // aggregates: FNV-1a of the first 64 bytes
+)
+
+func readProgs(f *elf.File) []elf.ProgHeader {
+	var out []elf.ProgHeader
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			out = append(out, p.ProgHeader)
+		}
+	}
+	return out
+}
+
+// bias is the load bias of o mapped at start from file offset off.
+func (o *object) bias(start, off uint64) (uint64, bool) {
+	f := &elf.File{}
+	for i := range o.progs {
+		f.Progs = append(f.Progs, &elf.Prog{ProgHeader: o.progs[i]})
+	}
+	return unwind.Bias(f, start, off)
+}
+
+// loadOptions selects which variables of a program object are sampled.
+type loadOptions struct {
+	schema dwarfschema.Options
+	warn   func(string)
+}
+
+// loadProgram loads a program object: schema (dwarfschema.Load), PC index,
+// CFI and call sites. A binary without DWARF gives a PC-only object with a
+// warning.
+func loadProgram(path, display string, opt loadOptions) (*object, error) {
+	o := &object{path: display, program: true}
+	ef, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", display, err)
+	}
+	o.progs = readProgs(ef)
+	ef.Close()
+	s, err := dwarfschema.Load(path, opt.schema)
+	switch {
+	case errors.Is(err, dwarfschema.ErrNoDWARF) && s != nil:
+		opt.warn(fmt.Sprintf("%s has no DWARF debugging information: recording PCs and stacks only, no values (build with -g)", display))
+	case err != nil:
+		return nil, err
+	}
+	s.Path = display
+	o.schema = s
+	if s.HasDWARF {
+		o.index = pcindex.New(s)
+		o.prepare()
+		if cs, err := loadCallSites(path); err == nil {
+			o.sites = cs
+		}
+	}
+	if t, err := unwind.Load(path); err == nil {
+		o.table = t
+	} else {
+		opt.warn(fmt.Sprintf("%s: no call frame information (%v): stacks use frame pointers", display, err))
+	}
+	return o, nil
+}
+
+// loadLibrary loads a non-program object (shared library, loader): CFI and
+// symbols only.
+func loadLibrary(path, display string) (*object, error) {
+	ef, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", display, err)
+	}
+	defer ef.Close()
+	o := &object{path: display, progs: readProgs(ef), schema: symbolSchema(display, ef)}
+	if t, err := unwind.New(ef); err == nil {
+		t.Path = display
+		o.table = t
+	}
+	return o, nil
+}
+
+// loadImage loads an object from its bytes (the vDSO, read from the
+// process).
+func loadImage(name string, image []byte) (*object, error) {
+	ef, err := elf.NewFile(bytes.NewReader(image))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	o := &object{path: name, progs: readProgs(ef), schema: symbolSchema(name, ef)}
+	if t, err := unwind.LoadBytes(name, image); err == nil {
+		o.table = t
+	}
+	return o, nil
+}
+
+// symbolSchema is the schema of an object without DWARF use: its function
+// symbols (.symtab and .dynsym) as Funcs and Symbols.
+func symbolSchema(path string, ef *elf.File) *dwarfschema.Schema {
+	s := &dwarfschema.Schema{Path: path, Type: "exec", BuildID: buildID(ef)}
+	if ef.Type == elf.ET_DYN {
+		s.Type = "dyn"
+	}
+	seen := map[uint64]bool{}
+	for _, read := range []func() ([]elf.Symbol, error){ef.Symbols, ef.DynamicSymbols} {
+		syms, _ := read()
+		for _, sy := range syms {
+			t := elf.ST_TYPE(sy.Info)
+			if (t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC) || sy.Section == elf.SHN_UNDEF || sy.Value == 0 || seen[sy.Value] {
+				continue
+			}
+			seen[sy.Value] = true
+			s.Symbols = append(s.Symbols, dwarfschema.Symbol{Name: sy.Name, Value: sy.Value, Size: sy.Size})
+		}
+	}
+	sort.Slice(s.Symbols, func(i, j int) bool { return s.Symbols[i].Value < s.Symbols[j].Value })
+	byName := map[string]int{}
+	for _, sy := range s.Symbols {
+		name := sy.Name
+		if i := strings.IndexByte(name, '@'); i > 0 { // versioned dynamic symbol
+			name = name[:i]
+		}
+		i, ok := byName[name]
+		if !ok {
+			i = len(s.Funcs)
+			s.Funcs = append(s.Funcs, dwarfschema.Func{Name: name, Display: demangle.Filter(name), File: -1})
+			byName[name] = i
+		}
+		if sy.Size > 0 {
+			s.Funcs[i].Ranges = append(s.Funcs[i].Ranges, dwarfschema.PCRange{Lo: sy.Value, Hi: sy.Value + sy.Size})
+		}
+	}
+	return s
+}
+
+func buildID(ef *elf.File) string {
+	for _, sec := range ef.Sections {
+		if sec.Type != elf.SHT_NOTE {
+			continue
+		}
+		b, err := sec.Data()
+		if err != nil {
+			continue
+		}
+		for len(b) >= 12 {
+			bo := ef.ByteOrder
+			namesz, descsz, typ := bo.Uint32(b), bo.Uint32(b[4:]), bo.Uint32(b[8:])
+			b = b[12:]
+			nlen, dlen := (uint64(namesz)+3)&^3, (uint64(descsz)+3)&^3
+			if nlen > uint64(len(b)) || dlen > uint64(len(b))-nlen {
+				break
+			}
+			name, desc := b[:namesz], b[nlen:nlen+uint64(descsz)]
+			b = b[nlen+dlen:]
+			if typ == 3 && string(name) == "GNU\x00" {
+				return hex.EncodeToString(desc)
+			}
+		}
+	}
+	return ""
+}
+
+// prepare precomputes what the sampling path needs per Loc, Func and Var.
+func (o *object) prepare() {
+	s := o.schema
+	o.seen = make([]uint32, len(s.Vars))
+	o.needFP = make([]bool, len(s.Locs))
+	for i := range s.Locs {
+		l := &s.Locs[i]
+		switch l.Kind {
+		case dwarfschema.LocReg:
+			o.needFP[i] = l.Reg >= unwind.XMM0 && l.Reg < unwind.XMM0+16
+		case dwarfschema.LocExpr:
+			o.needFP[i] = exprUsesSSE(l.Expr)
+		}
+	}
+	o.fbIsCFA = make([]bool, len(s.Funcs))
+	for i := range s.Funcs {
+		fb := s.Funcs[i].FrameBase
+		o.fbIsCFA[i] = len(fb) == 0 || (len(fb) == 1 && fb[0] == 0x9c)
+	}
+	// Globals: one plan for every process mapping this object.
+	var gs []globalRead
+	for _, li := range o.index.Globals() {
+		l := &s.Locs[li]
+		v := &s.Vars[l.Var]
+		g := globalRead{loc: li, v: l.Var, kind: l.Kind, size: int(v.Size)}
+		if v.Kind == dwarfschema.KindAggregate && g.size > aggBytes {
+			g.size = aggBytes
+		}
+		if g.size <= 0 || g.size > aggBytes {
+			continue
+		}
+		if l.Kind == dwarfschema.LocAddr {
+			g.addr = l.Addr
+		}
+		gs = append(gs, g)
+	}
+	sort.SliceStable(gs, func(i, j int) bool { return gs[i].addr < gs[j].addr })
+	off := 0
+	for i := range gs {
+		g := &gs[i]
+		if g.kind != dwarfschema.LocAddr {
+			g.cl = -1
+			continue
+		}
+		n := len(o.clusters)
+		if n > 0 {
+			c := &o.clusters[n-1]
+			if g.addr <= c.hi+clusterGap && g.addr+uint64(g.size)-c.lo <= maxCluster {
+				if end := g.addr + uint64(g.size); end > c.hi {
+					off += int(end - c.hi)
+					c.hi = end
+				}
+				g.cl, g.off = n-1, c.off+int(g.addr-c.lo)
+				continue
+			}
+		}
+		o.clusters = append(o.clusters, cluster{lo: g.addr, hi: g.addr + uint64(g.size), off: off})
+		g.cl, g.off = n, off
+		off += g.size
+	}
+	o.globals = gs
+	o.globalBytes = off
+}
+
+// exprUsesSSE reports whether a location expression names an SSE register
+// (DW_OP_reg17..31, DW_OP_regx >= 17): reading it needs PTRACE_GETFPREGS.
+func exprUsesSSE(e []byte) bool {
+	for i := 0; i < len(e); i++ {
+		c := e[i]
+		if c >= 0x50+unwind.XMM0 && c <= 0x6f {
+			return true
+		}
+		if c == 0x90 && i+1 < len(e) && e[i+1] >= unwind.XMM0 && e[i+1] < 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// record is the profile's description of o.
+func (o *object) record() *proffile.Object {
+	return &proffile.Object{ID: o.id, Path: o.path, BuildID: o.schema.BuildID, Program: o.program, Schema: o.schema}
+}

@@ -1,0 +1,755 @@
+package sampler
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/unwind"
+)
+
+// Config is one recording.
+type Config struct {
+	Output     string        // profile path
+	Args       []string      // launch mode: command and arguments
+	Env        []string      // launch mode: environment (nil: vprof's own)
+	PID        int           // attach mode: process to attach to
+	Interval   time.Duration // between ticks (default 1ms)
+	Jitter     bool          // exponentially distributed gaps, mean Interval
+	Clock      proffile.Clock
+	Depth      int // caller program frames with values (default 3)
+	Stack      int // PC stack frames kept (default 64, at most 128)
+	Components []string
+	FuncRegex  *regexp.Regexp
+	Duration   time.Duration // 0: until the program exits
+	Recorder   string        // Header.Recorder
+	// Warn receives warnings (no DWARF, no CFI...). Nil drops them.
+	Warn func(string)
+	// Progress, when set, is called about every second from another
+	// goroutine while recording.
+	Progress func(Progress)
+	// Signals replaces vprof's own SIGINT/SIGTERM/SIGHUP handling (tests
+	// send on it); nil installs signal handlers for the recording.
+	Signals <-chan os.Signal
+	// Stdin, Stdout, Stderr of a launched program (nil: vprof's).
+	Stdin, Stdout, Stderr *os.File
+	// OnDetached, in launch mode with --duration, is called once the
+	// profile is written and before Record waits for the program to end
+	// (to print the summary while the program runs on).
+	OnDetached func(*Result)
+}
+
+// MaxStack caps Config.Stack.
+const MaxStack = 128
+
+// Progress is a snapshot of a running recording.
+type Progress struct {
+	Elapsed      time.Duration
+	Threads      int
+	Samples      int64
+	ValueSamples int64
+}
+
+// StepStats is where the sampling time went: totals over all samples.
+type StepStats struct {
+	Ticks, Lost  uint64        // ticks taken, ticks skipped because a tick ran late
+	Full, Light  uint64        // samples of stopped threads, of blocked threads (not stopped)
+	Decide       time.Duration // reading /proc to choose the threads of a tick
+	Stop         time.Duration // PTRACE_INTERRUPT until the thread is stopped
+	Regs         time.Duration // PTRACE_GETREGS (and GETFPREGS when needed)
+	Read         time.Duration // the stack window and globals copies
+	Resume       time.Duration // PTRACE_CONT
+	Unwind       time.Duration
+	Values       time.Duration // evaluating locations, batched reads, normalising
+	Write        time.Duration // encoding into the profile
+	Stopped      time.Duration // total time threads were held stopped
+	MapsRefresh  uint64
+	WindowMisses uint64 // stack reads outside the copied window
+}
+
+// ValueStats counts value samples and why others were not taken.
+type ValueStats = valueStats
+
+// Result is how a recording ended.
+type Result struct {
+	Path       string
+	Trailer    proffile.Trailer
+	ExitStatus int    // vprof record's exit status: the program's, or 0
+	Reason     string // why recording stopped
+	Elapsed    time.Duration
+	Steps      StepStats
+	Values     ValueStats
+	Unwind     unwind.Stats
+	TracerCPU  time.Duration // vprof's own CPU time
+	TargetCPU  time.Duration // CPU time of the traced threads while recorded
+	Processes  int
+	Threads    int
+	Objects    int
+	FileSize   int64
+}
+
+// PermissionError is a ptrace refusal; its message explains why.
+type PermissionError struct {
+	PID int
+	Err error
+}
+
+func (e *PermissionError) Error() string {
+	msg := fmt.Sprintf("not permitted to trace process %d (%v).\n", e.PID, e.Err)
+	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil {
+		msg += fmt.Sprintf("  /proc/sys/kernel/yama/ptrace_scope is %s", b[:len(b)-1])
+		msg += ": 0 lets you trace your own processes, 1 only your descendants (so -p PID needs\n" +
+			"  the capability), 2 needs CAP_SYS_PTRACE, 3 forbids ptrace altogether.\n" +
+			"  Try: sudo sysctl kernel.yama.ptrace_scope=0, or run vprof with CAP_SYS_PTRACE\n" +
+			"  (sudo, or setcap cap_sys_ptrace+ep on the vprof binary)"
+	} else {
+		msg += "  Tracing a process of another user needs CAP_SYS_PTRACE (run vprof with sudo);\n" +
+			"  inside a container, add --cap-add=SYS_PTRACE (and a seccomp profile allowing ptrace)"
+	}
+	return msg
+}
+
+func (e *PermissionError) Unwrap() error { return e.Err }
+
+// ErrNoProcess is wrapped by Record's error when -p names no process.
+var ErrNoProcess = errors.New("no such process")
+
+// process is one traced process.
+type process struct {
+	pid, ppid   int
+	exe         string
+	space       *unwind.Space
+	threads     []*thread
+	main        *object // program object of the current image
+	exited      bool
+	resetMaps   bool  // the next mapping record starts a new image
+	mapsAt      int64 // last maps read (ns since start)
+	mapsBackoff int64
+	globalTick  uint64 // tick of globals
+	globals     []proffile.Value
+	gbuf        []byte
+}
+
+// thread is one traced thread.
+type thread struct {
+	tid       int
+	proc      *process
+	listening bool // in a group-stop, PTRACE_LISTEN'ed
+	exiting   bool // PTRACE_EVENT_EXIT seen
+	gone      bool
+	intr      bool // a PTRACE_INTERRUPT is pending
+	schedFD   int
+	sysFD     int
+	cpu       uint64 // CPU ns at the last check
+	cpuSample uint64 // CPU ns at the last sample
+	cpuStart  uint64
+	lastNS    int64 // wall time of the last sample
+	idle      int
+	nextCheck uint64
+	window    int
+	// last light sample, reused while the thread stays blocked at the same
+	// place (wall clock).
+	lightSP, lightPC uint64
+	lightNr          int32
+	lightStack       []uint64
+	lightVals        []proffile.Value
+}
+
+// Recorder is the state of one recording; it lives on the tracer thread.
+type Recorder struct {
+	cfg      Config
+	w        *proffile.Writer
+	start    time.Time
+	monoBase int64 // CLOCK_MONOTONIC at start, ns
+
+	procs    map[int]*process
+	procList []*process
+	threads  map[int]*thread
+	objects  map[string]*object
+	objList  []*object
+	first    *process
+	attached bool
+
+	firstStatus  int
+	firstExited  bool
+	swallowCont  map[int]bool // a SIGCONT vprof sent while starting the program
+	tickN        uint64
+	nextTick     int64
+	rng          *rand.Rand
+	stopReason   string
+	stopSig      syscall.Signal
+	targetCPU    int64
+	sigs         <-chan os.Signal
+	deadline     int64
+	loadOpt      loadOptions
+	warned       map[string]bool
+	mapsCooldown int64
+
+	// sampling scratch, reused by every sample
+	pregs   unix.PtraceRegs
+	regs    unwind.Regs
+	fp      fpRegs
+	hasFP   bool
+	mem     stackMem
+	frames  []unwind.Frame
+	stack   []uint64
+	values  []proffile.Value
+	pend    []pending
+	ptrs    []ptrRead
+	batch   *batch
+	stamp   uint32
+	eval    evaluator
+	sample  proffile.Sample
+	tickThr []*thread
+	procBuf [512]byte
+	sys     sysState
+	nlocals int
+
+	steps  StepStats
+	vstats valueStats
+	ustats unwind.Stats
+	nproc  int
+	nthr   int
+
+	// read by the progress goroutine
+	samples  atomic.Int64
+	vsamples atomic.Int64
+	live     atomic.Int64
+}
+
+const (
+	redZone       = 128     // below %rsp, used by leaf functions
+	minWindow     = 8 << 10 // stack bytes copied per sample, grown on need
+	maxWindow     = 64 << 10
+	maxSleep      = 2 * time.Millisecond
+	arenaBytes    = 256 << 10
+	detachTimeout = 5 * time.Second
+)
+
+// Record runs a recording to its end (see the package doc) and returns how
+// it ended. The profile is complete when err is nil; on an error after
+// recording started, the partial profile is kept and named in the error.
+func Record(cfg Config) (*Result, error) {
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Millisecond
+	}
+	if cfg.Clock == "" {
+		cfg.Clock = proffile.ClockCPU
+	}
+	if cfg.Clock != proffile.ClockCPU && cfg.Clock != proffile.ClockWall {
+		return nil, fmt.Errorf("unknown clock %q (cpu or wall)", cfg.Clock)
+	}
+	if cfg.Stack <= 0 {
+		cfg.Stack = 64
+	}
+	if cfg.Stack > MaxStack {
+		cfg.Stack = MaxStack
+	}
+	if cfg.Depth < 0 {
+		cfg.Depth = 0
+	}
+	if cfg.Output == "" {
+		cfg.Output = "vprof.data"
+	}
+	if (len(cfg.Args) == 0) == (cfg.PID == 0) {
+		return nil, errors.New("give either a command to launch or a process id to attach to")
+	}
+	if cfg.Warn == nil {
+		cfg.Warn = func(string) {}
+	}
+	sigs := cfg.Signals
+	if sigs == nil {
+		ch := make(chan os.Signal, 4)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(ch)
+		sigs = ch
+	}
+	r := &Recorder{
+		cfg:         cfg,
+		procs:       map[int]*process{},
+		threads:     map[int]*thread{},
+		objects:     map[string]*object{},
+		swallowCont: map[int]bool{},
+		warned:      map[string]bool{},
+		sigs:        sigs,
+		frames:      make([]unwind.Frame, cfg.Stack),
+		stack:       make([]uint64, 0, MaxStack),
+		values:      make([]proffile.Value, 0, 1024),
+		pend:        make([]pending, 0, 1024),
+		batch:       newBatch(arenaBytes),
+		rng:         rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
+	}
+	r.mem.buf = make([]byte, maxWindow+redZone)
+	r.eval.r = r
+	r.loadOpt = loadOptions{
+		schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex},
+		warn:   r.warn,
+	}
+
+	done := make(chan struct{})
+	var res *Result
+	var err error
+	go func() {
+		defer close(done)
+		// The goroutine ends locked: its OS thread exits with it, and with
+		// the thread any tracee still attached is detached by the kernel.
+		runtime.LockOSThread()
+		res, err = r.run()
+	}()
+	if cfg.Progress != nil {
+		tk := time.NewTicker(time.Second)
+		defer tk.Stop()
+	wait:
+		for {
+			select {
+			case <-done:
+				break wait
+			case <-tk.C:
+				if !r.start.IsZero() {
+					cfg.Progress(Progress{Elapsed: time.Since(r.start), Threads: int(r.live.Load()),
+						Samples: r.samples.Load(), ValueSamples: r.vsamples.Load()})
+				}
+			}
+		}
+	} else {
+		<-done
+	}
+	return res, err
+}
+
+func secs(ns int64) time.Duration { return time.Duration(ns) }
+
+func (r *Recorder) warn(msg string) {
+	if !r.warned[msg] {
+		r.warned[msg] = true
+		r.cfg.Warn(msg)
+	}
+}
+
+// now is the time since the recording started, in ns (monotonic).
+func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
+
+// run is the tracer thread's body.
+func (r *Recorder) run() (res *Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			// The program never pays for a recorder bug.
+			func() {
+				defer func() { recover() }()
+				r.detachAll()
+			}()
+			if r.w != nil {
+				r.w.Abort()
+			}
+			err = fmt.Errorf("internal error: %v (the program was detached and left running)\n%s", p, debug.Stack())
+		}
+	}()
+	// Precise sleeps between ticks (the default slack is 50µs).
+	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	if len(r.cfg.Args) > 0 {
+		err = r.launch()
+	} else {
+		err = r.attach(r.cfg.PID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.loop()
+	return r.finish()
+}
+
+// header is the profile header of the first process.
+func (r *Recorder) header(p *process) proffile.Header {
+	h := proffile.Header{
+		Target:      p.exe,
+		Args:        r.cfg.Args,
+		Attached:    r.attached,
+		PID:         int32(p.pid),
+		IntervalNS:  int64(r.cfg.Interval),
+		Clock:       r.cfg.Clock,
+		Depth:       r.cfg.Depth,
+		Stack:       r.cfg.Stack,
+		StartUnixNS: time.Now().UnixNano(),
+		Recorder:    r.cfg.Recorder,
+	}
+	if p.main != nil {
+		h.BuildID = p.main.schema.BuildID
+	}
+	h.Hostname, _ = os.Hostname()
+	return h
+}
+
+// begin starts the profile once the first process is known and stopped or
+// seized.
+func (r *Recorder) begin(p *process) error {
+	w, err := proffile.Create(r.cfg.Output, r.header(p))
+	if err != nil {
+		return err
+	}
+	r.w = w
+	for _, o := range r.objList { // loaded before the profile existed
+		w.AddObject(o.record())
+	}
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	r.monoBase = ts.Nano()
+	r.start = time.Now()
+	r.nextTick = int64(r.cfg.Interval)
+	if r.cfg.Duration > 0 {
+		r.deadline = int64(r.cfg.Duration)
+	}
+	return nil
+}
+
+// launch starts the program under ptrace, stopped at its first
+// instruction, and seizes it.
+func (r *Recorder) launch() error {
+	argv := r.cfg.Args
+	path, err := lookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	files := []*os.File{r.cfg.Stdin, r.cfg.Stdout, r.cfg.Stderr}
+	std := []*os.File{os.Stdin, os.Stdout, os.Stderr}
+	fds := make([]uintptr, 3)
+	for i, f := range files {
+		if f == nil {
+			f = std[i]
+		}
+		fds[i] = f.Fd()
+	}
+	env := r.cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	// PTRACE_TRACEME stops the child at exec; this thread is its tracer.
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: fds, Sys: &syscall.SysProcAttr{Ptrace: true}})
+	if err != nil {
+		if errors.Is(err, syscall.EPERM) {
+			return &PermissionError{PID: 0, Err: err}
+		}
+		return fmt.Errorf("cannot execute %s: %w", path, err)
+	}
+	_, ws, err := wait4(pid, 0)
+	if err != nil || !ws.Stopped() {
+		return fmt.Errorf("%s did not start under ptrace (status %v, %v)", path, ws, err)
+	}
+	// Hand the child over from TRACEME to SEIZE (needed for
+	// PTRACE_INTERRUPT and PTRACE_LISTEN): detach into a SIGSTOP stop,
+	// seize, and continue it. It has not run an instruction of its own.
+	if err := ptraceDetach(pid, int(unix.SIGSTOP)); err != nil {
+		unix.Kill(pid, unix.SIGKILL)
+		return fmt.Errorf("ptrace detach of new process %d: %v", pid, err)
+	}
+	if _, ws, err = wait4(pid, unix.WUNTRACED); err != nil || !ws.Stopped() {
+		unix.Kill(pid, unix.SIGKILL)
+		return fmt.Errorf("new process %d did not stop (status %v, %v)", pid, ws, err)
+	}
+	if err := ptraceSeize(pid); err != nil {
+		unix.Kill(pid, unix.SIGKILL)
+		if errors.Is(err, unix.EPERM) {
+			return &PermissionError{PID: pid, Err: err}
+		}
+		return fmt.Errorf("ptrace seize of new process %d: %v", pid, err)
+	}
+	if _, ws, err = wait4(pid, 0); err != nil || !ws.Stopped() {
+		unix.Kill(pid, unix.SIGKILL)
+		return fmt.Errorf("new process %d: no stop after seize (status %v, %v)", pid, ws, err)
+	}
+	p, err := r.newProcess(pid, os.Getpid(), nil)
+	if err != nil {
+		unix.Kill(pid, unix.SIGKILL)
+		return err
+	}
+	if err := r.begin(p); err != nil {
+		unix.Kill(pid, unix.SIGKILL)
+		return err
+	}
+	r.first = p
+	r.startProcess(p, proffile.ProcStart)
+	r.newThread(p, pid)
+	r.refreshMaps(p)
+	// Leave the SIGSTOP group-stop: SIGCONT, whose delivery is swallowed
+	// (the program never sees it), then continue from the seize stop.
+	r.swallowCont[pid] = true
+	unix.Kill(pid, unix.SIGCONT)
+	ptraceCont(pid, 0)
+	return nil
+}
+
+// lookPath resolves a command like a shell would, with errors that say
+// what is wrong.
+func lookPath(name string) (string, error) {
+	path := name
+	if !containsSlash(name) {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			return "", fmt.Errorf("%s: command not found in $PATH", name)
+		}
+		path = p
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", fmt.Errorf("%s: no such file", name)
+		}
+		return "", err
+	}
+	if st.IsDir() {
+		return "", fmt.Errorf("%s: is a directory, not a program", name)
+	}
+	if st.Mode()&0o111 == 0 || unix.Access(path, unix.X_OK) != nil {
+		return "", fmt.Errorf("%s: not executable (permission denied)", name)
+	}
+	return path, nil
+}
+
+func containsSlash(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return true
+		}
+	}
+	return false
+}
+
+// attach seizes every thread of process pid.
+func (r *Recorder) attach(pid int) error {
+	r.attached = true
+	if pid <= 0 {
+		return fmt.Errorf("invalid process id %d", pid)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+		return fmt.Errorf("process %d: %w", pid, ErrNoProcess)
+	}
+	if tgid, _, err := taskStatus(pid); err == nil && tgid != pid {
+		return fmt.Errorf("%d is a thread of process %d: give the process id", pid, tgid)
+	}
+	if pid == os.Getpid() {
+		return errors.New("vprof cannot record itself")
+	}
+	// Load the program before stopping anything.
+	p, err := r.newProcess(pid, 0, nil)
+	if err != nil {
+		return err
+	}
+	tids, err := listTasks(pid)
+	if err != nil {
+		return fmt.Errorf("process %d: %w", pid, ErrNoProcess)
+	}
+	seized := map[int]bool{}
+	// Threads created while attaching by a thread not yet seized are not
+	// auto-attached: list again until nothing new appears.
+	for len(tids) > 0 {
+		var fresh []int
+		for _, tid := range tids {
+			if seized[tid] {
+				continue
+			}
+			if err := ptraceSeize(tid); err != nil {
+				if errors.Is(err, unix.ESRCH) {
+					continue // exited meanwhile
+				}
+				r.detachSeized(seized)
+				if errors.Is(err, unix.EPERM) {
+					return &PermissionError{PID: pid, Err: err}
+				}
+				return fmt.Errorf("ptrace seize of thread %d of process %d: %v", tid, pid, err)
+			}
+			seized[tid] = true
+			fresh = append(fresh, tid)
+		}
+		if len(fresh) == 0 {
+			break
+		}
+		tids, _ = listTasks(pid)
+	}
+	if len(seized) == 0 {
+		return fmt.Errorf("process %d: %w (it exited)", pid, ErrNoProcess)
+	}
+	if err := r.begin(p); err != nil {
+		r.detachSeized(seized)
+		return err
+	}
+	r.first = p
+	r.startProcess(p, proffile.ProcStart)
+	ids := make([]int, 0, len(seized))
+	for tid := range seized {
+		ids = append(ids, tid)
+	}
+	sort.Ints(ids)
+	for _, tid := range ids {
+		r.newThread(p, tid)
+	}
+	r.refreshMaps(p)
+	return nil
+}
+
+// detachSeized undoes a partial attach (threads are running: seize does
+// not stop them, so interrupt each before detaching).
+func (r *Recorder) detachSeized(seized map[int]bool) {
+	for tid := range seized {
+		r.threads[tid] = &thread{tid: tid, schedFD: -1, sysFD: -1}
+	}
+	r.detachAll()
+}
+
+// newProcess creates a process record and loads its program (not yet
+// written to the profile).
+func (r *Recorder) newProcess(pid, ppid int, parent *process) (*process, error) {
+	p := &process{pid: pid, ppid: ppid, resetMaps: true}
+	if parent != nil {
+		p.space = parent.space.Clone()
+		p.main, p.exe = parent.main, parent.exe
+		p.resetMaps = false
+	} else {
+		p.space = &unwind.Space{}
+		if err := r.loadMain(p); err != nil {
+			return nil, err
+		}
+	}
+	r.procs[pid] = p
+	r.procList = append(r.procList, p)
+	r.nproc++
+	return p, nil
+}
+
+// loadMain loads the program object of p's current image.
+func (r *Recorder) loadMain(p *process) error {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid))
+	if err != nil {
+		return fmt.Errorf("process %d: %w", p.pid, ErrNoProcess)
+	}
+	p.exe = trimDeleted(exe)
+	o, err := r.object(fmt.Sprintf("/proc/%d/exe", p.pid), p.exe, true)
+	if err != nil {
+		return err
+	}
+	p.main = o
+	return nil
+}
+
+func trimDeleted(s string) string {
+	const d = " (deleted)"
+	if len(s) > len(d) && s[len(s)-len(d):] == d {
+		return s[:len(s)-len(d)]
+	}
+	return s
+}
+
+// object returns the object at display path, loading it on first use from
+// file (which may be a /proc path).
+func (r *Recorder) object(file, display string, program bool) (*object, error) {
+	key := display
+	if program {
+		key = "prog:" + display
+	}
+	if o := r.objects[key]; o != nil {
+		return o, nil
+	}
+	var o *object
+	var err error
+	if program {
+		o, err = loadProgram(file, display, r.loadOpt)
+	} else {
+		o, err = loadLibrary(file, display)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.addObject(key, o)
+	return o, nil
+}
+
+func (r *Recorder) addObject(key string, o *object) {
+	o.id = uint16(len(r.objList))
+	r.objects[key] = o
+	r.objList = append(r.objList, o)
+	if r.w != nil {
+		r.w.AddObject(o.record())
+	}
+}
+
+// startProcess writes p's start (or fork) to the profile.
+func (r *Recorder) startProcess(p *process, kind proffile.ProcEventKind) {
+	r.w.AddProc(proffile.ProcEvent{Kind: kind, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.now(), Path: p.exe})
+}
+
+// newThread registers thread tid of p.
+func (r *Recorder) newThread(p *process, tid int) *thread {
+	t := &thread{tid: tid, proc: p, window: minWindow, lastNS: r.now()}
+	t.schedFD = openTaskFile(p.pid, tid, "schedstat")
+	t.sysFD = openTaskFile(p.pid, tid, "syscall")
+	if c, ok := r.readCPU(t); ok {
+		t.cpu, t.cpuSample, t.cpuStart = c, c, c
+	}
+	r.threads[tid] = t
+	p.threads = append(p.threads, t)
+	r.nthr++
+	r.live.Add(1)
+	r.w.AddThread(proffile.ThreadEvent{PID: int32(p.pid), TID: int32(tid), TimeNS: r.now(), Name: taskComm(p.pid, tid)})
+	return t
+}
+
+// dropThread forgets a thread that exited or was detached.
+func (r *Recorder) dropThread(t *thread, exited bool) {
+	if t.gone {
+		return
+	}
+	t.gone = true
+	delete(r.threads, t.tid)
+	if t.schedFD >= 0 {
+		unix.Close(t.schedFD)
+	}
+	if t.sysFD >= 0 {
+		unix.Close(t.sysFD)
+	}
+	r.live.Add(-1)
+	if p := t.proc; p != nil {
+		for i, x := range p.threads {
+			if x == t {
+				p.threads = append(p.threads[:i], p.threads[i+1:]...)
+				break
+			}
+		}
+		if exited && r.w != nil {
+			r.w.AddThread(proffile.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.now(), Exit: true})
+		}
+	}
+}
+
+func (r *Recorder) readCPU(t *thread) (uint64, bool) {
+	if t.schedFD < 0 {
+		return 0, false
+	}
+	n, err := pread(t.schedFD, r.procBuf[:])
+	if err != nil || n == 0 {
+		return 0, false
+	}
+	return parseSchedstat(r.procBuf[:n])
+}
+
+func (r *Recorder) readSys(t *thread, s *sysState) bool {
+	if t.sysFD < 0 {
+		return false
+	}
+	n, err := pread(t.sysFD, r.procBuf[:])
+	if err != nil || n == 0 {
+		return false
+	}
+	return parseSyscall(r.procBuf[:n], s)
+}

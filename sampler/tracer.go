@@ -1,0 +1,440 @@
+package sampler
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// loop runs ticks and handles tracee events until the recording ends.
+func (r *Recorder) loop() {
+	for {
+		r.drain()
+		if r.firstExited {
+			r.stopReason = "the program exited"
+			return
+		}
+		if r.checkSignals() {
+			return
+		}
+		now := r.now()
+		if r.deadline > 0 && now >= r.deadline {
+			r.stopReason = fmt.Sprintf("--duration %v reached", r.cfg.Duration)
+			return
+		}
+		if now >= r.nextTick {
+			r.tick(now)
+			r.schedule(r.now())
+		}
+		next := r.nextTick
+		if lim := r.now() + int64(maxSleep); next > lim {
+			next = lim
+		}
+		if r.deadline > 0 && next > r.deadline {
+			next = r.deadline
+		}
+		r.sleepUntil(next)
+	}
+}
+
+// sleepUntil sleeps until t ns after the start (an absolute deadline, so a
+// late wake-up does not shift later ticks).
+func (r *Recorder) sleepUntil(t int64) {
+	abs := r.monoBase + t
+	ts := unix.NsecToTimespec(abs)
+	unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil)
+}
+
+// schedule sets the next tick: one interval later, or an exponentially
+// distributed gap with the interval as mean (--jitter). Ticks that could not
+// be taken on time are counted as lost, never taken in a burst.
+func (r *Recorder) schedule(now int64) {
+	iv := int64(r.cfg.Interval)
+	gap := iv
+	if r.cfg.Jitter {
+		gap = int64(r.rng.ExpFloat64() * float64(iv))
+		gap = max(gap, iv/100)
+		gap = min(gap, 20*iv)
+	}
+	r.nextTick += gap
+	if r.nextTick <= now {
+		r.steps.Lost += uint64((now-r.nextTick)/iv) + 1
+		r.nextTick = now + gap
+	}
+}
+
+// checkSignals handles a pending SIGINT, SIGTERM or SIGHUP to vprof and
+// reports whether recording must stop (see the package doc).
+func (r *Recorder) checkSignals() bool {
+	select {
+	case s := <-r.sigs:
+		switch s {
+		case syscall.SIGINT:
+			if r.attached {
+				r.stopReason = "interrupted (SIGINT)"
+				return true
+			}
+			if !r.terminalDelivered() {
+				unix.Kill(r.first.pid, unix.SIGINT)
+			}
+			return false
+		case syscall.SIGTERM, syscall.SIGHUP:
+			r.stopReason = fmt.Sprintf("vprof got %v", s)
+			r.stopSig = s.(syscall.Signal)
+			return true
+		}
+	default:
+	}
+	return false
+}
+
+// terminalDelivered reports whether a SIGINT to vprof came from its
+// terminal and so reached the program too: vprof and the program are in the
+// terminal's foreground process group.
+func (r *Recorder) terminalDelivered() bool {
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		return false
+	}
+	defer tty.Close()
+	fg, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCGPGRP)
+	if err != nil {
+		return false
+	}
+	pg, err := unix.Getpgid(r.first.pid)
+	return err == nil && fg == unix.Getpgrp() && pg == fg
+}
+
+// drain handles every pending tracee event without blocking.
+func (r *Recorder) drain() {
+	for {
+		wpid, ws, err := wait4(-1, unix.WNOHANG)
+		if err != nil || wpid <= 0 {
+			return
+		}
+		r.dispatch(wpid, ws)
+	}
+}
+
+func (r *Recorder) dispatch(wpid int, ws unix.WaitStatus) {
+	t := r.threads[wpid]
+	if t == nil {
+		if !ws.Stopped() {
+			return // a task vprof already forgot
+		}
+		if t = r.adopt(wpid); t == nil {
+			ptraceDetach(wpid, 0) // cannot tell what it is: let it run
+			return
+		}
+	}
+	r.handle(t, ws)
+}
+
+func isStopSignal(s syscall.Signal) bool {
+	return s == unix.SIGSTOP || s == unix.SIGTSTP || s == unix.SIGTTIN || s == unix.SIGTTOU
+}
+
+// handle processes one state change of a traced thread and resumes it
+// (except from a group-stop, which it leaves in place with PTRACE_LISTEN).
+func (r *Recorder) handle(t *thread, ws unix.WaitStatus) {
+	switch {
+	case ws.Exited() || ws.Signaled():
+		r.exited(t, ws)
+		return
+	case !ws.Stopped():
+		return
+	}
+	sig := ws.StopSignal()
+	switch trapCause(ws) {
+	case 0: // signal-delivery-stop: deliver the signal unchanged
+		if sig == unix.SIGCONT && r.swallowCont[t.tid] {
+			delete(r.swallowCont, t.tid)
+			ptraceCont(t.tid, 0)
+			return
+		}
+		ptraceCont(t.tid, int(sig))
+	case unix.PTRACE_EVENT_STOP:
+		t.intr = false
+		if isStopSignal(sig) { // group-stop: stay stopped, like untraced
+			t.listening = true
+			ptraceListen(t.tid)
+			return
+		}
+		t.listening = false // an interrupt trap, a new task's first stop, or SIGCONT
+		ptraceCont(t.tid, 0)
+	case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
+		if msg, err := ptraceEventMsg(t.tid); err == nil && msg > 0 {
+			if r.threads[int(msg)] == nil {
+				r.adopt(int(msg))
+			}
+		}
+		ptraceCont(t.tid, 0)
+	case unix.PTRACE_EVENT_EXEC:
+		t = r.execed(t)
+		ptraceCont(t.tid, 0)
+	case unix.PTRACE_EVENT_EXIT:
+		t.exiting = true
+		ptraceCont(t.tid, 0)
+	default:
+		ptraceCont(t.tid, 0)
+	}
+}
+
+// adopt registers a task vprof meets for the first time: a new thread, or
+// the first thread of a new process (fork, vfork, clone).
+func (r *Recorder) adopt(tid int) *thread {
+	tgid, ppid, err := taskStatus(tid)
+	if err != nil {
+		return nil
+	}
+	p := r.procs[tgid]
+	if p == nil {
+		parent := r.procs[ppid]
+		if p, err = r.newProcess(tgid, ppid, parent); err != nil {
+			r.warn(fmt.Sprintf("new process %d: %v", tgid, err))
+			return nil
+		}
+		r.startProcess(p, proffile.ProcFork)
+		if parent == nil {
+			r.refreshMaps(p)
+		}
+	}
+	return r.newThread(p, tid)
+}
+
+// execed handles PTRACE_EVENT_EXEC: the process has a new image and one
+// thread, whose id is now the process id.
+func (r *Recorder) execed(t *thread) *thread {
+	p := t.proc
+	for _, x := range append([]*thread(nil), p.threads...) {
+		if x.tid != p.pid {
+			r.dropThread(x, true)
+		}
+	}
+	leader := r.threads[p.pid]
+	if leader != nil {
+		// Its /proc files may describe the thread that was replaced.
+		r.dropThread(leader, false)
+	}
+	p.space.Reset()
+	p.resetMaps = true
+	p.globals, p.globalTick = p.globals[:0], 0
+	if err := r.loadMain(p); err != nil {
+		r.warn(fmt.Sprintf("process %d after exec: %v", p.pid, err))
+	}
+	r.w.AddProc(proffile.ProcEvent{Kind: proffile.ProcExec, PID: int32(p.pid), TimeNS: r.now(), Path: p.exe})
+	leader = r.newThread(p, p.pid)
+	r.refreshMaps(p)
+	return leader
+}
+
+// exited handles the end of a thread; the leader's end (reported after
+// all its threads') is the process's.
+func (r *Recorder) exited(t *thread, ws unix.WaitStatus) {
+	p := t.proc
+	r.dropThread(t, true)
+	if p == nil || t.tid != p.pid || p.exited {
+		return
+	}
+	ev := proffile.ProcEvent{Kind: proffile.ProcExit, PID: int32(p.pid), TimeNS: r.now()}
+	status := 0
+	if ws.Exited() {
+		ev.Status = int32(ws.ExitStatus())
+		status = ws.ExitStatus()
+	} else {
+		ev.Signal = int32(ws.Signal())
+		status = 128 + int(ws.Signal())
+	}
+	r.w.AddProc(ev)
+	r.endProcess(p)
+	if p == r.first {
+		r.firstExited, r.firstStatus = true, status
+	}
+}
+
+func (r *Recorder) endProcess(p *process) {
+	p.exited = true
+	for _, x := range append([]*thread(nil), p.threads...) {
+		r.dropThread(x, true)
+	}
+	delete(r.procs, p.pid)
+	for i, x := range r.procList {
+		if x == p {
+			r.procList = append(r.procList[:i], r.procList[i+1:]...)
+			break
+		}
+	}
+}
+
+// stopThread interrupts a running thread and waits for the interrupt's
+// stop, handling whatever else the thread reports first (signals, events,
+// exit). It returns false if the thread did not come to a sampling stop.
+func (r *Recorder) stopThread(t *thread) bool {
+	if err := ptraceInterrupt(t.tid); err != nil {
+		return false
+	}
+	t.intr = true
+	for {
+		wpid, ws, err := wait4(t.tid, 0)
+		if err != nil || wpid != t.tid {
+			// The task vanished without a status (a non-leader that
+			// exec'd takes the process id): its events come via drain.
+			return false
+		}
+		if ws.Stopped() && trapCause(ws) == unix.PTRACE_EVENT_STOP && ws.StopSignal() == unix.SIGTRAP {
+			t.intr, t.listening = false, false
+			return true
+		}
+		r.handle(t, ws)
+		if t.gone || t.listening || !t.intr || r.threads[t.tid] != t {
+			return false
+		}
+	}
+}
+
+// detachAll stops tracing every thread: each is interrupted, then detached
+// at its next stop, delivering the signal it was stopped for, so nothing
+// is lost. Tasks born meanwhile are detached at their first stop.
+func (r *Recorder) detachAll() {
+	pending := map[int]*thread{}
+	for tid, t := range r.threads {
+		if err := ptraceInterrupt(tid); err != nil {
+			r.dropThread(t, false)
+			continue
+		}
+		pending[tid] = t
+	}
+	deadline := time.Now().Add(detachTimeout)
+	for len(pending) > 0 && time.Now().Before(deadline) {
+		wpid, ws, err := wait4(-1, unix.WNOHANG)
+		if err != nil {
+			break // no tracee left
+		}
+		if wpid == 0 {
+			time.Sleep(50 * time.Microsecond)
+			continue
+		}
+		t := pending[wpid]
+		delete(pending, wpid)
+		if ws.Exited() || ws.Signaled() {
+			if t != nil && t.proc != nil {
+				r.exited(t, ws)
+			}
+			continue
+		}
+		if !ws.Stopped() {
+			continue
+		}
+		sig := 0
+		switch trapCause(ws) {
+		case 0:
+			sig = int(ws.StopSignal())
+			if sig == int(unix.SIGCONT) && r.swallowCont[wpid] {
+				sig = 0
+			}
+		case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
+			if msg, err := ptraceEventMsg(wpid); err == nil && msg > 0 {
+				pending[int(msg)] = nil // born traced: detach at its first stop
+			}
+		}
+		ptraceDetach(wpid, sig)
+		if t != nil {
+			r.dropThread(t, false)
+		}
+	}
+	for _, t := range pending {
+		if t != nil {
+			r.dropThread(t, false) // stuck: the kernel detaches it when this thread exits
+		}
+	}
+	if r.w != nil {
+		for _, p := range r.procList {
+			if !p.exited {
+				r.w.AddProc(proffile.ProcEvent{Kind: proffile.ProcDetach, PID: int32(p.pid), TimeNS: r.now()})
+			}
+		}
+	}
+}
+
+// finish ends the recording: detach what is still traced, write the
+// trailer, and decide vprof's exit status.
+func (r *Recorder) finish() (*Result, error) {
+	end := r.now()
+	if len(r.threads) > 0 {
+		r.detachAll()
+	}
+	detached := !r.firstExited
+	tr := proffile.Trailer{
+		EndNS:           end,
+		Samples:         r.samples.Load(),
+		ValueSamples:    r.vsamples.Load(),
+		UnreadableReads: int64(r.vstats.Faulted + r.vstats.Unavailable + r.vstats.EntryValue + r.vstats.Unsupported),
+		LostTicks:       int64(r.steps.Lost),
+		ExitStatus:      int32(r.firstStatus),
+		Detached:        detached,
+	}
+	res := &Result{
+		Path:      r.cfg.Output,
+		Trailer:   tr,
+		Reason:    r.stopReason,
+		Elapsed:   time.Duration(end),
+		Steps:     r.steps,
+		Values:    r.vstats,
+		Unwind:    r.ustats,
+		Processes: r.nproc,
+		Threads:   r.nthr,
+		Objects:   len(r.objList),
+	}
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
+		res.TracerCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	res.TargetCPU = time.Duration(r.targetCPU)
+	if err := r.w.Close(tr); err != nil {
+		return res, err
+	}
+	if st, err := os.Stat(r.cfg.Output); err == nil {
+		res.FileSize = st.Size()
+	}
+	switch {
+	case r.firstExited:
+		res.ExitStatus = r.firstStatus
+	case r.attached:
+		res.ExitStatus = 0
+	case r.stopSig != 0:
+		res.ExitStatus = 128 + int(r.stopSig)
+	default:
+		// --duration in launch mode: the program goes on; pass its status
+		// through when it ends.
+		if r.cfg.OnDetached != nil {
+			r.cfg.OnDetached(res)
+		}
+		res.ExitStatus = waitExit(r.first.pid)
+	}
+	return res, nil
+}
+
+// waitExit waits for an untraced child and returns its shell-style status.
+func waitExit(pid int) int {
+	for {
+		var ws unix.WaitStatus
+		_, err := unix.Wait4(pid, &ws, 0, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0
+		}
+		if ws.Exited() {
+			return ws.ExitStatus()
+		}
+		if ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+	}
+}

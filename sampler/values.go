@@ -1,0 +1,482 @@
+package sampler
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/unwind"
+)
+
+// normalise turns the little-endian bytes of a value of the given kind into
+// a proffile.Value's Bits (see its doc): integers sign- or zero-extended,
+// floats as float64 bits, pointers as addresses, aggregates as FNV-1a.
+func normalise(kind dwarfschema.Kind, b []byte) uint64 {
+	switch kind {
+	case dwarfschema.KindInt, dwarfschema.KindEnum:
+		if len(b) > 8 {
+			b = b[:8]
+		}
+		v := leUint(b)
+		if n := len(b); n > 0 && n < 8 {
+			shift := 64 - 8*uint(n)
+			v = uint64(int64(v<<shift) >> shift)
+		}
+		return v
+	case dwarfschema.KindFloat:
+		switch len(b) {
+		case 4:
+			return math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(b))))
+		case 8:
+			return binary.LittleEndian.Uint64(b)
+		case 10, 12, 16:
+			return math.Float64bits(x87ToFloat64(b[:10]))
+		}
+		return 0
+	case dwarfschema.KindAggregate:
+		return fnv1a(b)
+	default: // uint, bool, pointer
+		if len(b) > 8 {
+			b = b[:8]
+		}
+		return leUint(b)
+	}
+}
+
+func fnv1a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// x87ToFloat64 converts an 80-bit extended-precision value (long double).
+func x87ToFloat64(b []byte) float64 {
+	mant := binary.LittleEndian.Uint64(b[:8])
+	se := binary.LittleEndian.Uint16(b[8:10])
+	sign := se >> 15
+	exp := int(se & 0x7fff)
+	var f float64
+	switch {
+	case exp == 0 && mant == 0:
+		f = 0
+	case exp == 0x7fff:
+		if mant<<1 == 0 {
+			f = math.Inf(1)
+		} else {
+			f = math.NaN()
+		}
+	default:
+		// value = mant * 2^(exp - 16383 - 63); the integer bit is explicit.
+		f = math.Ldexp(float64(mant), exp-16383-63)
+	}
+	if sign != 0 {
+		f = -f
+	}
+	return f
+}
+
+// pending is one value being read in a sample: its bytes are in the batch
+// arena at off, either copied already (slot -1) or read by batch slot.
+type pending struct {
+	obj   *object
+	v     dwarfschema.VarID
+	kind  dwarfschema.Kind
+	frame uint8
+	slot  int
+	off   int
+	size  int
+	// pointee of a pointer to a basic type
+	pkind dwarfschema.Kind
+	psize int
+}
+
+// Why a variable accessible at a PC gave no value.
+type valueStats struct {
+	Read        uint64 // value samples taken
+	Unavailable uint64 // register not recoverable in a caller frame, no CFA
+	EntryValue  uint64 // DW_OP_entry_value with no caller or call-site value
+	Unsupported uint64 // expression the evaluator does not implement
+	Faulted     uint64 // memory read failed
+	Pointees    uint64 // pointees read
+}
+
+// evaluator resolves DW_OP_entry_value for the frame being read: a
+// callee-saved register's entry value is the caller frame's (as unwound),
+// an argument register's is the caller's call-site value for it.
+type evaluator struct {
+	r      *Recorder
+	frames []unwind.Frame
+	idx    int // frame whose entry values are asked
+	nest   int
+}
+
+func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
+	reg := -1
+	switch {
+	case len(sub) == 1 && sub[0] >= 0x50 && sub[0] <= 0x6f:
+		reg = int(sub[0] - 0x50)
+	case len(sub) == 2 && sub[0] == 0x90 && sub[1] < 0x80:
+		reg = int(sub[1])
+	}
+	if reg < 0 || reg >= unwind.NumRegs || e.idx+1 >= len(e.frames) || e.nest > 2 {
+		return 0, unwind.ErrEntryValue
+	}
+	callee, caller := &e.frames[e.idx], &e.frames[e.idx+1]
+	switch reg {
+	case unwind.RBX, unwind.RBP, unwind.R12, unwind.R13, unwind.R14, unwind.R15:
+		// Preserved by the callee: the caller's value is the entry value.
+		if v, ok := caller.Regs.Get(reg); ok {
+			return v, nil
+		}
+		return 0, unwind.ErrEntryValue
+	case unwind.RSP:
+		if callee.HasCFA {
+			return callee.CFA - 8, nil // at entry %rsp points at the return address, just below the CFA
+		}
+		return 0, unwind.ErrEntryValue
+	}
+	if caller.Map == nil {
+		return 0, unwind.ErrEntryValue
+	}
+	o := e.r.objList[caller.Map.Obj]
+	expr, ok := o.sites.lookup(caller.PC-caller.Map.Bias, reg)
+	if !ok {
+		return 0, unwind.ErrEntryValue
+	}
+	// Evaluate the call-site value in the caller's frame.
+	ctx := unwind.Context{Regs: &caller.Regs, Mem: &e.r.mem, CFA: caller.CFA, HasCFA: caller.HasCFA, Bias: caller.Map.Bias, Entry: e}
+	if o.index != nil {
+		ctx.FrameBase, ctx.HasFB = e.r.frameBase(o, caller)
+	}
+	var res unwind.Result
+	saved := e.idx
+	e.idx, e.nest = e.idx+1, e.nest+1
+	err := unwind.Eval(expr, &ctx, &res)
+	e.idx, e.nest = saved, e.nest-1
+	if err != nil || res.N != 1 {
+		return 0, unwind.ErrEntryValue
+	}
+	p := res.Pieces[0]
+	switch p.Kind {
+	case unwind.PieceMem: // the expression's result is the value itself
+		return p.Addr, nil
+	case unwind.PieceValue:
+		return p.Val, nil
+	case unwind.PieceReg:
+		if v, ok := caller.Regs.Get(int(p.Reg)); ok {
+			return v, nil
+		}
+	}
+	return 0, unwind.ErrEntryValue
+}
+
+// frameBase is DW_AT_frame_base of the function whose code holds frame f.
+func (r *Recorder) frameBase(o *object, f *unwind.Frame) (uint64, bool) {
+	link := f.LookupPC() - f.Map.Bias
+	fn, ok := o.index.OuterFunc(link)
+	if !ok || o.fbIsCFA[fn] {
+		return f.CFA, f.HasCFA
+	}
+	ctx := unwind.Context{Regs: &f.Regs, Mem: &r.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias}
+	var res unwind.Result
+	if unwind.Eval(o.schema.Funcs[fn].FrameBase, &ctx, &res) != nil || res.N != 1 {
+		return 0, false
+	}
+	switch p := res.Pieces[0]; p.Kind {
+	case unwind.PieceMem:
+		return p.Addr, true
+	case unwind.PieceValue:
+		return p.Val, true
+	case unwind.PieceReg:
+		return f.Regs.Get(int(p.Reg))
+	}
+	return 0, false
+}
+
+// maxScalar bounds a local's size (long double is 16 bytes).
+const maxScalar = 16
+
+// readLocals queues the values of the variables accessible in the first
+// program frames (method.md §3): the innermost program frame and up to
+// depth callers. A variable is read once, in its shallowest frame.
+func (r *Recorder) readLocals(p *process, frames []unwind.Frame) {
+	depth := 0
+	r.eval.frames = frames
+	for i := range frames {
+		if depth > r.cfg.Depth {
+			break
+		}
+		f := &frames[i]
+		if f.Map == nil {
+			continue
+		}
+		o := r.objList[f.Map.Obj]
+		if !o.program {
+			continue
+		}
+		depth++
+		if o.index == nil || i > 255 {
+			continue
+		}
+		locs := o.index.Lookup(f.LookupPC() - f.Map.Bias)
+		if len(locs) == 0 {
+			continue
+		}
+		fbKnown := false
+		var fb uint64
+		var fbOK bool
+		for _, li := range locs {
+			loc := &o.schema.Locs[li]
+			if o.seen[loc.Var] == r.stamp {
+				continue
+			}
+			o.seen[loc.Var] = r.stamp
+			v := &o.schema.Vars[loc.Var]
+			size := int(v.Size)
+			if size <= 0 || size > maxScalar || v.Kind == dwarfschema.KindAggregate {
+				continue
+			}
+			pd := pending{obj: o, v: loc.Var, kind: v.Kind, frame: uint8(i), slot: -1, size: size}
+			if loc.BasicTypePtr && v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 {
+				pd.pkind, pd.psize = v.PointeeKind, int(v.PointeeSize)
+			}
+			var addr uint64
+			switch loc.Kind {
+			case dwarfschema.LocConst:
+				r.immediate(&pd, uint64(loc.Offset))
+				continue
+			case dwarfschema.LocReg:
+				r.fromReg(&pd, f, i, int(loc.Reg))
+				continue
+			case dwarfschema.LocRegOff:
+				base, ok := f.Regs.Get(int(loc.Reg))
+				if !ok {
+					r.vstats.Unavailable++
+					continue
+				}
+				addr = base + uint64(loc.Offset)
+			case dwarfschema.LocFrame:
+				if !fbKnown {
+					fb, fbOK = r.frameBase(o, f)
+					fbKnown = true
+				}
+				if !fbOK {
+					r.vstats.Unavailable++
+					continue
+				}
+				addr = fb + uint64(loc.Offset)
+			case dwarfschema.LocAddr:
+				addr = loc.Addr + f.Map.Bias
+			case dwarfschema.LocExpr:
+				r.fromExpr(&pd, o, f, i, loc.Expr)
+				continue
+			default:
+				continue
+			}
+			r.fromMem(&pd, addr)
+		}
+	}
+}
+
+// immediate records a value whose raw bits are known.
+func (r *Recorder) immediate(pd *pending, bits uint64) {
+	off, ok := r.batch.alloc(pd.size)
+	if !ok {
+		r.vstats.Faulted++
+		return
+	}
+	b := r.batch.bytesOf(off, pd.size)
+	for k := range b {
+		if k < 8 {
+			b[k] = byte(bits >> (8 * k))
+		} else {
+			b[k] = 0
+		}
+	}
+	pd.off = off
+	r.pend = append(r.pend, *pd)
+}
+
+// fromReg reads a register of frame f (index i): general registers as
+// recovered by unwinding, SSE registers in the innermost frame only.
+func (r *Recorder) fromReg(pd *pending, f *unwind.Frame, i, reg int) {
+	if reg < unwind.NumRegs {
+		v, ok := f.Regs.Get(reg)
+		if !ok {
+			r.vstats.Unavailable++
+			return
+		}
+		r.immediate(pd, v)
+		return
+	}
+	x := reg - unwind.XMM0
+	if i != 0 || !r.hasFP || x < 0 || x >= 16 || pd.size > 16 {
+		r.vstats.Unavailable++
+		return
+	}
+	off, ok := r.batch.alloc(pd.size)
+	if !ok {
+		r.vstats.Faulted++
+		return
+	}
+	copy(r.batch.bytesOf(off, pd.size), r.fp[xmmOffset+16*x:])
+	pd.off = off
+	r.pend = append(r.pend, *pd)
+}
+
+// fromMem reads size bytes at addr: from the stack window when it holds
+// them, else queued in the batch.
+func (r *Recorder) fromMem(pd *pending, addr uint64) {
+	if b := r.mem.bytes(addr, pd.size); b != nil {
+		off, ok := r.batch.alloc(pd.size)
+		if !ok {
+			r.vstats.Faulted++
+			return
+		}
+		copy(r.batch.bytesOf(off, pd.size), b)
+		pd.off = off
+		r.pend = append(r.pend, *pd)
+		return
+	}
+	slot, off := r.batch.add(addr, pd.size)
+	if slot < 0 {
+		r.vstats.Faulted++
+		return
+	}
+	pd.slot, pd.off = slot, off
+	r.pend = append(r.pend, *pd)
+}
+
+// fromExpr evaluates a general location expression in frame f.
+func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, expr []byte) {
+	ctx := unwind.Context{Regs: &f.Regs, Mem: &r.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias, Entry: &r.eval}
+	if o.index != nil {
+		ctx.FrameBase, ctx.HasFB = r.frameBase(o, f)
+	}
+	r.eval.idx, r.eval.nest = i, 0
+	var res unwind.Result
+	if err := unwind.Eval(expr, &ctx, &res); err != nil {
+		switch err {
+		case unwind.ErrEntryValue:
+			r.vstats.EntryValue++
+		case unwind.ErrUnsupported:
+			r.vstats.Unsupported++
+		case unwind.ErrUnreadable:
+			r.vstats.Faulted++
+		default:
+			r.vstats.Unavailable++
+		}
+		return
+	}
+	if res.N == 1 && res.Pieces[0].Size == 0 {
+		p := res.Pieces[0]
+		switch p.Kind {
+		case unwind.PieceMem:
+			r.fromMem(pd, p.Addr)
+		case unwind.PieceReg:
+			r.fromReg(pd, f, i, int(p.Reg))
+		case unwind.PieceValue:
+			r.immediate(pd, p.Val)
+		default:
+			r.vstats.Unavailable++
+		}
+		return
+	}
+	// Pieces: assemble the value when every piece is at hand now.
+	off, ok := r.batch.alloc(pd.size)
+	if !ok {
+		r.vstats.Faulted++
+		return
+	}
+	dst := r.batch.bytesOf(off, pd.size)
+	pos := 0
+	for k := 0; k < res.N && pos < len(dst); k++ {
+		p := res.Pieces[k]
+		n := int(p.Size)
+		if n <= 0 || pos+n > len(dst) {
+			n = len(dst) - pos
+		}
+		var src [16]byte
+		switch p.Kind {
+		case unwind.PieceMem:
+			b := r.mem.bytes(p.Addr, n)
+			if b == nil || n > 16 {
+				r.vstats.Unavailable++
+				return
+			}
+			copy(src[:], b)
+		case unwind.PieceReg:
+			if int(p.Reg) < unwind.NumRegs {
+				v, ok := f.Regs.Get(int(p.Reg))
+				if !ok {
+					r.vstats.Unavailable++
+					return
+				}
+				binary.LittleEndian.PutUint64(src[:], v)
+			} else if x := int(p.Reg) - unwind.XMM0; i == 0 && r.hasFP && x >= 0 && x < 16 {
+				copy(src[:], r.fp[xmmOffset+16*x:])
+			} else {
+				r.vstats.Unavailable++
+				return
+			}
+		case unwind.PieceValue:
+			binary.LittleEndian.PutUint64(src[:], p.Val)
+		default:
+			r.vstats.Unavailable++
+			return
+		}
+		copy(dst[pos:pos+n], src[:n])
+		pos += n
+	}
+	pd.off = off
+	r.pend = append(r.pend, *pd)
+}
+
+// finishValues runs the queued reads and appends the normalised values,
+// then reads the pointees of pointers to basic types.
+func (r *Recorder) finishValues(pid int) {
+	b := r.batch
+	if len(b.local) > 0 {
+		b.run(pid)
+	}
+	r.ptrs = r.ptrs[:0]
+	for k := range r.pend {
+		pd := &r.pend[k]
+		if pd.slot >= 0 && !b.ok[pd.slot] {
+			r.vstats.Faulted++
+			continue
+		}
+		val := proffile.Value{Frame: pd.frame, Obj: pd.obj.id, Var: pd.v, Bits: normalise(pd.kind, b.bytesOf(pd.off, pd.size))}
+		r.values = append(r.values, val)
+		r.vstats.Read++
+		if pd.pkind != 0 && val.Bits != 0 && pd.psize > 0 && pd.psize <= maxScalar {
+			r.ptrs = append(r.ptrs, ptrRead{idx: len(r.values) - 1, kind: pd.pkind, size: pd.psize})
+		}
+	}
+	if len(r.ptrs) == 0 {
+		return
+	}
+	b.reset()
+	for k := range r.ptrs {
+		pr := &r.ptrs[k]
+		pr.slot, pr.off = b.add(r.values[pr.idx].Bits, pr.size)
+	}
+	b.run(pid)
+	for _, pr := range r.ptrs {
+		if pr.slot < 0 || !b.ok[pr.slot] {
+			continue // a dangling or null-ish pointer: the pointer itself stays
+		}
+		v := &r.values[pr.idx]
+		v.Pointee, v.HasPointee = normalise(pr.kind, b.bytesOf(pr.off, pr.size)), true
+		r.vstats.Pointees++
+	}
+}
+
+type ptrRead struct {
+	idx, slot, off, size int
+	kind                 dwarfschema.Kind
+}

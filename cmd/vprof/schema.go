@@ -1,0 +1,415 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/vprof/vprof/dwarfschema"
+)
+
+const schemaHelp = `
+Usage: vprof schema [--component PATH]... [--func REGEX] [--metadata] [--all] [--format table|json] BINARY
+
+Prints what vprof will sample in BINARY (an x86-64 executable or shared
+object built with -g; its debug file is found by build-id or
+.gnu_debuglink under /usr/lib/debug): every global and file-scope
+static, and every local or parameter that steers performance, with
+its tags:
+
+  loop   an induction variable (updated in a loop, used in its exit test)
+  cond   read by a conditional branch, select or switch
+  args   passed to a call
+
+Columns: file function line variable type tags (function #global for
+globals and file statics). Locals and parameters without a tag are not
+sampled and not listed (--all lists them too).
+
+--metadata prints instead where each variable lives over each range of
+code: pc_start pc_end variable location offset size basic_type_ptr.
+location is reg:REG (in a register), fbreg (at frame base + offset),
+addr:ADDR (at a fixed address; a global's range is * *, the whole
+object), breg:REG (at register + offset), const (the value is offset),
+or expr:... (a DWARF expression evaluated at sampling time).
+basic_type_ptr says the pointee of a pointer is read too. Addresses are
+link-time; a variable is not sampled at a PC outside its ranges.
+
+--format json prints both, with the expressions in hex.
+
+A one-line summary goes to standard error. A binary without DWARF is an
+error (exit 2) that says how to get it; its functions are still listed
+from the symbol table.
+
+Examples:
+  vprof schema testprogs/bin/recovery_budget
+  vprof schema --func 'lookup|#global' --metadata ./server
+  vprof schema --component src/ --format json ./server > schema.json
+`
+
+func init() {
+	register(&command{name: "schema", order: 10, summary: "print the variables vprof samples in a binary, their tags and locations", run: runSchema})
+}
+
+func runSchema(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("schema", schemaHelp, stdout)
+	var components multiFlag
+	fs.Var(&components, "component", "keep variables declared in source files under this `path` prefix (repeatable)")
+	funcRE := fs.String("func", "", "keep locals and parameters of functions matching this `regex` (add |#global to keep globals)")
+	metadata := fs.Bool("metadata", false, "print where each variable lives over each PC range instead of the schema")
+	all := fs.Bool("all", false, "also list locals and parameters without a tag")
+	format := fs.String("format", "table", "output `format`: table or json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErr("want exactly one binary, got %d arguments", fs.NArg())
+	}
+	if *format != "table" && *format != "json" {
+		return usageErr("unknown --format %q (want table or json)", *format)
+	}
+	opt := dwarfschema.Options{Components: components, All: *all}
+	if *funcRE != "" {
+		re, err := regexp.Compile(*funcRE)
+		if err != nil {
+			return usageErr("bad --func regex: %v", err)
+		}
+		opt.FuncRegex = re
+	}
+	start := time.Now()
+	s, err := dwarfschema.Load(fs.Arg(0), opt)
+	elapsed := time.Since(start)
+	if err != nil && !errors.Is(err, dwarfschema.ErrNoDWARF) {
+		return err
+	}
+	w := bufio.NewWriterSize(stdout, 1<<16)
+	if err != nil {
+		// No DWARF: list what the symbol table says, then fail.
+		fmt.Fprintf(stderr, "vprof schema: warning: %s has no DWARF; listing the %d functions of its symbol table\n", fs.Arg(0), len(s.Funcs))
+		if werr := writeFuncs(w, s, *format); werr != nil {
+			return werr
+		}
+		if werr := w.Flush(); werr != nil {
+			return werr
+		}
+		return err
+	}
+	sv := newSchemaView(s)
+	switch {
+	case *format == "json":
+		err = sv.writeJSON(w)
+	case *metadata:
+		err = sv.writeMetadata(w)
+	default:
+		err = sv.writeSchema(w)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return err
+	}
+	globals, tagged := 0, 0
+	for _, v := range s.Vars {
+		if v.Func == dwarfschema.NoFunc {
+			globals++
+		} else if v.Tags != 0 {
+			tagged++
+		}
+	}
+	debug := ""
+	if s.DebugFile != "" {
+		debug = ", debug file " + s.DebugFile
+	}
+	fmt.Fprintf(stderr, "vprof schema: %s: %d functions, %d variables monitored (%d globals and statics, %d tagged locals and parameters), %d locations, DWARF %d%s, %.2fs\n",
+		fs.Arg(0), len(s.Funcs), len(s.Vars), globals, tagged, len(s.Locs), s.DWARFVersion, debug, elapsed.Seconds())
+	return nil
+}
+
+// schemaView formats a Schema for people.
+type schemaView struct {
+	s   *dwarfschema.Schema
+	cwd string
+}
+
+func newSchemaView(s *dwarfschema.Schema) *schemaView {
+	cwd, _ := os.Getwd()
+	return &schemaView{s: s, cwd: cwd}
+}
+
+// file shows a source path relative to the current directory when it is
+// under it.
+func (sv *schemaView) file(i int32) string {
+	if i < 0 || int(i) >= len(sv.s.Files) {
+		return "?"
+	}
+	p := sv.s.Files[i]
+	if sv.cwd != "" {
+		if r, err := filepath.Rel(sv.cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+	}
+	return p
+}
+
+func (sv *schemaView) function(v *dwarfschema.Var) string {
+	if v.Func == dwarfschema.NoFunc {
+		return dwarfschema.GlobalFunc
+	}
+	return sv.s.Funcs[v.Func].Display
+}
+
+// varName qualifies a local with its function, as gdb does (fn::var).
+func (sv *schemaView) varName(v *dwarfschema.Var) string {
+	if v.Func == dwarfschema.NoFunc {
+		return v.Name
+	}
+	return sv.s.Funcs[v.Func].Display + "::" + v.Name
+}
+
+func tagsOrDash(t dwarfschema.Tags) string {
+	if t == 0 {
+		return "-"
+	}
+	return t.String()
+}
+
+func (sv *schemaView) writeSchema(w io.Writer) error {
+	rows := make([][]string, 0, len(sv.s.Vars))
+	for i := range sv.s.Vars {
+		v := &sv.s.Vars[i]
+		rows = append(rows, []string{sv.file(v.File), sv.function(v), strconv.Itoa(int(v.Line)), v.Name, v.Type, tagsOrDash(v.Tags)})
+	}
+	return writeTable(w, []string{"file", "function", "line", "variable", "type", "tags"}, rows)
+}
+
+// location spells a Loc's place: reg:rdi, fbreg, addr:0x4028, breg:rsp,
+// const, expr:DW_OP_...
+func location(l *dwarfschema.Loc) string {
+	switch l.Kind {
+	case dwarfschema.LocReg:
+		return "reg:" + regName(uint64(l.Reg))
+	case dwarfschema.LocFrame:
+		return "fbreg"
+	case dwarfschema.LocAddr:
+		return "addr:0x" + strconv.FormatUint(l.Addr, 16)
+	case dwarfschema.LocRegOff:
+		return "breg:" + regName(uint64(l.Reg))
+	case dwarfschema.LocConst:
+		return "const"
+	}
+	return "expr:" + dwarfschema.FormatExpr(l.Expr)
+}
+
+func regName(n uint64) string { return dwarfschema.RegName(n) }
+
+func offset(l *dwarfschema.Loc) string {
+	switch l.Kind {
+	case dwarfschema.LocFrame, dwarfschema.LocRegOff, dwarfschema.LocConst:
+		return strconv.FormatInt(l.Offset, 10)
+	}
+	return "-"
+}
+
+func pcRange(l *dwarfschema.Loc) (string, string) {
+	if l.PCStart == 0 && l.PCEnd == ^uint64(0) {
+		return "*", "*"
+	}
+	return "0x" + strconv.FormatUint(l.PCStart, 16), "0x" + strconv.FormatUint(l.PCEnd, 16)
+}
+
+func (sv *schemaView) writeMetadata(w io.Writer) error {
+	rows := make([][]string, 0, len(sv.s.Locs))
+	for i := range sv.s.Locs {
+		l := &sv.s.Locs[i]
+		lo, hi := pcRange(l)
+		rows = append(rows, []string{lo, hi, sv.varName(&sv.s.Vars[l.Var]), location(l), offset(l),
+			strconv.Itoa(int(l.Size)), strconv.FormatBool(l.BasicTypePtr)})
+	}
+	return writeTable(w, []string{"pc_start", "pc_end", "variable", "location", "offset", "size", "basic_type_ptr"}, rows)
+}
+
+type jsonSchemaRow struct {
+	File     string   `json:"file"`
+	Function string   `json:"function"`
+	Line     int32    `json:"line"`
+	Variable string   `json:"variable"`
+	Type     string   `json:"type"`
+	Tags     []string `json:"tags"`
+	Kind     string   `json:"kind"`
+	Size     int32    `json:"size"`
+	Param    bool     `json:"param,omitempty"`
+	Static   bool     `json:"static,omitempty"`
+}
+
+type jsonMetaRow struct {
+	PCStart      string `json:"pc_start"`
+	PCEnd        string `json:"pc_end"`
+	Variable     string `json:"variable"`
+	Index        int32  `json:"var"` // index into schema
+	Location     string `json:"location"`
+	Offset       *int64 `json:"offset,omitempty"`
+	Size         int32  `json:"size"`
+	BasicTypePtr bool   `json:"basic_type_ptr"`
+	Expr         string `json:"expr"`
+}
+
+// writeJSON prints the schema and the metadata; PCs are hex strings
+// (64-bit values do not survive JSON numbers in every reader).
+func (sv *schemaView) writeJSON(w io.Writer) error {
+	s := sv.s
+	out := struct {
+		Path         string          `json:"path"`
+		BuildID      string          `json:"build_id,omitempty"`
+		DebugFile    string          `json:"debug_file,omitempty"`
+		DWARFVersion int             `json:"dwarf_version"`
+		Functions    int             `json:"functions"`
+		Schema       []jsonSchemaRow `json:"schema"`
+		Metadata     []jsonMetaRow   `json:"metadata"`
+	}{Path: s.Path, BuildID: s.BuildID, DebugFile: s.DebugFile, DWARFVersion: s.DWARFVersion, Functions: len(s.Funcs),
+		Schema: make([]jsonSchemaRow, 0, len(s.Vars)), Metadata: make([]jsonMetaRow, 0, len(s.Locs))}
+	for i := range s.Vars {
+		v := &s.Vars[i]
+		tags := []string{}
+		if v.Tags != 0 {
+			tags = strings.Split(v.Tags.String(), ",")
+		}
+		out.Schema = append(out.Schema, jsonSchemaRow{File: sv.file(v.File), Function: sv.function(v), Line: v.Line,
+			Variable: v.Name, Type: v.Type, Tags: tags, Kind: v.Kind.String(), Size: v.Size, Param: v.Param, Static: v.Static})
+	}
+	for i := range s.Locs {
+		l := &s.Locs[i]
+		lo, hi := pcRange(l)
+		r := jsonMetaRow{PCStart: lo, PCEnd: hi, Variable: sv.varName(&s.Vars[l.Var]), Index: l.Var, Location: location(l),
+			Size: l.Size, BasicTypePtr: l.BasicTypePtr, Expr: fmt.Sprintf("%x", l.Expr)}
+		if offset(l) != "-" {
+			o := l.Offset
+			r.Offset = &o
+		}
+		out.Metadata = append(out.Metadata, r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(out)
+}
+
+// writeFuncs lists the functions of a binary without DWARF.
+func writeFuncs(w io.Writer, s *dwarfschema.Schema, format string) error {
+	type fn struct {
+		Name  string `json:"function"`
+		Start string `json:"start"`
+		End   string `json:"end"`
+	}
+	var fns []fn
+	for _, f := range s.Funcs {
+		for _, r := range f.Ranges {
+			fns = append(fns, fn{f.Display, "0x" + strconv.FormatUint(r.Lo, 16), "0x" + strconv.FormatUint(r.Hi, 16)})
+		}
+	}
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		return enc.Encode(struct {
+			Path      string `json:"path"`
+			HasDWARF  bool   `json:"has_dwarf"`
+			Functions []fn   `json:"functions"`
+		}{s.Path, false, fns})
+	}
+	if len(fns) == 0 {
+		return nil
+	}
+	rows := make([][]string, len(fns))
+	for i, f := range fns {
+		rows[i] = []string{f.Name, f.Start, f.End}
+	}
+	return writeTable(w, []string{"function", "pc_start", "pc_end"}, rows)
+}
+
+// tableRowsMax is where writeTable stops using tablewriter: it renders about
+// 40,000 rows a second, and a large program's schema has hundreds of
+// thousands. Larger tables get the same layout from fastTable.
+const tableRowsMax = 5000
+
+// writeTable prints a plain aligned table: a header, a rule, the rows.
+func writeTable(w io.Writer, header []string, rows [][]string) error {
+	if len(rows) > tableRowsMax {
+		return fastTable(w, header, rows)
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRendition(tw.Rendition{
+			Borders:  tw.BorderNone,
+			Symbols:  tw.NewSymbols(tw.StyleASCII),
+			Settings: tw.Settings{Separators: tw.Separators{BetweenColumns: tw.Off}, Lines: tw.Lines{ShowHeaderLine: tw.On}},
+		}),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	hs := make([]any, len(header))
+	for i, h := range header {
+		hs[i] = h
+	}
+	t.Header(hs...)
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
+
+// fastTable writes the layout of writeTable's tablewriter rendition: each
+// cell padded by one space on either side to its column's width, the
+// header underlined with dashes.
+func fastTable(w io.Writer, header []string, rows [][]string) error {
+	width := make([]int, len(header))
+	for i, h := range header {
+		width[i] = len(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	total := 0
+	for _, n := range width {
+		total += n + 2
+	}
+	line := make([]byte, 0, total+1)
+	put := func(cells []string) error {
+		line = line[:0]
+		for i, c := range cells {
+			line = append(line, ' ')
+			line = append(line, c...)
+			for k := len(c); k < width[i]+1; k++ {
+				line = append(line, ' ')
+			}
+		}
+		line = append(line, '\n')
+		_, err := w.Write(line)
+		return err
+	}
+	if err := put(header); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, strings.Repeat("-", total)+"\n"); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := put(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}

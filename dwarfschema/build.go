@@ -284,6 +284,9 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 		if name == "" {
 			continue
 		}
+		if file < 0 && fn >= 0 {
+			file = s.Funcs[fn].File // artificial parameters (this) have no declaration
+		}
 		if fn == NoFunc {
 			if !globalSel {
 				continue
@@ -345,14 +348,27 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 		l.scopeLocs(codeOf[fn], p.loc)
 	}
 
+	// A global without storage anywhere (a constant folded away, a C++
+	// constexpr from a header) is nothing to sample: drop it. (A local
+	// without a location stays listed, method.md §2.)
+	hasLoc := make([]bool, len(s.Vars))
+	for _, ch := range l.locs.chunks {
+		for i := range ch {
+			if v := vid[ch[i].v]; v >= 0 {
+				hasLoc[v] = true
+			}
+		}
+	}
 	// Order Vars (globals first, then by function, file, line, name) and
 	// give Locs their final VarIDs.
-	perm := make([]VarID, len(s.Vars))
-	for i := range perm {
-		perm[i] = VarID(i)
+	perm := make([]VarID, 0, len(s.Vars))
+	for i := range s.Vars {
+		if s.Vars[i].Func != NoFunc || hasLoc[i] {
+			perm = append(perm, VarID(i))
+		}
 	}
 	slices.SortStableFunc(perm, func(a, b VarID) int { return compareVars(&s.Vars[a], &s.Vars[b]) })
-	newV := make([]VarID, len(perm))
+	newV := make([]VarID, len(s.Vars))
 	vars := make([]Var, len(perm))
 	for n, old := range perm {
 		newV[old] = VarID(n)

@@ -184,11 +184,58 @@ func tagsOrDash(t dwarfschema.Tags) string {
 	return t.String()
 }
 
+// cellMax bounds a table cell: C++ template names run to thousands of
+// characters. The JSON output keeps them whole.
+const cellMax = 60
+
+// short fits a function or type name in a table cell: C++ names lose their
+// template arguments and parameters first, then the middle.
+func short(s string) string {
+	if len(s) <= cellMax {
+		return s
+	}
+	s = dropNested(s)
+	if len(s) <= cellMax {
+		return s
+	}
+	return s[:cellMax/2-2] + "..." + s[len(s)-(cellMax/2-1):]
+}
+
+// dropNested replaces the contents of <...> and (...) with "...".
+func dropNested(s string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '<', '(':
+			if depth == 0 {
+				b.WriteByte(c)
+				b.WriteString("...")
+			}
+			depth++
+			continue
+		case '>', ')':
+			if depth > 0 {
+				depth--
+				if depth == 0 {
+					b.WriteByte(c)
+				}
+				continue
+			}
+		}
+		if depth == 0 {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
 func (sv *schemaView) writeSchema(w io.Writer) error {
 	rows := make([][]string, 0, len(sv.s.Vars))
 	for i := range sv.s.Vars {
 		v := &sv.s.Vars[i]
-		rows = append(rows, []string{sv.file(v.File), sv.function(v), strconv.Itoa(int(v.Line)), v.Name, v.Type, tagsOrDash(v.Tags)})
+		rows = append(rows, []string{sv.file(v.File), short(sv.function(v)), strconv.Itoa(int(v.Line)), v.Name, short(v.Type), tagsOrDash(v.Tags)})
 	}
 	return writeTable(w, []string{"file", "function", "line", "variable", "type", "tags"}, rows)
 }
@@ -233,7 +280,7 @@ func (sv *schemaView) writeMetadata(w io.Writer) error {
 	for i := range sv.s.Locs {
 		l := &sv.s.Locs[i]
 		lo, hi := pcRange(l)
-		rows = append(rows, []string{lo, hi, sv.varName(&sv.s.Vars[l.Var]), location(l), offset(l),
+		rows = append(rows, []string{lo, hi, short(sv.varName(&sv.s.Vars[l.Var])), location(l), offset(l),
 			strconv.Itoa(int(l.Size)), strconv.FormatBool(l.BasicTypePtr)})
 	}
 	return writeTable(w, []string{"pc_start", "pc_end", "variable", "location", "offset", "size", "basic_type_ptr"}, rows)
@@ -330,7 +377,7 @@ func writeFuncs(w io.Writer, s *dwarfschema.Schema, format string) error {
 	}
 	rows := make([][]string, len(fns))
 	for i, f := range fns {
-		rows[i] = []string{f.Name, f.Start, f.End}
+		rows[i] = []string{short(f.Name), f.Start, f.End}
 	}
 	return writeTable(w, []string{"function", "pc_start", "pc_end"}, rows)
 }

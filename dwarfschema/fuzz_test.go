@@ -1,0 +1,34 @@
+package dwarfschema
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzLoad feeds arbitrary files to Load: it must return a schema or an
+// error, never panic, and a schema it returns must keep its invariants.
+// The seed corpus (testdata/fuzz/FuzzLoad) holds small static binaries
+// built with gcc (DWARF 4 and 5) and clang, a shared object, a stripped
+// binary and truncated copies.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("\x7fELF"))
+	f.Add([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00"))
+	f.Add([]byte("\x7fELF\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x03\x00"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "in")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(p, Options{All: true, DebugDirs: []string{dir}})
+		if err != nil && s == nil {
+			return
+		}
+		if s == nil {
+			t.Fatal("nil schema without an error")
+		}
+		checkInvariants(t, s)
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/vprof/vprof/dwarfschema/cfg"
 )
@@ -27,6 +28,8 @@ type TagStats struct {
 	BadBytes   int // undecodable bytes over all functions
 	Unresolved int // indirect jumps whose targets could not be found
 	CallSites  int // DWARF call-site records read
+	// Time spent: reading call sites, and the whole pass.
+	CallSiteTime, Time time.Duration
 }
 
 // lastTagStats holds the figures of the latest inferTags run.
@@ -40,8 +43,12 @@ var lastTagStats atomic.Pointer[TagStats]
 //
 // A function whose code cannot be read is skipped (counted), not an error.
 func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
+	t0 := time.Now()
 	st := &TagStats{}
-	defer lastTagStats.Store(st)
+	defer func() {
+		st.Time = time.Since(t0)
+		lastTagStats.Store(st)
+	}()
 	img, err := imageOf(ef)
 	if err != nil {
 		return err
@@ -51,6 +58,7 @@ func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
 		return err
 	}
 	st.CallSites = len(calls)
+	st.CallSiteTime = time.Since(t0)
 
 	// Index every function range, then sort the locations by function.
 	type frange struct {
@@ -73,61 +81,39 @@ func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
 		}
 		return -1
 	}
-	var (
-		globals []cfg.VarLoc
-		owner   = make([]int32, 0, len(s.Locs))
-		locs    = make([]cfg.VarLoc, 0, len(s.Locs))
-		refs    []cfg.ExprRef
-	)
+	// Which function each location belongs to; globals and statics (fixed
+	// addresses) apart. Converting a function's locations is left to the
+	// worker that analyses it.
+	var globals []cfg.VarLoc
+	owner := make([]int32, len(s.Locs))
 	for i := range s.Locs {
 		l := &s.Locs[i]
-		vl := cfg.VarLoc{Var: l.Var, Lo: l.PCStart, Hi: l.PCEnd, Size: l.Size}
-		if vl.Size == 0 && int(l.Var) < len(s.Vars) {
-			vl.Size = s.Vars[l.Var].Size
-		}
-		if l.Kind == LocAddr {
-			vl.Kind, vl.Off = cfg.AtAddr, int64(l.Addr)
-			globals = append(globals, vl)
-			continue
-		}
-		f := funcAt(l.PCStart)
-		if f < 0 {
-			continue
-		}
-		add := func(k cfg.LocKind, reg int16, off int64) {
-			vl.Kind, vl.Reg, vl.Off = k, reg, off
-			locs = append(locs, vl)
-			owner = append(owner, f)
-		}
+		owner[i] = -1
 		switch l.Kind {
-		case LocReg:
-			add(cfg.InReg, l.Reg, 0)
-		case LocFrame:
-			add(cfg.InFrameSlot, 0, l.Offset)
-		case LocRegOff:
-			add(cfg.InRegSlot, l.Reg, l.Offset)
-		case LocExpr:
-			refs = cfg.ExprRefs(refs[:0], l.Expr)
-			for _, r := range refs {
-				if r.Kind != cfg.InEntryValue {
-					add(r.Kind, r.Reg, r.Off)
-				}
-			}
+		case LocAddr:
+			globals = append(globals, cfg.VarLoc{Var: l.Var, Kind: cfg.AtAddr, Off: int64(l.Addr), Size: locSize(s, l)})
+		case LocReg, LocFrame, LocRegOff, LocExpr:
+			owner[i] = funcAt(l.PCStart)
 		}
 	}
-	// Group by function (counting sort keeps each function's order).
+	// Group location indices by function (a counting sort keeps each
+	// function's locations in order).
 	start := make([]int32, len(s.Funcs)+1)
 	for _, f := range owner {
-		start[f+1]++
+		if f >= 0 {
+			start[f+1]++
+		}
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	byFunc := make([]cfg.VarLoc, len(locs))
+	byFunc := make([]int32, start[len(s.Funcs)])
 	fill := append([]int32(nil), start[:len(s.Funcs)]...)
 	for i, f := range owner {
-		byFunc[fill[f]] = locs[i]
-		fill[f]++
+		if f >= 0 {
+			byFunc[fill[f]] = int32(i)
+			fill[f]++
+		}
 	}
 	gl := cfg.NewGlobals(globals)
 
@@ -148,6 +134,7 @@ func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
 			var b cfg.Builder
 			a := cfg.NewAnalyzer()
 			var ranges []cfg.Range
+			var locs []cfg.VarLoc
 			in := cfg.Input{Calls: calls, Globals: gl}
 			for {
 				f := int(next.Add(1) - 1)
@@ -175,7 +162,8 @@ func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
 					blocks[i] = g.Blocks[i].Start
 				}
 				fn.Blocks = blocks
-				in.Locs = byFunc[start[f]:start[f+1]]
+				locs = varLocs(locs[:0], s, byFunc[start[f]:start[f+1]])
+				in.Locs = locs
 				in.FrameBase = cfg.FrameBase(fn.FrameBase)
 				res.tags = append(res.tags, a.Analyze(g, &in)...)
 			}
@@ -194,6 +182,41 @@ func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
 		}
 	}
 	return nil
+}
+
+func locSize(s *Schema, l *Loc) int32 {
+	if l.Size == 0 && int(l.Var) < len(s.Vars) {
+		return s.Vars[l.Var].Size
+	}
+	return l.Size
+}
+
+// varLocs appends the dataflow's view of the locations s.Locs[idx...].
+func varLocs(dst []cfg.VarLoc, s *Schema, idx []int32) []cfg.VarLoc {
+	var buf [8]cfg.ExprRef
+	for _, i := range idx {
+		l := &s.Locs[i]
+		vl := cfg.VarLoc{Var: l.Var, Lo: l.PCStart, Hi: l.PCEnd, Size: locSize(s, l)}
+		switch l.Kind {
+		case LocReg:
+			vl.Kind, vl.Reg = cfg.InReg, l.Reg
+			dst = append(dst, vl)
+		case LocFrame:
+			vl.Kind, vl.Off = cfg.InFrameSlot, l.Offset
+			dst = append(dst, vl)
+		case LocRegOff:
+			vl.Kind, vl.Reg, vl.Off = cfg.InRegSlot, l.Reg, l.Offset
+			dst = append(dst, vl)
+		case LocExpr:
+			for _, r := range cfg.ExprRefs(buf[:0], l.Expr) {
+				if r.Kind != cfg.InEntryValue {
+					vl.Kind, vl.Reg, vl.Off = r.Kind, r.Reg, r.Off
+					dst = append(dst, vl)
+				}
+			}
+		}
+	}
+	return dst
 }
 
 // imageOf maps the allocated sections of ef: code to decode and read-only

@@ -21,9 +21,13 @@ func (b *Builder) dominators() {
 	num := g.pre // reused as scratch until the dominator tree is numbered
 	clear(num)
 	post := g.post[:0]
+	tree := resize(b.tree, n)
+	b.tree = tree
+	ntree := int32(0)
 	visit := func(root int32) {
 		g.Roots = append(g.Roots, root)
 		num[root] = -1
+		tree[root] = ntree
 		st := append(b.stack[:0], root, 0)
 		for len(st) > 0 {
 			top := len(st) - 2
@@ -33,6 +37,7 @@ func (b *Builder) dominators() {
 				st[top+1]++
 				if w := succ[k]; num[w] == 0 {
 					num[w] = -1
+					tree[w] = ntree
 					st = append(st, w, 0)
 				}
 				continue
@@ -58,8 +63,17 @@ func (b *Builder) dominators() {
 			visit(blk)
 		}
 	}
+	g.Entries = len(g.Roots)
+	// Blocks no entry reaches (alignment padding, code after a noreturn
+	// call, cases of an unresolved switch) start trees of their own, later
+	// ones; an edge from a later tree into an earlier one is ignored below,
+	// so padding that falls into a loop header does not hide its dominator.
+	if len(g.Roots) == 0 {
+		ntree = -1
+	}
 	for blk := range g.Blocks {
 		if num[blk] == 0 {
+			ntree++
 			visit(int32(blk))
 		}
 	}
@@ -99,7 +113,7 @@ func (b *Builder) dominators() {
 			}
 			for _, p := range g.Blocks[v].Preds {
 				pn := num[p]
-				if doms[pn] < 0 {
+				if doms[pn] < 0 || tree[p] > tree[v] {
 					continue
 				}
 				if newIdom < 0 {
@@ -222,7 +236,8 @@ func (b *Builder) loops() {
 				v := st[len(st)-1]
 				st = st[:len(st)-1]
 				for _, p := range g.Blocks[v].Preds {
-					if set[p/64]&(1<<(p%64)) == 0 {
+					// Unreachable padding falling into the body is not in it.
+					if set[p/64]&(1<<(p%64)) == 0 && g.Dominates(h, int(p)) {
 						set[p/64] |= 1 << (p % 64)
 						st = append(st, p)
 					}

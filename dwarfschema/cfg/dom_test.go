@@ -38,8 +38,11 @@ func TestDominators(t *testing.T) {
 		// The example of Cooper, Harvey and Kennedy, figure 4 (irreducible):
 		// 5 -> 4, 5 -> 3, 4 -> 1, 3 -> 2, 1 -> 2, 2 -> 1; renumbered from 0.
 		{"chk-fig4", 5, [][2]int32{{0, 1}, {0, 2}, {1, 3}, {2, 4}, {3, 4}, {4, 3}}, []int32{-1, 0, 0, 0, 0}, []int32{0}},
-		// Block 2 is unreachable from 0: it becomes a root of its own.
-		{"unreachable", 4, [][2]int32{{0, 1}, {2, 3}, {1, 3}}, []int32{-1, 0, -1, -1}, []int32{0, 2}},
+		// Block 2 is unreachable from 0: it becomes a root of its own, and
+		// its edge into 3 (reached from 0) does not count for 3's dominator.
+		{"unreachable", 4, [][2]int32{{0, 1}, {2, 3}, {1, 3}}, []int32{-1, 0, -1, 1}, []int32{0, 2}},
+		// Padding (4) falling into a loop header (1) reached from the entry.
+		{"padding into loop", 5, [][2]int32{{0, 1}, {1, 2}, {2, 1}, {2, 3}, {4, 1}}, []int32{-1, 0, 1, 2, -1}, []int32{0, 4}},
 		// The Appel/Tiger textbook graph: 0->1, 1->2,1->3, 2->4, 3->4, 4->5, 5->1, 5->6.
 		{"textbook", 7, [][2]int32{{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {4, 5}, {5, 1}, {5, 6}}, []int32{-1, 0, 1, 1, 1, 4, 5}, []int32{0}},
 	}
@@ -91,6 +94,8 @@ func TestLoops(t *testing.T) {
 			[]lp{{1, []int32{1, 2, 3, 4}, []int32{4}, -1}, {2, []int32{2, 3}, []int32{3}, 0}}},
 		{"two latches", 5, [][2]int32{{0, 1}, {1, 2}, {1, 3}, {2, 1}, {3, 1}, {1, 4}},
 			[]lp{{1, []int32{1, 2, 3}, []int32{2, 3}, -1}}},
+		// Unreachable padding (4) falling into the loop is not part of it.
+		{"padding", 5, [][2]int32{{0, 1}, {1, 2}, {2, 1}, {2, 3}, {4, 2}}, []lp{{1, []int32{1, 2}, []int32{2}, -1}}},
 		// Irreducible: neither 1 nor 2 dominates the other, so no natural loop.
 		{"irreducible", 4, [][2]int32{{0, 1}, {0, 2}, {1, 2}, {2, 1}, {2, 3}}, nil},
 	}

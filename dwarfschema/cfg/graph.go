@@ -77,6 +77,9 @@ type Graph struct {
 	// reached from another range, then (lowest address first) any block still
 	// unreachable, so that every block has a dominator.
 	Roots []int32
+	// Entries is how many of the Roots (the first ones) are entry points;
+	// the others are blocks no entry reaches.
+	Entries int
 	// Idom is each block's immediate dominator; -1 for the roots, which are
 	// dominated only by the virtual entry above them.
 	Idom  []int32
@@ -104,6 +107,7 @@ type Builder struct {
 	kids     []int32
 	fill     []int32
 	rootBits []uint64
+	tree     []int32
 }
 
 // InstAt returns the index of the instruction starting at pc, or -1.

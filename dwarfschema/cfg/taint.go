@@ -231,13 +231,11 @@ func (a *Analyzer) stackSim() {
 	for b := range a.bsp {
 		a.bsp[b], a.bfp[b] = unvisited, unvisited
 	}
-	for _, r := range g.Roots {
-		a.bsp[r], a.bfp[r] = unknownSP, unknownSP
-		for _, rg := range g.Ranges {
-			if g.Blocks[r].Start == rg.Lo {
-				a.bsp[r] = -8 // the return address was just pushed
-			}
-		}
+	// Only entries start with a known stack; a block no entry reaches
+	// stays unvisited, so padding that falls into real code does not blur
+	// the offsets there.
+	for _, r := range g.Roots[:g.Entries] {
+		a.bsp[r], a.bfp[r] = -8, unknownSP // the return address was just pushed
 	}
 	merge := func(old *int32, v int32) bool {
 		switch {
@@ -855,10 +853,7 @@ func (a *Analyzer) run(b int) {
 	w := a.w
 	blk := &g.Blocks[b]
 	// Locations active at the block start, then those starting inside it.
-	for _, c := range a.locCells {
-		clear(a.maskE[int(c)*w : int(c+1)*w])
-		clear(a.maskD[int(c)*w : int(c+1)*w])
-	}
+	// The masks are all zero between runs.
 	cur := append(a.cur[:0], a.actList[a.actOff[b]:a.actOff[b+1]]...)
 	nextEnd := int32(math.MaxInt32)
 	for _, x := range cur {
@@ -870,10 +865,18 @@ func (a *Analyzer) run(b int) {
 	var argWritten uint64        // argument registers written since the last call
 	stackArgs := a.stackArgs[:0] // slots written by a push or [rsp+k] store since the last call
 	val := a.val
+	// A location says the cell holds the variable before each instruction
+	// of its range. Injecting is idempotent, so it is redone for all cells
+	// when the active locations change, else only for the cells the
+	// previous instruction wrote.
+	injectAll := true
+	var dirty [2]int16
+	ndirty := 0
 	for i := blk.First; i < blk.Last; i++ {
 		if i >= nextEnd {
 			nextEnd = math.MaxInt32
-			for _, c := range a.locCells {
+			for _, x := range cur {
+				c := a.entries[x].cell
 				clear(a.maskE[int(c)*w : int(c+1)*w])
 				clear(a.maskD[int(c)*w : int(c+1)*w])
 			}
@@ -887,6 +890,7 @@ func (a *Analyzer) run(b int) {
 				}
 			}
 			cur = cur[:k]
+			injectAll = true
 		}
 		for next < len(a.entries) && a.entries[next].start <= i {
 			e := &a.entries[next]
@@ -894,28 +898,21 @@ func (a *Analyzer) run(b int) {
 				cur = append(cur, int32(next))
 				a.setMask(e)
 				nextEnd = min(nextEnd, e.end)
+				injectAll = true
 			}
 			next++
 		}
-		// A location says the cell holds the variable now.
-		for _, c := range a.locCells {
-			sc := a.cell(c)
-			me := a.maskE[int(c)*w : int(c+1)*w]
-			md := a.maskD[int(c)*w : int(c+1)*w]
-			exact := false
-			for k := range sc {
-				sc[k] |= me[k]
-				exact = exact || me[k] != 0
+		if injectAll {
+			for _, x := range cur {
+				a.inject(a.entries[x].cell)
 			}
-			if !exact {
-				// A value computed from the register counts only where
-				// no variable lives in it (v = argc*7 must not make every
-				// read of argc's register a read of v).
-				for k := range sc {
-					sc[k] |= md[k]
-				}
+			injectAll = false
+		} else {
+			for _, c := range dirty[:ndirty] {
+				a.inject(c)
 			}
 		}
+		ndirty = 0
 
 		u := &a.uops[i]
 		clear(val)
@@ -960,23 +957,30 @@ func (a *Analyzer) run(b int) {
 				clear(a.cell(int16(c)))
 			}
 			clear(flags)
+			injectAll = true
 		case cClobber:
 			for _, c := range [...]int16{cellRAX, cellRCX, cellRDX, cellRBX} {
 				clear(a.cell(c))
 			}
+			injectAll = true
 		case cSyscall:
 			for _, c := range [...]int16{cellRAX, cellRCX, cellR11} {
 				clear(a.cell(c))
 			}
+			injectAll = true
 		case cXchg, cXadd, cCmpxchg:
 			// Both places end up with a value from either: union.
 			for _, c := range [...]int16{u.dst, u.dst2} {
 				if c >= 0 {
 					copy(a.cell(c), val)
+					dirty[ndirty] = c
+					ndirty++
 				}
 			}
 		default:
 			if u.dst >= 0 {
+				dirty[ndirty] = u.dst
+				ndirty++
 				d := a.cell(u.dst)
 				if u.partial {
 					orInto(d, val)
@@ -993,6 +997,8 @@ func (a *Analyzer) run(b int) {
 			}
 			if u.dst2 >= 0 {
 				copy(a.cell(u.dst2), val)
+				dirty[ndirty] = u.dst2
+				ndirty++
 			}
 		}
 		if u.gdst >= 0 && val[u.gdst/64]&(1<<(u.gdst%64)) != 0 {
@@ -1005,7 +1011,32 @@ func (a *Analyzer) run(b int) {
 			clear(flags)
 		}
 	}
+	for _, x := range cur {
+		c := a.entries[x].cell
+		clear(a.maskE[int(c)*w : int(c+1)*w])
+		clear(a.maskD[int(c)*w : int(c+1)*w])
+	}
 	a.cur = cur
+}
+
+// inject adds to cell c the variables located in it now. A value
+// computed from a register (InDerived) counts only where no variable lives
+// in it: v = argc*7 must not make every read of argc's register a read of v.
+func (a *Analyzer) inject(c int16) {
+	w := a.w
+	sc := a.s[int(c)*w : int(c+1)*w]
+	me := a.maskE[int(c)*w : int(c+1)*w]
+	exact := false
+	for k := range sc {
+		sc[k] |= me[k]
+		exact = exact || me[k] != 0
+	}
+	if !exact {
+		md := a.maskD[int(c)*w : int(c+1)*w]
+		for k := range sc {
+			sc[k] |= md[k]
+		}
+	}
 }
 
 // noteUpdate records v = f(v): a write of a value derived from v into a

@@ -1,0 +1,185 @@
+package dwarfschema
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// tagSrc has one function per tag shape of method.md §2. External calls go
+// to noipa functions so that gcc keeps them as calls.
+const tagSrc = `
+#include <stdio.h>
+#define NOIPA __attribute__((noipa))
+NOIPA long now(void) { static long t; return t++; }
+NOIPA void work(long x) { __asm__ volatile("" :: "r"(x)); }
+NOIPA int check(int limit) { return limit > 10 ? 1 : 0; }
+volatile int done;
+int total;
+
+NOIPA void count(int n) { for (int i = 0; i < n; i++) work(i); }
+NOIPA int flagged(int flag, int x) { if (flag) return x * 3; return x + 1; }
+NOIPA void pass(int x) { work(x); work(x + 1); }
+NOIPA void wait_grace(long grace) { long deadline = now() + grace; while (now() < deadline) work(1); }
+NOIPA void poll_done(void) { while (!done) work(0); }
+NOIPA int dispatch(int k) {
+	switch (k) {
+	case 0: return 10; case 1: work(3); return 11; case 2: return 17;
+	case 3: return 99; case 4: work(7); return 3; case 5: return 8;
+	default: return -1;
+	}
+}
+NOIPA void store(int y) { int z = y * 5; total = z; printf("%d\n", z); }
+NOIPA int through(int lim) { return check(lim); }
+
+int main(int argc, char **argv) {
+	(void)argv;
+	count(argc); pass(argc); wait_grace(argc); store(argc);
+	done = 1; poll_done();
+	return flagged(argc, 2) + dispatch(argc) + through(argc);
+}
+`
+
+func buildC(t *testing.T, src string, flags ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not installed")
+	}
+	dir := t.TempDir()
+	c := filepath.Join(dir, "p.c")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "p")
+	args := append([]string{"-g", "-o", bin, c}, flags...)
+	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc %v: %v\n%s", args, err, out)
+	}
+	return bin
+}
+
+// varTags returns the tags of variable name of function fn ("#global" for
+// globals), or fails if there is no such variable.
+func varTags(t *testing.T, s *Schema, fn, name string) Tags {
+	t.Helper()
+	found := false
+	var tags Tags
+	for _, v := range s.Vars {
+		f := GlobalFunc
+		if v.Func != NoFunc {
+			f = s.Funcs[v.Func].Name
+		}
+		if f == fn && v.Name == name {
+			found = true
+			tags |= v.Tags
+		}
+	}
+	if !found {
+		t.Fatalf("no variable %s in %s", name, fn)
+	}
+	return tags
+}
+
+func TestInferTags(t *testing.T) {
+	cases := []struct {
+		fn, v    string
+		want     Tags // must have
+		not      Tags // must not have
+		optLevel string
+	}{
+		{"count", "i", TagLoop | TagCond | TagArgs, 0, ""},
+		{"count", "n", TagCond, TagLoop, ""},
+		{"flagged", "flag", TagCond, TagLoop | TagArgs, ""},
+		{"flagged", "x", 0, TagLoop | TagCond | TagArgs, ""},
+		{"pass", "x", TagArgs, TagLoop | TagCond, ""},
+		{"wait_grace", "grace", TagCond, TagLoop, ""},
+		{"wait_grace", "deadline", TagCond, TagLoop, ""},
+		{GlobalFunc, "done", TagCond, TagLoop, ""},
+		{"dispatch", "k", TagCond, TagLoop, ""},
+		{"store", "y", 0, TagLoop | TagCond, ""},
+		{"store", "z", TagArgs, TagLoop | TagCond, ""},
+		{GlobalFunc, "total", 0, TagLoop | TagCond | TagArgs, ""},
+		// Through a call the value is opaque: args in the caller, cond in
+		// the callee.
+		{"through", "lim", TagArgs, TagCond | TagLoop, ""},
+		{"check", "limit", TagCond, TagArgs | TagLoop, ""},
+		{"main", "argc", TagArgs, TagLoop, ""},
+	}
+	for _, opt := range []string{"-O2", "-O0"} {
+		t.Run(opt, func(t *testing.T) {
+			bin := buildC(t, tagSrc, opt)
+			s, err := Load(bin, Options{All: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cases {
+				got := varTags(t, s, c.fn, c.v)
+				if got&c.want != c.want || got&c.not != 0 {
+					t.Errorf("%s %s: tags %q, want %q and none of %q", c.fn, c.v, got, c.want, c.not)
+				}
+			}
+			st := lastTagStats.Load()
+			if st.Skipped != 0 || st.BadBytes != 0 || st.Unresolved != 0 {
+				t.Errorf("tag pass: %+v", *st)
+			}
+			if opt == "-O2" && st.CallSites == 0 {
+				t.Errorf("no call-site records read at -O2")
+			}
+			// Every function with code has its basic blocks, sorted, the
+			// first at its entry.
+			for _, f := range s.Funcs {
+				if len(f.Ranges) == 0 {
+					continue
+				}
+				if len(f.Blocks) == 0 || !slices.IsSorted(f.Blocks) || f.Blocks[0] != f.Ranges[0].Lo {
+					t.Errorf("%s: blocks %x for ranges %v", f.Name, f.Blocks, f.Ranges)
+				}
+			}
+		})
+	}
+}
+
+// Without All, Load keeps the tagged locals and drops the others.
+func TestUntaggedDropped(t *testing.T) {
+	s, err := Load(buildC(t, tagSrc, "-O2"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range s.Vars {
+		if v.Func != NoFunc && v.Tags == 0 && !v.Static {
+			t.Errorf("untagged local %s kept", v.Name)
+		}
+	}
+	if varTags(t, s, "count", "i")&TagLoop == 0 {
+		t.Errorf("count's i lost its loop tag")
+	}
+}
+
+// BenchmarkInferTags loads a large binary (VPROF_SYNTH, or the testprogs'
+// synthetic 20,000-function program once built) and reports the tag pass's
+// share of Load.
+func BenchmarkInferTags(b *testing.B) {
+	path := os.Getenv("VPROF_SYNTH")
+	if path == "" {
+		path = filepath.Join("..", "testprogs", "bin", "synth")
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("no synthetic binary (%v): make -C testprogs synth, or set VPROF_SYNTH", err)
+	}
+	var tagTime, csTime time.Duration
+	for b.Loop() {
+		if _, err := Load(path, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		st := lastTagStats.Load()
+		tagTime += st.Time
+		csTime += st.CallSiteTime
+	}
+	st := lastTagStats.Load()
+	b.ReportMetric(float64(tagTime.Milliseconds())/float64(b.N), "tag-ms/op")
+	b.ReportMetric(float64(csTime.Milliseconds())/float64(b.N), "callsite-ms/op")
+	b.ReportMetric(float64(st.Funcs), "funcs")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,7 +54,7 @@ func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
 	if err != nil {
 		return err
 	}
-	calls, err := callSites(d)
+	calls, sigs, err := callInfo(d, s.Symbols)
 	if err != nil {
 		return err
 	}
@@ -135,7 +136,7 @@ func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
 			a := cfg.NewAnalyzer()
 			var ranges []cfg.Range
 			var locs []cfg.VarLoc
-			in := cfg.Input{Calls: calls, Globals: gl}
+			in := cfg.Input{Calls: calls, Globals: gl, Sigs: sigs}
 			for {
 				f := int(next.Add(1) - 1)
 				if f >= len(s.Funcs) {
@@ -241,45 +242,116 @@ func imageOf(ef *elf.File) (*cfg.Image, error) {
 	return img, nil
 }
 
-// callSites reads the DWARF call-site records (DW_TAG_call_site, or
-// DW_TAG_GNU_call_site in DWARF 4) with their parameters, sorted by return
-// address.
-func callSites(d *dwarf.Data) ([]cfg.CallSite, error) {
-	var out []cfg.CallSite
+// callInfo reads what DWARF says about calls: the call-site records
+// (DW_TAG_call_site, or DW_TAG_GNU_call_site in DWARF 4) with their
+// parameters, sorted by return address, and the signature of every
+// function (by entry address, for direct calls) and of every callee a
+// record names (DW_AT_call_origin). Symbols (sorted by Value) tell gcc's
+// clones, whose signatures differ from their source function's.
+func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, error) {
+	type subInfo struct {
+		origin   dwarf.Offset
+		params   []dwarf.Offset
+		variadic bool
+		proto    bool
+		entry    uint64
+		hasEntry bool
+	}
+	type paramRec struct{ typ, origin dwarf.Offset }
+	type typeRec struct {
+		tag  dwarf.Tag
+		next dwarf.Offset
+		enc  int64
+		size int64
+	}
+	var (
+		calls     []cfg.CallSite
+		origins   []dwarf.Offset // per call: DW_AT_call_origin
+		subs      = map[dwarf.Offset]*subInfo{}
+		params    = map[dwarf.Offset]paramRec{}
+		types     = map[dwarf.Offset]typeRec{}
+		stack     []*subInfo // enclosing subprogram per depth (nil: other DIE)
+		siteDepth = -1
+		cur       = -1 // index of the call site whose parameters follow
+	)
 	r := d.Reader()
-	var cur *cfg.CallSite
-	depth, siteDepth := 0, -1
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return nil, fmt.Errorf("reading call sites: %v", err)
+			return nil, nil, fmt.Errorf("reading call sites: %v", err)
 		}
 		if e == nil {
 			break
 		}
 		if e.Tag == 0 {
-			depth--
-			if depth <= siteDepth {
-				siteDepth, cur = -1, nil
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) <= siteDepth {
+				siteDepth, cur = -1, -1
 			}
 			continue
 		}
+		var parent *subInfo
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		var self *subInfo
 		switch e.Tag {
+		case dwarf.TagSubprogram:
+			si := &subInfo{}
+			si.origin, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			if si.origin == 0 {
+				si.origin, _ = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+			}
+			si.proto, _ = e.Val(dwarf.AttrPrototyped).(bool)
+			if pc, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+				si.entry, si.hasEntry = pc, true
+			} else if e.Val(dwarf.AttrRanges) != nil {
+				// Hot and cold parts: the entry is the part that has the
+				// function's own symbol.
+				if rs, err := d.Ranges(e); err == nil {
+					for _, rg := range rs {
+						if name, ok := symbolAt(syms, rg[0]); ok && !isClone(name) {
+							si.entry, si.hasEntry = rg[0], true
+							break
+						}
+					}
+				}
+			}
+			subs[e.Offset] = si
+			self = si
+		case dwarf.TagFormalParameter:
+			t, _ := e.Val(dwarf.AttrType).(dwarf.Offset)
+			o, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			params[e.Offset] = paramRec{t, o}
+			if parent != nil {
+				parent.params = append(parent.params, e.Offset)
+			}
+		case dwarf.TagUnspecifiedParameters:
+			if parent != nil {
+				parent.variadic = true
+			}
 		case dwarf.TagCallSite, tagCallSiteGNU:
 			pc, ok := e.Val(dwarf.AttrCallReturnPC).(uint64)
 			if !ok {
 				pc, ok = e.Val(dwarf.AttrLowpc).(uint64)
 			}
-			cur = nil
+			cur = -1
 			if ok {
-				out = append(out, cfg.CallSite{ReturnPC: pc})
-				cur = &out[len(out)-1]
+				o, _ := e.Val(dwarf.AttrCallOrigin).(dwarf.Offset)
+				if o == 0 {
+					o, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+				}
+				calls = append(calls, cfg.CallSite{ReturnPC: pc})
+				origins = append(origins, o)
+				cur = len(calls) - 1
 			}
 			if e.Children {
-				siteDepth = depth
+				siteDepth = len(stack)
 			}
 		case dwarf.TagCallSiteParameter, tagCallSiteParamGNU:
-			if cur != nil && depth == siteDepth+1 {
+			if cur >= 0 && len(stack) == siteDepth+1 {
 				var p cfg.CallParam
 				if b, ok := e.Val(dwarf.AttrLocation).([]byte); ok {
 					p.Loc = cfg.ExprRefs(nil, b)
@@ -290,14 +362,132 @@ func callSites(d *dwarf.Data) ([]cfg.CallSite, error) {
 				}
 				p.Value = cfg.ExprRefs(nil, b)
 				if len(p.Loc)+len(p.Value) > 0 {
-					cur.Params = append(cur.Params, p)
+					calls[cur].Params = append(calls[cur].Params, p)
 				}
 			}
+		case dwarf.TagBaseType, dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType,
+			dwarf.TagRestrictType, dwarf.TagAtomicType, dwarf.TagPointerType, dwarf.TagReferenceType,
+			dwarf.TagRvalueReferenceType, dwarf.TagPtrToMemberType, dwarf.TagEnumerationType,
+			dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagArrayType:
+			t := typeRec{tag: e.Tag}
+			t.next, _ = e.Val(dwarf.AttrType).(dwarf.Offset)
+			t.enc, _ = e.Val(dwarf.AttrEncoding).(int64)
+			t.size, _ = e.Val(dwarf.AttrByteSize).(int64)
+			types[e.Offset] = t
 		}
 		if e.Children {
-			depth++
+			stack = append(stack, self)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].ReturnPC < out[j].ReturnPC })
-	return out, nil
+
+	classMemo := map[dwarf.Offset]cfg.ArgClass{}
+	classOf := func(t dwarf.Offset) cfg.ArgClass {
+		if c, ok := classMemo[t]; ok {
+			return c
+		}
+		c := cfg.ArgInt // unknown types: the common case
+		for hop, x := 0, t; hop < 16; hop++ {
+			tr, ok := types[x]
+			if !ok {
+				break
+			}
+			switch tr.tag {
+			case dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
+				x = tr.next
+				continue
+			case dwarf.TagBaseType:
+				const ateFloat, ateComplexFloat = 0x4, 0x3
+				switch {
+				case (tr.enc == ateFloat || tr.enc == ateComplexFloat) && tr.size <= 8:
+					c = cfg.ArgFloat
+				case tr.enc == ateFloat || tr.enc == ateComplexFloat:
+					c = cfg.ArgMemory // long double, complex double: x87 or memory
+				case tr.size > 8:
+					c = cfg.ArgInt2 // __int128
+				}
+			case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagArrayType:
+				switch {
+				case tr.size > 16:
+					c = cfg.ArgMemory
+				case tr.size > 8:
+					c = cfg.ArgInt2
+				}
+			}
+			break
+		}
+		classMemo[t] = c
+		return c
+	}
+	sigMemo := map[dwarf.Offset]*cfg.Signature{}
+	var sigOf func(off dwarf.Offset, depth int) *cfg.Signature
+	sigOf = func(off dwarf.Offset, depth int) *cfg.Signature {
+		if sig, ok := sigMemo[off]; ok {
+			return sig
+		}
+		si := subs[off]
+		if si == nil || depth > 4 {
+			return nil
+		}
+		var sig *cfg.Signature
+		switch {
+		case len(si.params) == 0 && !si.variadic && si.origin != 0:
+			sig = sigOf(si.origin, depth+1)
+		case len(si.params) == 0 && !si.variadic && !si.proto:
+			// f() in C says nothing of the parameters (nor does a C++
+			// function without any, which gcc does not mark prototyped).
+		default:
+			sig = &cfg.Signature{Variadic: si.variadic}
+			for _, p := range si.params {
+				pr := params[p]
+				t := pr.typ
+				for hop := 0; t == 0 && pr.origin != 0 && hop < 4; hop++ {
+					pr = params[pr.origin]
+					t = pr.typ
+				}
+				sig.Params = append(sig.Params, classOf(t))
+			}
+		}
+		sigMemo[off] = sig
+		return sig
+	}
+	sigs := &cfg.Signatures{}
+	for off, si := range subs {
+		if !si.hasEntry {
+			continue
+		}
+		if name, ok := symbolAt(syms, si.entry); ok && isClone(name) {
+			sigs.Add(si.entry, nil)
+		} else if sig := sigOf(off, 0); sig != nil {
+			sigs.Add(si.entry, sig)
+		}
+	}
+	sigs.Sort()
+	for i := range calls {
+		if origins[i] != 0 {
+			calls[i].Callee = sigOf(origins[i], 0)
+		}
+	}
+	sort.SliceStable(calls, func(i, j int) bool { return calls[i].ReturnPC < calls[j].ReturnPC })
+	return calls, sigs, nil
+}
+
+// symbolAt returns the name of a function symbol at exactly addr.
+func symbolAt(syms []Symbol, addr uint64) (string, bool) {
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].Value >= addr })
+	for ; i < len(syms) && syms[i].Value == addr; i++ {
+		if isClone(syms[i].Name) {
+			return syms[i].Name, true
+		}
+		if i+1 == len(syms) || syms[i+1].Value != addr {
+			return syms[i].Name, true
+		}
+	}
+	return "", false
+}
+
+// isClone reports gcc's names for clones and split parts of a function
+// (foo.constprop.0, foo.isra.0, foo.part.0, foo.cold), whose calling
+// convention may differ from the source function's.
+func isClone(name string) bool {
+	return strings.Contains(name, ".")
 }

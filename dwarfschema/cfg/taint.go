@@ -38,6 +38,9 @@ type VarLoc struct {
 type CallSite struct {
 	ReturnPC uint64
 	Params   []CallParam
+	// Callee is the signature of the called function (DW_AT_call_origin),
+	// if known.
+	Callee *Signature
 }
 
 // CallParam is one DW_TAG_call_site_parameter: where the argument is
@@ -105,6 +108,9 @@ type Input struct {
 	Calls     []CallSite // call-site records, sorted by ReturnPC (may hold other functions' too)
 	FrameBase FrameBaseRule
 	Globals   *Globals
+	// Sigs gives the signatures of the object's functions by entry
+	// address, for direct calls.
+	Sigs *Signatures
 }
 
 const (
@@ -119,18 +125,20 @@ const (
 // uop is an instruction reduced to its dataflow: which cells it reads and
 // writes.
 type uop struct {
-	class   opClass
-	partial bool // dst write merges into the cell
-	zero    bool // result independent of the sources
-	nsrc    uint8
-	dst     int16
-	dst2    int16
-	src     [4]int16
-	gsrc    int32 // dense index of a global read, -1
-	gdst    int32 // dense index of a global written, -1
-	pushArg bool  // a push or [rsp+k] store: maybe a stack argument
-	callOff int32 // call: cells of its DWARF call-site record in callCells
-	callN   int32 // -1: no record
+	class    opClass
+	partial  bool // dst write merges into the cell
+	zero     bool // result independent of the sources
+	nsrc     uint8
+	dst      int16
+	dst2     int16
+	src      [4]int16
+	gsrc     int32 // dense index of a global read, -1
+	gdst     int32 // dense index of a global written, -1
+	pushArg  bool  // a push or [rsp+k] store: maybe a stack argument
+	callOff  int32 // call: cells of its DWARF call-site record in callCells
+	callN    int32 // -1: no record
+	sigKnown bool  // call: the callee's signature gave its argument registers
+	record   bool  // call: it has a DWARF call-site record
 }
 
 type locEntry struct {
@@ -579,7 +587,26 @@ func (a *Analyzer) callSite(u *uop, i int) {
 	ret := in.PC + uint64(in.Len)
 	calls := a.in.Calls
 	k := sort.Search(len(calls), func(k int) bool { return calls[k].ReturnPC >= ret })
-	if k == len(calls) || calls[k].ReturnPC != ret {
+	var site *CallSite
+	if k < len(calls) && calls[k].ReturnPC == ret {
+		site = &calls[k]
+	}
+	// The callee's signature: from the record, else from the direct
+	// target; never for a clone, whose parameters the compiler changed.
+	var sig *Signature
+	target, direct := branchTarget(in)
+	clone := false
+	if direct {
+		var known bool
+		sig, known, clone = a.in.Sigs.Find(target)
+		if !known {
+			sig = nil
+		}
+	}
+	if site != nil && site.Callee != nil && !clone {
+		sig = site.Callee
+	}
+	if site == nil && sig == nil {
 		return
 	}
 	u.callOff, u.callN = int32(len(a.callCells)), 0
@@ -589,7 +616,17 @@ func (a *Analyzer) callSite(u *uop, i int) {
 			u.callN++
 		}
 	}
-	for _, p := range calls[k].Params {
+	if sig != nil {
+		n := len(a.callCells)
+		a.callCells = argCellsOf(a.callCells, sig)
+		u.callN += int32(len(a.callCells) - n)
+		u.sigKnown = !sig.Variadic
+	}
+	if site == nil {
+		return
+	}
+	u.record = true
+	for _, p := range site.Params {
 		for _, refs := range [2][]ExprRef{p.Loc, p.Value} {
 			for _, r := range refs {
 				switch r.Kind {
@@ -1072,10 +1109,12 @@ func (a *Analyzer) callArgs(u *uop, i int, argWritten uint64, stackArgs []int16)
 			orInto(a.args, a.cell(c))
 		}
 	}
-	for m := argWritten; m != 0; m &= m - 1 {
-		orInto(a.args, a.cell(int16(bits.TrailingZeros64(m))))
+	if !u.sigKnown {
+		for m := argWritten; m != 0; m &= m - 1 {
+			orInto(a.args, a.cell(int16(bits.TrailingZeros64(m))))
+		}
 	}
-	if u.callN < 0 && a.sp[i] != unknownSP {
+	if !u.record && a.sp[i] != unknownSP {
 		// No record: slots at the bottom of the frame written by a push or
 		// an rsp-relative store are the outgoing stack arguments.
 		sp := a.sp[i]

@@ -61,6 +61,13 @@ type tvar struct {
 type tcall struct {
 	ret    string // label right after the call
 	params []CallParam
+	callee *Signature
+}
+
+// tsig is the signature of the function at a label.
+type tsig struct {
+	at  string
+	sig *Signature // nil: a clone
 }
 
 func TestTags(t *testing.T) {
@@ -69,6 +76,7 @@ func TestTags(t *testing.T) {
 		asm   string
 		vars  []tvar
 		calls []tcall
+		sigs  []tsig
 		fb    FrameBaseRule
 		want  map[string]Tags
 	}{{
@@ -420,6 +428,53 @@ f:	ret`,
 		fb:   FrameBaseRule{Kind: FrameCFA},
 		vars: []tvar{{name: "v", kind: InFrameSlot, off: -24, from: "start", to: "end"}},
 		want: map[string]Tags{"v": TagArgs},
+	}, {
+		name: "the callee's signature names its argument registers",
+		asm: `
+start:	push rbx
+	mov ebx, esi
+w_rbx:	mov rsi, [rdi]
+	call f
+	mov edx, ebx
+	call g
+	pop rbx
+	ret
+end:
+f:	ret
+g:	ret`,
+		vars: []tvar{
+			// v stays in rdi, unwritten: only f's signature says it is passed.
+			{name: "v", kind: InReg, reg: 5, from: "start", to: "end"},
+			// w goes to rdx, but g takes no parameter.
+			{name: "w", kind: InReg, reg: 4, from: "start", to: "w_rbx"},
+			{name: "w", kind: InReg, reg: 3, from: "w_rbx", to: "end"},
+		},
+		sigs: []tsig{
+			{at: "f", sig: &Signature{Params: []ArgClass{ArgInt, ArgInt}}},
+			{at: "g", sig: &Signature{}},
+		},
+		want: map[string]Tags{"v": TagArgs},
+	}, {
+		name: "a clone's signature is unknown; a record's callee is used otherwise",
+		asm: `
+start:	sub rsp, 8
+	call f
+v_end:	xor edi, edi
+	call h
+ret_h:	add rsp, 8
+	ret
+end:
+f:	ret
+h:	ret`,
+		vars: []tvar{
+			{name: "v", kind: InReg, reg: 5, from: "start", to: "v_end"},
+			{name: "x", kind: InReg, reg: 17, from: "start", to: "end"},
+		},
+		sigs: []tsig{{at: "f", sig: nil}},
+		calls: []tcall{
+			{ret: "ret_h", callee: &Signature{Params: []ArgClass{ArgInt, ArgFloat}}},
+		},
+		want: map[string]Tags{"x": TagArgs},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -454,8 +509,13 @@ f:	ret`,
 			}
 			var calls []CallSite
 			for _, c := range tc.calls {
-				calls = append(calls, CallSite{ReturnPC: lab(c.ret), Params: c.params})
+				calls = append(calls, CallSite{ReturnPC: lab(c.ret), Params: c.params, Callee: c.callee})
 			}
+			sigs := &Signatures{}
+			for _, sg := range tc.sigs {
+				sigs.Add(lab(sg.at), sg.sig)
+			}
+			sigs.Sort()
 			g, err := new(Builder).Build(img, []Range{{lab("start"), lab("end")}})
 			if err != nil {
 				t.Fatal(err)
@@ -463,7 +523,7 @@ f:	ret`,
 			if g.BadBytes != 0 || g.Unresolved != 0 {
 				t.Fatalf("bad bytes %d, unresolved %d", g.BadBytes, g.Unresolved)
 			}
-			in := &Input{Locs: locs, Calls: calls, FrameBase: tc.fb, Globals: NewGlobals(globals)}
+			in := &Input{Locs: locs, Calls: calls, FrameBase: tc.fb, Globals: NewGlobals(globals), Sigs: sigs}
 			got := map[string]Tags{}
 			for _, vt := range NewAnalyzer().Analyze(g, in) {
 				got[names[vt.Var]] |= vt.Tags

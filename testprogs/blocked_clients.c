@@ -1,3 +1,5 @@
+//go:build ignore
+
 /*
  * blocked_clients.c - Redis-8668: BRPOP becomes slow when a large number of clients
  * exist (Table 3.1 b12, Figure 3.6b of the vProf chapter; redis/redis#8668, fixed by

@@ -1,3 +1,5 @@
+//go:build ignore
+
 /*
  * cluster_nodes.c - Redis-8145: the CLUSTER NODES command is costly in a large
  * cluster (Table 3.1 b11).

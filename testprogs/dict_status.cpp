@@ -1,3 +1,5 @@
+//go:build ignore
+
 /*
  * dict_status.cpp - MDEV-17933: SHOW ENGINE INNODB STATUS takes more than 10 seconds
  * with 3 million tables (Table 3.1 b5).

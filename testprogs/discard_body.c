@@ -1,3 +1,5 @@
+//go:build ignore
+
 /*
  * discard_body.c - HTTPD-52914: after a request-body timeout, httpd workers loop at
  * 100% CPU (Table 3.1 b10; Apache httpd with mod_dumpio).

@@ -1,3 +1,5 @@
+//go:build ignore
+
 /*
  * healthcheck.c - HTTPD-62318: mod_proxy_hcheck runs health checks far more often
  * than the configured interval (Table 3.1 b8; Apache bugs 62318 and 63010).

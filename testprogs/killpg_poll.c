@@ -1,3 +1,5 @@
+//go:build ignore
+
 /*
  * killpg_poll.c - HTTPD-54852: a graceful restart of Apache httpd with the worker/
  * prefork MPM takes minutes (Table 3.1 b7, Figure 3.4 of the vProf chapter).
@@ -142,7 +144,11 @@ static void child_main(int slot, ap_pod_t *pod)
 		sum = sum * 1000003 + ap_handle_request(uri, clen);
 		served++;
 	}
-	struct child_result res = { slot, sum, served };
+	struct child_result res;
+	memset(&res, 0, sizeof res);    /* no uninitialised padding through the pipe */
+	res.slot = slot;
+	res.checksum = sum;
+	res.served = served;
 	if (write(results[1], &res, sizeof res) != (ssize_t)sizeof res)
 		_exit(5);
 	if (ap_max_requests_per_child && served >= ap_max_requests_per_child)

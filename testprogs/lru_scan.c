@@ -1,3 +1,5 @@
+//go:build ignore
+
 /*
  * lru_scan.c - MDEV-23399: throughput drops when threads compete for buffer-pool
  * space (MariaDB 10.5, Table 3.1 b2, Figure 3.5 of the vProf chapter).

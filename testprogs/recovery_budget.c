@@ -1,3 +1,5 @@
+//go:build ignore
+
 /*
  * recovery_budget.c - MDEV-21826: MariaDB crash recovery "loops on the same LSN".
  *

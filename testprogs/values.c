@@ -1,3 +1,5 @@
+//go:build ignore
+
 /*
  * values.c - known values in known places, for the sampler's tests (issue 3,
  * "Values" and "Stacks"). Not a bug reproduction: it takes no mode argument

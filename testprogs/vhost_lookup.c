@@ -1,3 +1,5 @@
+//go:build ignore
+
 /*
  * vhost_lookup.c - HTTPD-64066: slow start-up and reload of Apache httpd when many
  * virtual hosts are configured (Table 3.1 b9).

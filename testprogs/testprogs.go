@@ -1,0 +1,390 @@
+// Package testprogs gives other packages' tests the C and C++ programs of this
+// directory: bug shapes from Table 3.1 of the vProf chapter, each with a normal
+// and a buggy mode (see README-style comments at the top of each source file),
+// their manifest (manifest.json), and binaries built on demand with
+// `make -C testprogs`.
+//
+// Typical use in a test:
+//
+//	bin := testprogs.Path(t, "lru_scan")        // builds everything once if needed
+//	progs, err := testprogs.Manifest()
+package testprogs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// Pattern is a bug pattern of method.md §8.
+type Pattern string
+
+// The three bug patterns.
+const (
+	MissingConstraint Pattern = "missing constraint"
+	WrongConstraint   Pattern = "wrong constraint"
+	Scalability       Pattern = "scalability"
+)
+
+// Valid reports whether p is one of the three patterns.
+func (p Pattern) Valid() bool {
+	return p == MissingConstraint || p == WrongConstraint || p == Scalability
+}
+
+// Global is the Function of a key variable that is a global or file static.
+const Global = "#global"
+
+// KeyVariable is a variable that carries the anomaly of a buggy run.
+type KeyVariable struct {
+	Name string `json:"name"`
+	// Function is the linkage name of the function the variable belongs to (for
+	// a variable of an inlined function, that function's own name), or Global.
+	Function string `json:"function"`
+	// Linkage is the symbol name of a C++ global in a namespace, if any.
+	Linkage string `json:"linkage,omitempty"`
+}
+
+// Program is one manifest entry.
+type Program struct {
+	Name        string `json:"name"`
+	Source      string `json:"source"`   // file name in the testprogs directory
+	Language    string `json:"language"` // "c" or "c++"
+	Issue       string `json:"issue"`    // e.g. "MDEV-21826"
+	Application string `json:"application"`
+	// RootCauseFunction is the linkage name of the root-cause function (the
+	// DWARF name for C). gcc may emit it as a clone ("NAME.constprop.0") or
+	// with a "NAME.cold" part; see MatchesSymbol.
+	RootCauseFunction string        `json:"root_cause_function"`
+	RootCauseDisplay  string        `json:"root_cause_display"` // demangled, for people
+	RootCauseLine     int           `json:"root_cause_line"`
+	Pattern           Pattern       `json:"pattern"`
+	KeyVariables      []KeyVariable `json:"key_variables"`
+	Threads           bool          `json:"threads"`
+	Forks             bool          `json:"forks"`
+	// Measure is "cpu" when the buggy mode is slower in CPU time (user+system,
+	// children included) and "wall" when its extra cost is time spent blocked.
+	Measure  string   `json:"measure"`
+	Normal   string   `json:"normal"` // what the normal mode sets
+	Buggy    string   `json:"buggy"`  // what the buggy mode sets
+	Features []string `json:"features"`
+	Purpose  string   `json:"purpose,omitempty"` // support programs only
+}
+
+// MatchesSymbol reports whether the ELF symbol sym is the root-cause function
+// or one of gcc's clones or parts of it (NAME.constprop.0, NAME.isra.0,
+// NAME.part.0, NAME.cold).
+func (p Program) MatchesSymbol(sym string) bool {
+	return sym == p.RootCauseFunction || strings.HasPrefix(sym, p.RootCauseFunction+".")
+}
+
+type manifestFile struct {
+	Comment  string    `json:"comment"`
+	Version  int       `json:"version"`
+	Programs []Program `json:"programs"`
+	Support  []Program `json:"support"`
+}
+
+// Root returns the repository root: the directory above this package's
+// source directory, found from the location of this file.
+func Root() string {
+	if _, file, _, ok := runtime.Caller(0); ok {
+		if _, err := os.Stat(file); err == nil {
+			return filepath.Dir(filepath.Dir(file))
+		}
+	}
+	// Built without source paths (-trimpath): walk up from the working
+	// directory to go.mod.
+	dir, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
+// Dir returns the testprogs directory.
+func Dir() string { return filepath.Join(Root(), "testprogs") }
+
+// Manifest returns the bug programs of manifest.json, in file order.
+func Manifest() ([]Program, error) {
+	m, err := readManifest()
+	if err != nil {
+		return nil, err
+	}
+	return m.Programs, nil
+}
+
+// Support returns the support programs of manifest.json (such as values),
+// which have no normal and buggy modes.
+func Support() ([]Program, error) {
+	m, err := readManifest()
+	if err != nil {
+		return nil, err
+	}
+	return m.Support, nil
+}
+
+// Lookup returns the manifest entry of the bug program name.
+func Lookup(name string) (Program, error) {
+	progs, err := Manifest()
+	if err != nil {
+		return Program{}, err
+	}
+	for _, p := range progs {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return Program{}, fmt.Errorf("testprogs: no program %q in %s", name, filepath.Join(Dir(), "manifest.json"))
+}
+
+func readManifest() (*manifestFile, error) {
+	path := filepath.Join(Dir(), "manifest.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("testprogs: %w", err)
+	}
+	m, err := parseManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("testprogs: %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// parseManifest decodes and checks a manifest: unknown fields, missing names,
+// duplicate names, bad patterns, languages and measures are errors.
+func parseManifest(data []byte) (*manifestFile, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var m manifestFile
+	if err := dec.Decode(&m); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := lineCol(data, se.Offset)
+			return nil, fmt.Errorf("line %d, column %d: %v", line, col, err)
+		}
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("data after the manifest object")
+	}
+	if m.Version != 1 {
+		return nil, fmt.Errorf("version %d, want 1", m.Version)
+	}
+	seen := map[string]bool{}
+	for i, p := range m.Programs {
+		if err := checkProgram(p, true); err != nil {
+			return nil, fmt.Errorf("programs[%d] (%q): %w", i, p.Name, err)
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("programs[%d]: duplicate name %q", i, p.Name)
+		}
+		seen[p.Name] = true
+	}
+	for i, p := range m.Support {
+		if err := checkProgram(p, false); err != nil {
+			return nil, fmt.Errorf("support[%d] (%q): %w", i, p.Name, err)
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("support[%d]: duplicate name %q", i, p.Name)
+		}
+		seen[p.Name] = true
+	}
+	return &m, nil
+}
+
+func checkProgram(p Program, bug bool) error {
+	if p.Name == "" || strings.ContainsAny(p.Name, "/. \t") {
+		return fmt.Errorf("bad name %q", p.Name)
+	}
+	want := map[string]string{"c": ".c", "c++": ".cpp"}[p.Language]
+	if want == "" {
+		return fmt.Errorf("language %q, want c or c++", p.Language)
+	}
+	if p.Source != p.Name+want {
+		return fmt.Errorf("source %q, want %q", p.Source, p.Name+want)
+	}
+	if !bug {
+		return nil
+	}
+	if p.Issue == "" || p.RootCauseFunction == "" {
+		return errors.New("issue and root_cause_function are required")
+	}
+	if p.RootCauseLine <= 0 {
+		return fmt.Errorf("root_cause_line %d", p.RootCauseLine)
+	}
+	if !p.Pattern.Valid() {
+		return fmt.Errorf("pattern %q, want %q, %q or %q", p.Pattern, MissingConstraint, WrongConstraint, Scalability)
+	}
+	if p.Measure != "cpu" && p.Measure != "wall" {
+		return fmt.Errorf("measure %q, want cpu or wall", p.Measure)
+	}
+	if len(p.KeyVariables) == 0 {
+		return errors.New("no key_variables")
+	}
+	for _, v := range p.KeyVariables {
+		if v.Name == "" || v.Function == "" {
+			return fmt.Errorf("key variable %+v: name and function are required", v)
+		}
+	}
+	return nil
+}
+
+func lineCol(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line = 1 + bytes.Count(data[:off], []byte("\n"))
+	col = int(off) - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
+}
+
+// Path returns the path of the built program name (testprogs/bin/NAME). If the
+// binary is missing or older than its source, it first runs `make -C
+// testprogs` (once per test binary, under a lock shared with other test
+// processes) and fails the test with make's output if that fails.
+func Path(t testing.TB, name string) string {
+	t.Helper()
+	src, err := sourceOf(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(Dir(), "bin", name)
+	if fresh(bin, src) {
+		return bin
+	}
+	if err := build.run("all"); err != nil {
+		t.Fatal(err)
+	}
+	if !fresh(bin, src) {
+		t.Fatalf("testprogs: make -C %s did not build %s from %s", Dir(), bin, src)
+	}
+	return bin
+}
+
+// PathPG returns the path of the program built with -pg for gprof
+// (testprogs/bin/pg/NAME), building it with `make -C testprogs pg` if needed.
+func PathPG(t testing.TB, name string) string {
+	t.Helper()
+	src, err := sourceOf(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(Dir(), "bin", "pg", name)
+	if fresh(bin, src) {
+		return bin
+	}
+	if err := build.run("pg"); err != nil {
+		t.Fatal(err)
+	}
+	if !fresh(bin, src) {
+		t.Fatalf("testprogs: make -C %s pg did not build %s", Dir(), bin)
+	}
+	return bin
+}
+
+// Synth returns the path of the generated large program (testprogs/bin/synth,
+// at least 20,000 functions, for the schema speed test), building it with
+// `make -C testprogs synth` if it is missing. The build takes minutes.
+func Synth(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(Dir(), "bin", "synth")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	if err := build.run("synth"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("testprogs: make -C %s synth did not build %s", Dir(), bin)
+	}
+	return bin
+}
+
+func sourceOf(name string) (string, error) {
+	if name == "" || strings.ContainsAny(name, "/.") {
+		return "", fmt.Errorf("testprogs: bad program name %q", name)
+	}
+	for _, ext := range []string{".c", ".cpp"} {
+		src := filepath.Join(Dir(), name+ext)
+		if _, err := os.Stat(src); err == nil {
+			return src, nil
+		}
+	}
+	return "", fmt.Errorf("testprogs: no source %s.c or %s.cpp in %s", name, name, Dir())
+}
+
+// fresh reports whether bin exists and is not older than src.
+func fresh(bin, src string) bool {
+	b, err := os.Stat(bin)
+	if err != nil {
+		return false
+	}
+	s, err := os.Stat(src)
+	return err == nil && !b.ModTime().Before(s.ModTime())
+}
+
+// builder runs each make target at most once per test binary.
+type builder struct {
+	mu   sync.Mutex
+	done map[string]error
+}
+
+var build = &builder{done: map[string]error{}}
+
+func (b *builder) run(target string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err, ok := b.done[target]; ok {
+		return err
+	}
+	err := makeLocked(target)
+	b.done[target] = err
+	return err
+}
+
+// makeLocked runs make under an exclusive file lock, so that test binaries of
+// several packages running at once do not build the same files together.
+func makeLocked(target string) error {
+	dir := Dir()
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		return fmt.Errorf("testprogs: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "bin", ".build.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("testprogs: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("testprogs: locking %s: %w", lock.Name(), err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+
+	args := []string{"-C", dir}
+	if target != "all" {
+		args = append(args, target)
+	}
+	jobs := runtime.NumCPU()
+	args = append(args, fmt.Sprintf("-j%d", jobs))
+	cmd := exec.Command("make", args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("testprogs: make %s failed: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}

@@ -1,0 +1,411 @@
+package testprogs
+
+import (
+	"bytes"
+	"context"
+	"debug/dwarf"
+	"debug/elf"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRoot(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(Root(), "go.mod")); err != nil {
+		t.Fatalf("Root() = %s has no go.mod: %v", Root(), err)
+	}
+	if _, err := os.Stat(filepath.Join(Dir(), "manifest.json")); err != nil {
+		t.Fatalf("Dir() = %s has no manifest.json: %v", Dir(), err)
+	}
+}
+
+const goodEntry = `{"name":"x","source":"x.c","language":"c","issue":"MDEV-1","root_cause_function":"f",
+ "root_cause_line":3,"pattern":"scalability","measure":"cpu","key_variables":[{"name":"v","function":"f"}]}`
+
+func TestParseManifest(t *testing.T) {
+	tests := []struct {
+		name, data, err string // err: substring of the error, "" for success
+	}{
+		{"ok", `{"version":1,"programs":[` + goodEntry + `]}`, ""},
+		{"support", `{"version":1,"support":[{"name":"values","source":"values.c","language":"c","purpose":"p"}]}`, ""},
+		{"syntax", "{\"version\":1,\n\"programs\":[,]}", "line 2, column"},
+		{"trailing", `{"version":1} {}`, "data after"},
+		{"version", `{"version":2}`, "version 2"},
+		{"unknown field", `{"version":1,"programs":[{"name":"x","colour":1}]}`, "unknown field"},
+		{"pattern", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"scalability"`, `"slow"`, 1) + `]}`, `pattern "slow"`},
+		{"language", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"language":"c"`, `"language":"go"`, 1) + `]}`, "language"},
+		{"source", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"x.c"`, `"y.c"`, 1) + `]}`, `source "y.c"`},
+		{"line", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"root_cause_line":3`, `"root_cause_line":0`, 1) + `]}`, "root_cause_line 0"},
+		{"measure", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"cpu"`, `"gpu"`, 1) + `]}`, "measure"},
+		{"no vars", `{"version":1,"programs":[` + strings.Replace(goodEntry, `[{"name":"v","function":"f"}]`, `[]`, 1) + `]}`, "no key_variables"},
+		{"duplicate", `{"version":1,"programs":[` + goodEntry + `,` + goodEntry + `]}`, "duplicate"},
+		{"bad name", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"name":"x"`, `"name":"../x"`, 1) + `]}`, "bad name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseManifest([]byte(tt.data))
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.err != "" && err == nil:
+				t.Fatalf("no error, want one containing %q", tt.err)
+			case tt.err != "" && !strings.Contains(err.Error(), tt.err):
+				t.Fatalf("error %q does not contain %q", err, tt.err)
+			}
+		})
+	}
+}
+
+func FuzzParseManifest(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join(Dir(), "manifest.json")); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte(`{"version":1,"programs":[` + goodEntry + `]}`))
+	f.Add([]byte(`{"version":1,"programs":[{}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := parseManifest(data)
+		if err == nil && m == nil {
+			t.Fatal("nil manifest without an error")
+		}
+	})
+}
+
+func TestMatchesSymbol(t *testing.T) {
+	p := Program{RootCauseFunction: "recv_group_scan_log_recs"}
+	for sym, want := range map[string]bool{
+		"recv_group_scan_log_recs":             true,
+		"recv_group_scan_log_recs.constprop.0": true,
+		"recv_group_scan_log_recs.cold":        true,
+		"recv_group_scan_log_recs2":            false,
+		"xrecv_group_scan_log_recs":            false,
+	} {
+		if got := p.MatchesSymbol(sym); got != want {
+			t.Errorf("MatchesSymbol(%q) = %v, want %v", sym, got, want)
+		}
+	}
+}
+
+// TestManifestPrograms checks every manifest entry against its source and its
+// built binary: the root-cause function is in the symbol table, the root-cause
+// line is in the file next to a ROOT CAUSE marker, and every key variable is
+// in the DWARF of the named function (or a global) with a location.
+func TestManifestPrograms(t *testing.T) {
+	progs, err := Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(progs) < 10 {
+		t.Errorf("%d programs, want at least 10", len(progs))
+	}
+	var threads, forks, cxx int
+	for _, p := range progs {
+		if p.Threads {
+			threads++
+		}
+		if p.Forks {
+			forks++
+		}
+		if p.Language == "c++" {
+			cxx++
+		}
+		t.Run(p.Name, func(t *testing.T) { checkProgramFiles(t, p) })
+	}
+	if threads < 3 || forks < 1 || cxx < 2 {
+		t.Errorf("threaded %d (want 3+), forking %d (want 1+), C++ %d (want 2+)", threads, forks, cxx)
+	}
+	support, err := Support()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range support {
+		Path(t, p.Name)
+	}
+}
+
+func checkProgramFiles(t *testing.T, p Program) {
+	src, err := os.ReadFile(filepath.Join(Dir(), p.Source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	if p.RootCauseLine > len(lines) {
+		t.Errorf("root_cause_line %d beyond the %d lines of %s", p.RootCauseLine, len(lines), p.Source)
+	} else {
+		marked := false
+		for l := p.RootCauseLine; l >= 1 && l >= p.RootCauseLine-3; l-- {
+			marked = marked || strings.Contains(lines[l-1], "ROOT CAUSE")
+		}
+		if !marked {
+			t.Errorf("%s:%d (%q) has no ROOT CAUSE marker within 3 lines above", p.Source, p.RootCauseLine,
+				strings.TrimSpace(lines[p.RootCauseLine-1]))
+		}
+	}
+	if !bytes.Contains(src, []byte(p.Issue)) {
+		t.Errorf("%s does not name its issue %s", p.Source, p.Issue)
+	}
+	if got := bytes.Contains(src, []byte("#include <pthread.h>")); got != p.Threads {
+		t.Errorf("threads = %v but the source includes pthread.h: %v", p.Threads, got)
+	}
+	if got := bytes.Contains(src, []byte("fork()")); got != p.Forks {
+		t.Errorf("forks = %v but the source calls fork(): %v", p.Forks, got)
+	}
+
+	bin := Path(t, p.Name)
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	var found []string
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 && p.MatchesSymbol(s.Name) {
+			found = append(found, s.Name)
+		}
+	}
+	if len(found) == 0 {
+		t.Errorf("%s: no symbol for the root cause %s", bin, p.RootCauseFunction)
+	}
+	d, err := f.DWARF()
+	if err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	funcAt := map[uint64]string{}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+			// a clone (NAME.constprop.0) is its source function
+			name, _, _ := strings.Cut(s.Name, ".")
+			funcAt[s.Value] = name
+		}
+	}
+	vars, err := dwarfVars(d, funcAt)
+	if err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	for _, v := range p.KeyVariables {
+		loc, ok := vars[varKey{v.Function, v.Name}]
+		if v.Linkage != "" {
+			l2, ok2 := vars[varKey{Global, v.Linkage}]
+			loc, ok = loc || l2, ok || ok2
+		}
+		switch {
+		case !ok:
+			t.Errorf("key variable %s of %s is not in the DWARF of %s", v.Name, v.Function, bin)
+		case !loc:
+			t.Errorf("key variable %s of %s has no location anywhere in %s", v.Name, v.Function, bin)
+		}
+	}
+}
+
+type varKey struct{ function, name string }
+
+// dwarfVars lists every variable and parameter with the linkage name (or name)
+// of its function, or Global, and whether any of its DIEs has a location.
+// Names reached through DW_AT_abstract_origin and DW_AT_specification count,
+// and an out-of-line function is also known by the symbol at its low PC
+// (funcAt): gcc gives no DW_AT_linkage_name to static C++ functions.
+func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (map[varKey]bool, error) {
+	names := map[dwarf.Offset]string{}
+	resolve := func(e *dwarf.Entry) (string, error) {
+		for hops := 0; e != nil && hops < 8; hops++ {
+			if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
+				return n, nil
+			}
+			if n, ok := e.Val(dwarf.AttrName).(string); ok {
+				return n, nil
+			}
+			ref, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			if !ok {
+				ref, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+			}
+			if !ok {
+				return "", nil
+			}
+			if n, ok := names[ref]; ok {
+				return n, nil
+			}
+			r := d.Reader()
+			r.Seek(ref)
+			next, err := r.Next()
+			if err != nil {
+				return "", err
+			}
+			e = next
+		}
+		return "", nil
+	}
+	type scope struct {
+		fns      []string // the function's names
+		function bool     // a subprogram or inlined subroutine
+	}
+	out := map[varKey]bool{}
+	var stack []scope
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			return out, nil
+		}
+		if e.Tag == 0 {
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		fns := []string{Global}
+		for i := len(stack) - 1; i >= 0; i-- {
+			if stack[i].function {
+				fns = stack[i].fns
+				break
+			}
+		}
+		switch e.Tag {
+		case dwarf.TagVariable, dwarf.TagFormalParameter:
+			n, err := resolve(e)
+			if err != nil {
+				return nil, err
+			}
+			hasLoc := e.AttrField(dwarf.AttrLocation) != nil || e.AttrField(dwarf.AttrConstValue) != nil
+			for _, fn := range fns {
+				for _, name := range []string{n, stringAttr(e, dwarf.AttrName)} {
+					if name != "" {
+						key := varKey{fn, name}
+						out[key] = out[key] || hasLoc
+					}
+				}
+			}
+		}
+		if !e.Children {
+			continue
+		}
+		sc := scope{fns: fns}
+		if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
+			n, err := resolve(e)
+			if err != nil {
+				return nil, err
+			}
+			names[e.Offset] = n
+			sc = scope{fns: []string{n}, function: true}
+			if e.Tag == dwarf.TagSubprogram {
+				ranges, err := d.Ranges(e)
+				if err != nil {
+					return nil, err
+				}
+				for _, rg := range ranges {
+					if sym := funcAt[rg[0]]; sym != "" && sym != n {
+						sc.fns = append(sc.fns, sym)
+					}
+				}
+			}
+		}
+		stack = append(stack, sc)
+	}
+}
+
+func stringAttr(e *dwarf.Entry, a dwarf.Attr) string {
+	s, _ := e.Val(a).(string)
+	return s
+}
+
+var outputLine = regexp.MustCompile(`^[a-z_]+ (normal|buggy): .*checksum=[0-9a-f]+\n$`)
+
+type runResult struct {
+	stdout    string
+	wall, cpu time.Duration
+}
+
+func runProgram(t *testing.T, bin, mode string) runResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, mode)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		t.Fatalf("%s %s: %v\nstderr: %s", bin, mode, err, stderr.Bytes())
+	}
+	st := cmd.ProcessState
+	return runResult{stdout.String(), wall, st.UserTime() + st.SystemTime()}
+}
+
+// TestRunModes runs every program in both modes twice: the output is one
+// deterministic checksum line, the exit status 0, and (unless -short) the
+// buggy mode is slower than the normal one in the time the manifest names.
+func TestRunModes(t *testing.T) {
+	progs, err := Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range progs {
+		bin := Path(t, p.Name)
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			res := map[string][2]runResult{}
+			for _, mode := range []string{"normal", "buggy"} {
+				a, b := runProgram(t, bin, mode), runProgram(t, bin, mode)
+				if !outputLine.MatchString(a.stdout) || !strings.HasPrefix(a.stdout, p.Name+" "+mode+": ") {
+					t.Errorf("%s %s printed %q, want one line \"%s %s: ... checksum=HEX\"", p.Name, mode, a.stdout, p.Name, mode)
+				}
+				if a.stdout != b.stdout {
+					t.Errorf("%s %s is not deterministic: %q then %q", p.Name, mode, a.stdout, b.stdout)
+				}
+				res[mode] = [2]runResult{a, b}
+			}
+			n, b := res["normal"][0], res["buggy"][0]
+			t.Logf("normal %.2fs wall %.2fs cpu; buggy %.2fs wall %.2fs cpu", n.wall.Seconds(), n.cpu.Seconds(), b.wall.Seconds(), b.cpu.Seconds())
+			if testing.Short() {
+				return
+			}
+			nt, bt := n.cpu, b.cpu
+			if p.Measure == "wall" {
+				nt, bt = n.wall, b.wall
+			}
+			if ratio := bt.Seconds() / nt.Seconds(); ratio <= 1.3 {
+				t.Errorf("buggy/normal %s time = %.2fs/%.2fs = %.2f, want > 1.3", p.Measure, bt.Seconds(), nt.Seconds(), ratio)
+			}
+		})
+	}
+}
+
+// TestUsage checks that every program rejects a bad or missing mode with a
+// usage message and exit status 2.
+func TestUsage(t *testing.T) {
+	progs, err := Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	support, err := Support()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(progs, support...) {
+		bin := Path(t, p.Name)
+		for _, args := range [][]string{{"fast"}, {"normal", "extra"}} {
+			cmd := exec.Command(bin, args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+				t.Errorf("%s %v: %v, want exit status 2", p.Name, args, err)
+			}
+			if !strings.Contains(stderr.String(), "usage:") {
+				t.Errorf("%s %v: stderr %q has no usage message", p.Name, args, stderr.String())
+			}
+		}
+	}
+}

@@ -375,6 +375,7 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 		vars[n] = s.Vars[old]
 	}
 	s.Vars = vars
+	// Sort the compact records (half the size of a Loc), then expand.
 	n := 0
 	for _, ch := range l.locs.chunks {
 		for i := range ch {
@@ -383,27 +384,39 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 			}
 		}
 	}
-	locs := make([]Loc, 0, n)
+	recs := make([]locRec, 0, n)
 	for _, ch := range l.locs.chunks {
 		for _, r := range ch {
-			v := vid[r.v]
-			if v < 0 {
-				continue
+			if v := vid[r.v]; v >= 0 {
+				r.v = newV[v]
+				recs = append(recs, r)
 			}
-			v = newV[v]
-			loc := Loc{Var: v, PCStart: r.lo, PCEnd: r.hi, Kind: r.kind, Reg: r.reg,
-				Expr: l.exprList[r.expr], Size: s.Vars[v].Size, BasicTypePtr: s.Vars[v].PointeeKind != 0}
-			switch r.kind {
-			case LocAddr:
-				loc.Addr = r.val
-			case LocFrame, LocRegOff, LocConst:
-				loc.Offset = int64(r.val)
-			}
-			locs = append(locs, loc)
 		}
 	}
 	l.locs = chunked[locRec]{}
-	sortLocs(locs)
+	slices.SortFunc(recs, func(a, b locRec) int {
+		if a.lo != b.lo {
+			return cmp.Compare(a.lo, b.lo)
+		}
+		if a.v != b.v {
+			return cmp.Compare(a.v, b.v)
+		}
+		return cmp.Compare(a.hi, b.hi)
+	})
+	locs := make([]Loc, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		v := &s.Vars[r.v]
+		loc := &locs[i]
+		*loc = Loc{Var: r.v, PCStart: r.lo, PCEnd: r.hi, Kind: r.kind, Reg: r.reg,
+			Expr: l.exprList[r.expr], Size: v.Size, BasicTypePtr: v.PointeeKind != 0}
+		switch r.kind {
+		case LocAddr:
+			loc.Addr = r.val
+		case LocFrame, LocRegOff, LocConst:
+			loc.Offset = int64(r.val)
+		}
+	}
 	s.Locs = locs
 }
 

@@ -1,0 +1,80 @@
+package dwarfschema
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// synthFuncs is the size of the benchmark program: issue 2's speed target
+// (20,000 functions with loops and branches, -g -O2, under 5 s).
+const synthFuncs = 20000
+
+// synthBinary returns the synthetic program: $VPROF_SYNTH, else the one
+// `make -C testprogs synth` builds, else one generated here and kept in the
+// temporary directory across runs (building it takes minutes).
+func synthBinary(tb testing.TB) string {
+	if p := os.Getenv("VPROF_SYNTH"); p != "" {
+		return p
+	}
+	if _, err := os.Stat("../testprogs/bin/synth"); err == nil {
+		return "../testprogs/bin/synth"
+	}
+	dir := filepath.Join(os.TempDir(), "vprof-synth-"+strconv.Itoa(synthFuncs))
+	bin := filepath.Join(dir, "synth")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	tmp, err := os.MkdirTemp(os.TempDir(), "vprof-synth-build")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Logf("building a %d-function program in %s (minutes; kept for later runs)", synthFuncs, dir)
+	writeSynth(tb, tmp, synthFuncs, 500)
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		tb.Fatal(err)
+	}
+	return bin
+}
+
+// BenchmarkLoad loads the synthetic 20,000-function program (tags
+// included). Run: go test -run X -bench Load -benchtime 3x ./dwarfschema
+func BenchmarkLoad(b *testing.B) {
+	bin := synthBinary(b)
+	b.ReportAllocs()
+	var s *Schema
+	for b.Loop() {
+		var err error
+		if s, err = Load(bin, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(s.Funcs)), "funcs")
+	b.ReportMetric(float64(len(s.Vars)), "vars")
+	b.ReportMetric(float64(len(s.Locs)), "locs")
+}
+
+// TestLoadSpeed catches what would make Load superlinear: a 400-function
+// -O2 program must load far below the 20,000-function budget pro rata
+// (5 s x 400/20,000 = 100 ms; the bound leaves room for a loaded machine).
+func TestLoadSpeed(t *testing.T) {
+	dir := t.TempDir()
+	bin := writeSynth(t, dir, 400, 200)
+	start := time.Now()
+	s, err := Load(bin, Options{})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, s)
+	if len(s.Funcs) < 400 || len(s.Vars) == 0 || len(s.Locs) == 0 {
+		t.Errorf("%d funcs, %d vars, %d locs", len(s.Funcs), len(s.Vars), len(s.Locs))
+	}
+	if limit := time.Second; took > limit {
+		t.Errorf("Load took %v for %d functions (limit 1s)", took, len(s.Funcs))
+	}
+	t.Logf("%d functions, %d vars, %d locs in %v", len(s.Funcs), len(s.Vars), len(s.Locs), took)
+}

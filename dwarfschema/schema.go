@@ -168,6 +168,16 @@ func (k LocKind) String() string {
 // Loc is one entry of the variable metadata: over [PCStart, PCEnd) variable
 // Var lives at the given location. A PC not covered by any Loc of a variable
 // means the variable is not accessible there.
+//
+// Conventions of Load: a global's or file static's Loc spans the whole
+// object, [0, ^uint64(0)). A function-scope static's LocAddr spans its
+// function's code (out-of-line and inlined). gcc starts entries after a
+// call at the return address - 1, inside the call instruction, so that a
+// caller frame looked up at return address - 1 (method.md §3) finds the
+// location that holds after the call. DW_AT_const_value gives LocConst (or
+// a LocExpr with DW_OP_implicit_value for a block). Expr is the expression
+// as the compiler wrote it, so DWARF 4 code has DW_OP_GNU_entry_value
+// (0xf3) where DWARF 5 has DW_OP_entry_value (0xa3).
 type Loc struct {
 	Var     VarID   `json:"var"`
 	PCStart uint64  `json:"pc_start"`
@@ -183,7 +193,8 @@ type Loc struct {
 }
 
 // LineRow is one row of the line table: code at PC and above (up to the next
-// row) comes from File:Line.
+// row) comes from File:Line. A row with File -1 ends a sequence: no source
+// line from its PC on (up to the next row).
 type LineRow struct {
 	PC   uint64 `json:"pc"`
 	File int32  `json:"file"`

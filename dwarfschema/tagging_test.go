@@ -13,7 +13,11 @@ import (
 // to noipa functions so that gcc keeps them as calls.
 const tagSrc = `
 #include <stdio.h>
+#ifdef __clang__
+#define NOIPA __attribute__((noinline))
+#else
 #define NOIPA __attribute__((noipa))
+#endif
 NOIPA long now(void) { static long t; return t++; }
 NOIPA void work(long x) { __asm__ volatile("" :: "r"(x)); }
 NOIPA int check(int limit) { return limit > 10 ? 1 : 0; }
@@ -45,8 +49,13 @@ int main(int argc, char **argv) {
 
 func buildC(t *testing.T, src string, flags ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
+	return buildWith(t, "gcc", src, flags...)
+}
+
+func buildWith(t *testing.T, cc, src string, flags ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath(cc); err != nil {
+		t.Skipf("%s not installed", cc)
 	}
 	dir := t.TempDir()
 	c := filepath.Join(dir, "p.c")
@@ -55,8 +64,8 @@ func buildC(t *testing.T, src string, flags ...string) string {
 	}
 	bin := filepath.Join(dir, "p")
 	args := append([]string{"-g", "-o", bin, c}, flags...)
-	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
-		t.Fatalf("gcc %v: %v\n%s", args, err, out)
+	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", cc, args, err, out)
 	}
 	return bin
 }
@@ -108,9 +117,10 @@ func TestInferTags(t *testing.T) {
 		{"check", "limit", TagCond, TagArgs | TagLoop, ""},
 		{"main", "argc", TagArgs, TagLoop, ""},
 	}
-	for _, opt := range []string{"-O2", "-O0"} {
-		t.Run(opt, func(t *testing.T) {
-			bin := buildC(t, tagSrc, opt)
+	for _, build := range [][2]string{{"gcc", "-O2"}, {"gcc", "-O0"}, {"clang", "-O2"}, {"clang", "-O0"}} {
+		cc, opt := build[0], build[1]
+		t.Run(cc+opt, func(t *testing.T) {
+			bin := buildWith(t, cc, tagSrc, opt)
 			s, err := Load(bin, Options{All: true})
 			if err != nil {
 				t.Fatal(err)
@@ -125,7 +135,7 @@ func TestInferTags(t *testing.T) {
 			if st.Skipped != 0 || st.BadBytes != 0 || st.Unresolved != 0 {
 				t.Errorf("tag pass: %+v", *st)
 			}
-			if opt == "-O2" && st.CallSites == 0 {
+			if cc == "gcc" && opt == "-O2" && st.CallSites == 0 {
 				t.Errorf("no call-site records read at -O2")
 			}
 			// Every function with code has its basic blocks, sorted, the

@@ -116,11 +116,14 @@ type Input struct {
 const (
 	unknownSP = math.MinInt32     // stack offset not known
 	unvisited = math.MinInt32 + 1 // block not reached yet
-	// maxStateWords bounds the per-block states of one function (8 bytes
-	// each); a larger function is analysed block by block.
-	maxStateWords = 1 << 21
-	maxSlots      = 4096
+	maxSlots = 4096
 )
+
+// maxStateWords bounds the per-block states of one function (8 bytes
+// each); a larger function is analysed block by block, each block from an
+// empty state (locations still say where variables are). A variable for
+// tests.
+var maxStateWords = 1 << 21
 
 // uop is an instruction reduced to its dataflow: which cells it reads and
 // writes.

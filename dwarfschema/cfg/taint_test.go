@@ -555,3 +555,48 @@ func (t Tags) String() string {
 	}
 	return s
 }
+
+// A function too big for per-block states is analysed block by block:
+// what locations say still counts, what flows between blocks is lost.
+func TestTagsBlockLocal(t *testing.T) {
+	img, labels := assemble(t, `
+start:	push rbx
+	mov rbx, rdi
+g_rbx:	call now
+	add rbx, rax
+dl:	jmp test
+body:	mov edi, 1
+	call work
+test:	call now
+	cmp rax, rbx
+	jl body
+	pop rbx
+	ret
+end:
+now:	ret
+work:	ret`)
+	g, err := new(Builder).Build(img, []Range{{labels["start"], labels["end"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &Input{Locs: []VarLoc{
+		{Var: 1, Lo: labels["start"], Hi: labels["g_rbx"], Kind: InReg, Reg: 5},
+		{Var: 1, Lo: labels["g_rbx"], Hi: labels["dl"], Kind: InReg, Reg: 3},
+		{Var: 2, Lo: labels["dl"], Hi: labels["end"], Kind: InReg, Reg: 3},
+	}}
+	defer func(n int) { maxStateWords = n }(maxStateWords)
+	for _, limit := range []int{1 << 21, 1} {
+		maxStateWords = limit
+		got := map[int32]Tags{}
+		for _, vt := range NewAnalyzer().Analyze(g, in) {
+			got[vt.Var] = vt.Tags
+		}
+		want := map[int32]Tags{1: TagCond, 2: TagCond} // grace, deadline
+		if limit == 1 {
+			want = map[int32]Tags{2: TagCond}
+		}
+		if len(got) != len(want) || got[1] != want[1] || got[2] != want[2] {
+			t.Errorf("limit %d: tags %v, want %v", limit, got, want)
+		}
+	}
+}

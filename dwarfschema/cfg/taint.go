@@ -116,7 +116,7 @@ type Input struct {
 const (
 	unknownSP = math.MinInt32     // stack offset not known
 	unvisited = math.MinInt32 + 1 // block not reached yet
-	maxSlots = 4096
+	maxSlots  = 4096
 )
 
 // maxStateWords bounds the per-block states of one function (8 bytes

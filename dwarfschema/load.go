@@ -109,6 +109,7 @@ func Load(path string, opt Options) (*Schema, error) {
 	if !opt.All {
 		dropUntagged(s)
 	}
+	narrowGlobals(s, ef)
 	return s, nil
 }
 

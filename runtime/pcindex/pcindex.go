@@ -36,8 +36,10 @@ type Index struct {
 	outer   []dwarfschema.FuncID
 }
 
-// New builds the index of s. Locs of globals (Var.Func == NoFunc) are
-// accessible everywhere and are returned by Globals rather than Lookup.
+// New builds the index of s. Locs valid over the whole object (a global's
+// DWARF location, PC range [0, max)) are returned by Globals rather than
+// Lookup; every other Loc, including a global's location narrowed to the
+// functions that use it, is returned by Lookup over its range.
 func New(s *dwarfschema.Schema) *Index {
 	ix := &Index{s: s}
 	ix.buildVars()
@@ -78,7 +80,9 @@ func (ix *Index) buildVars() {
 		if int(l.Var) < 0 || int(l.Var) >= len(s.Vars) || l.PCEnd <= l.PCStart {
 			continue
 		}
-		if s.Vars[l.Var].Func == dwarfschema.NoFunc {
+		if s.Vars[l.Var].Func == dwarfschema.NoFunc && l.PCStart == 0 && l.PCEnd == ^uint64(0) {
+			// Valid over the whole object: kept out of the segments,
+			// where it would be copied into every one.
 			ix.globals = append(ix.globals, int32(i))
 			continue
 		}
@@ -241,8 +245,9 @@ func search(starts []uint64, pc uint64) int {
 	return lo - 1
 }
 
-// Lookup returns the indices into Schema.Locs of the local variables
-// accessible at link-time address pc, ordered by variable. The slice is the
+// Lookup returns the indices into Schema.Locs of the variables accessible
+// at link-time address pc (other than those of Globals), ordered by
+// variable. The slice is the
 // index's own: do not modify it. It does not allocate.
 func (ix *Index) Lookup(pc uint64) []int32 {
 	i := ix.pages.find(ix.starts, pc)
@@ -252,8 +257,7 @@ func (ix *Index) Lookup(pc uint64) []int32 {
 	return ix.locs[ix.offs[i]:ix.offs[i+1]]
 }
 
-// Globals returns the indices into Schema.Locs of global and file-static
-// variables, accessible at every PC.
+// Globals returns the indices into Schema.Locs valid at every PC.
 func (ix *Index) Globals() []int32 { return ix.globals }
 
 // Func returns the function executing at pc: the innermost inlined

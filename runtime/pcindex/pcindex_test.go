@@ -37,6 +37,11 @@ func randomSchema(r *rand.Rand, nf, nv int) *dwarfschema.Schema {
 		id := dwarfschema.VarID(len(s.Vars))
 		s.Vars = append(s.Vars, dwarfschema.Var{Name: "g", Func: dwarfschema.NoFunc})
 		s.Locs = append(s.Locs, dwarfschema.Loc{Var: id, PCStart: 0, PCEnd: ^uint64(0), Kind: dwarfschema.LocAddr})
+		// A global narrowed to the functions that use it is looked up by range.
+		id = dwarfschema.VarID(len(s.Vars))
+		s.Vars = append(s.Vars, dwarfschema.Var{Name: "used", Func: dwarfschema.NoFunc})
+		lo := 0x1000 + uint64(r.Intn(nf))*256
+		s.Locs = append(s.Locs, dwarfschema.Loc{Var: id, PCStart: lo, PCEnd: lo + 256, Kind: dwarfschema.LocAddr})
 	}
 	sort.SliceStable(s.Locs, func(i, j int) bool { return s.Locs[i].PCStart < s.Locs[j].PCStart })
 	return s
@@ -45,7 +50,8 @@ func randomSchema(r *rand.Rand, nf, nv int) *dwarfschema.Schema {
 func brute(s *dwarfschema.Schema, pc uint64) []int32 {
 	var out []int32
 	for i, l := range s.Locs {
-		if s.Vars[l.Var].Func != dwarfschema.NoFunc && l.PCStart <= pc && pc < l.PCEnd {
+		everywhere := l.PCStart == 0 && l.PCEnd == ^uint64(0)
+		if !everywhere && l.PCStart <= pc && pc < l.PCEnd {
 			out = append(out, int32(i))
 		}
 	}

@@ -37,6 +37,12 @@ xray-demo: build xray-tools
 demo: build testprogs
 	./scripts/demo.sh
 
+# The scoreboard: for every test program, the root-cause rank by vprof, by a
+# plain PC profile and by gprof (-pg builds). EVAL_FLAGS=-only a,b -runs 1
+eval: build testprogs
+	$(MAKE) -C testprogs pg
+	$(GO) run ./cmd/vprof-eval $(EVAL_FLAGS)
+
 clean:
 	rm -rf $(BIN)
 	$(MAKE) -C testprogs clean

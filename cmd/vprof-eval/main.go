@@ -1,0 +1,335 @@
+// Command vprof-eval is vprof's scoreboard (`make eval`): for every test
+// program it records normal and buggy runs with the real `vprof record`,
+// ranks them with `vprof report`, runs the program's -pg build under real
+// gprof, and prints where each ranks the root-cause function of the
+// manifest, with the bug pattern found and the distance in lines from the
+// reported location to the root cause.
+//
+// It drives the vprof command, not the packages, so the scoreboard measures
+// exactly what a user gets.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/vprof/vprof/testprogs"
+)
+
+// Row is one program's line of the scoreboard.
+type Row struct {
+	Program   string  `json:"program"`
+	Issue     string  `json:"issue"`
+	RootCause string  `json:"root_cause"`
+	VprofRank int     `json:"vprof_rank"` // 0: not ranked
+	PlainRank int     `json:"plain_rank"`
+	GprofRank int     `json:"gprof_rank"`
+	Pattern   string  `json:"pattern"`
+	Expected  string  `json:"expected_pattern"`
+	LineDist  int     `json:"line_distance"` // -1: no location
+	Location  string  `json:"location"`
+	Err       string  `json:"error,omitempty"`
+	Seconds   float64 `json:"seconds"` // to evaluate this program
+}
+
+type config struct {
+	vprof, root, out string
+	runs             int
+	progs            map[string]bool
+	gprof            bool
+	log              io.Writer
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.vprof, "vprof", "bin/vprof", "the vprof `binary` to evaluate")
+	flag.StringVar(&c.out, "out", "out/eval", "`directory` for profiles and logs")
+	flag.IntVar(&c.runs, "runs", 3, "runs of each kind (normal, buggy) per program")
+	only := flag.String("only", "", "comma-separated `programs` (default: all in the manifest)")
+	flag.BoolVar(&c.gprof, "gprof", true, "also rank with gprof on the -pg builds")
+	format := flag.String("format", "table", "table or json")
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "Usage: vprof-eval [flags]\n\nThe scoreboard: root-cause rank by vprof, by a plain PC profile and by gprof\nfor every program of testprogs/manifest.json.\n\nFlags:\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	c.root = testprogs.Root()
+	c.log = os.Stderr
+	if *only != "" {
+		c.progs = map[string]bool{}
+		for _, p := range strings.Split(*only, ",") {
+			c.progs[p] = true
+		}
+	}
+	rows, err := evaluate(c)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "vprof-eval:", err)
+		os.Exit(2)
+	}
+	if *format == "json" {
+		json.NewEncoder(os.Stdout).Encode(rows)
+		return
+	}
+	printTable(os.Stdout, rows)
+}
+
+func evaluate(c config) ([]Row, error) {
+	progs, err := testprogs.Manifest()
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(c.vprof) {
+		c.vprof = filepath.Join(c.root, c.vprof)
+	}
+	if !filepath.IsAbs(c.out) {
+		c.out = filepath.Join(c.root, c.out)
+	}
+	var rows []Row
+	for _, p := range progs {
+		if c.progs != nil && !c.progs[p.Name] {
+			continue
+		}
+		start := time.Now()
+		fmt.Fprintf(c.log, "vprof-eval: %s (%s) ...", p.Name, p.Issue)
+		row := evalProgram(c, p)
+		row.Seconds = time.Since(start).Seconds()
+		if row.Err != "" {
+			fmt.Fprintf(c.log, " error: %s\n", row.Err)
+		} else {
+			fmt.Fprintf(c.log, " vprof %s, plain %s, gprof %s (%.0fs)\n", rankStr(row.VprofRank), rankStr(row.PlainRank), rankStr(row.GprofRank), row.Seconds)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func evalProgram(c config, p testprogs.Program) Row {
+	row := Row{Program: p.Name, Issue: p.Issue, RootCause: p.RootCauseDisplay, Expected: string(p.Pattern), LineDist: -1}
+	if row.RootCause == "" {
+		row.RootCause = p.RootCauseFunction
+	}
+	bin := filepath.Join(c.root, "testprogs", "bin", p.Name)
+	dir := filepath.Join(c.out, p.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		row.Err = err.Error()
+		return row
+	}
+	clock := "cpu"
+	if p.Measure == "wall" {
+		clock = "wall"
+	}
+	var normal, buggy []string
+	// Interleave the kinds so machine load drifts hit both alike.
+	for i := 1; i <= c.runs; i++ {
+		for _, mode := range []string{"normal", "buggy"} {
+			out := filepath.Join(dir, fmt.Sprintf("%s-%d.data", mode, i))
+			cmd := exec.Command(c.vprof, "record", "--clock", clock, "-o", out, "--", bin, mode)
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+			if err := cmd.Run(); err != nil {
+				row.Err = fmt.Sprintf("record %s: %v: %s", mode, err, lastLine(stderr.String()))
+				return row
+			}
+			if mode == "normal" {
+				normal = append(normal, out)
+			} else {
+				buggy = append(buggy, out)
+			}
+		}
+	}
+	cmd := exec.Command(c.vprof, "report", "--format", "json", "--top", "100000",
+		"--normal", strings.Join(normal, ","), "--buggy", strings.Join(buggy, ","))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		row.Err = fmt.Sprintf("report: %v: %s", err, lastLine(stderr.String()))
+		return row
+	}
+	os.WriteFile(filepath.Join(dir, "report.json"), stdout.Bytes(), 0o644)
+	var rep struct {
+		Functions []struct {
+			Rank      int      `json:"rank"`
+			Function  string   `json:"function"`
+			PlainRank int      `json:"plain_rank"`
+			Pattern   string   `json:"pattern"`
+			Locations []string `json:"locations"`
+		} `json:"functions"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		row.Err = "report JSON: " + err.Error()
+		return row
+	}
+	for _, f := range rep.Functions {
+		if f.Function != p.RootCauseFunction && f.Function != p.RootCauseDisplay && !sameFunc(f.Function, p.RootCauseDisplay) {
+			continue
+		}
+		row.VprofRank, row.PlainRank, row.Pattern = f.Rank, f.PlainRank, f.Pattern
+		if len(f.Locations) > 0 {
+			row.Location = f.Locations[0]
+			if _, ln, ok := strings.Cut(f.Locations[0], ":"); ok {
+				ln, _, _ = strings.Cut(ln, " ")
+				if n, err := strconv.Atoi(ln); err == nil && p.RootCauseLine > 0 {
+					row.LineDist = abs(n - p.RootCauseLine)
+				}
+			}
+		}
+		break
+	}
+	if c.gprof {
+		row.GprofRank = gprofRank(c, p, dir, &row)
+	}
+	return row
+}
+
+// sameFunc matches a reported display name with the manifest's, ignoring
+// a C++ parameter list the report may shorten.
+func sameFunc(reported, want string) bool {
+	if want == "" {
+		return false
+	}
+	cut := func(s string) string {
+		if i := strings.IndexByte(s, '('); i > 0 {
+			return s[:i]
+		}
+		return s
+	}
+	return cut(reported) == cut(want)
+}
+
+var gprofLine = regexp.MustCompile(`^\s*[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+(?:\d+\s+[0-9.]+\s+[0-9.]+\s+)?(.+?)\s*$`)
+
+// gprofRank runs the -pg build in buggy mode and ranks the root cause in
+// gprof's flat profile (by self time, as gprof sorts it). Child processes
+// write their own gmon files (GMON_OUT_PREFIX), summed with gprof -s.
+func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
+	pg := filepath.Join(c.root, "testprogs", "bin", "pg", p.Name)
+	if _, err := os.Stat(pg); err != nil {
+		row.Err = "no -pg build (make -C testprogs pg)"
+		return 0
+	}
+	gdir := filepath.Join(dir, "gprof")
+	os.RemoveAll(gdir)
+	os.MkdirAll(gdir, 0o755)
+	cmd := exec.Command(pg, "buggy")
+	cmd.Dir = gdir
+	cmd.Env = append(os.Environ(), "GMON_OUT_PREFIX=gmon.out")
+	cmd.Stdout = io.Discard
+	if err := cmd.Run(); err != nil {
+		row.Err = "gprof run: " + err.Error()
+		return 0
+	}
+	files, _ := filepath.Glob(filepath.Join(gdir, "gmon.out*"))
+	if len(files) == 0 {
+		row.Err = "gprof: no gmon.out written"
+		return 0
+	}
+	args := append([]string{"-b", "-p", pg}, files...)
+	if len(files) > 1 {
+		sum := exec.Command("gprof", append([]string{"-s", pg}, files...)...)
+		sum.Dir = gdir
+		if err := sum.Run(); err == nil {
+			args = []string{"-b", "-p", pg, filepath.Join(gdir, "gmon.sum")}
+		}
+	}
+	out, err := exec.Command("gprof", args...).Output()
+	if err != nil {
+		row.Err = "gprof: " + err.Error()
+		return 0
+	}
+	rank := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		m := gprofLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		rank++
+		name := m[1]
+		if name == p.RootCauseFunction || name == p.RootCauseDisplay || sameFunc(name, p.RootCauseDisplay) ||
+			strings.HasPrefix(name, p.RootCauseFunction+".") { // gcc clones: f.constprop.0
+			return rank
+		}
+	}
+	return 0
+}
+
+func printTable(w io.Writer, rows []Row) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\tpattern found\texpected\tlines off\t")
+	n1, n3, pat, n := 0, 0, 0, 0
+	for _, r := range rows {
+		if r.Err != "" {
+			fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\t\t\t\t\t\t\n", r.Program, r.Issue, r.RootCause, r.Err)
+			continue
+		}
+		n++
+		if r.VprofRank == 1 {
+			n1++
+		}
+		if r.VprofRank >= 1 && r.VprofRank <= 3 {
+			n3++
+		}
+		if r.Pattern == r.Expected {
+			pat++
+		}
+		dist := "-"
+		if r.LineDist >= 0 {
+			dist = strconv.Itoa(r.LineDist)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+			rankStr(r.VprofRank), rankStr(r.PlainRank), rankStr(r.GprofRank), orDash(r.Pattern), r.Expected, dist)
+	}
+	tw.Flush()
+	if n > 0 {
+		fmt.Fprintf(w, "\nvprof ranks the root cause 1st on %d of %d programs, in the top 3 on %d; pattern right on %d of %d (%.0f%%).\n",
+			n1, n, n3, pat, n, 100*float64(pat)/float64(n))
+	}
+}
+
+func rankStr(r int) string {
+	if r <= 0 {
+		return "-"
+	}
+	return strconv.Itoa(r)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func short(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

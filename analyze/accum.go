@@ -11,40 +11,72 @@ import (
 )
 
 // sampleSet accumulates the observations of one variable in one dimension
-// for one kind of run, in memory bounded by maxDistinct, whatever the number
+// for one kind of run, in memory bounded by its limit, whatever the number
 // of observations.
 //
-// It counts distinct values exactly (an open-addressing table of value ->
-// count) while there are at most maxDistinct of them: then the tests see
-// exactly the samples scipy would. A set that exceeds maxDistinct turns into
-// a uniform reservoir sample of maxDistinct observations (Li's algorithm L),
-// drawn so that it is a uniform sample of everything seen, before and after
-// the switch. Count, minimum and maximum stay exact in both modes: the
-// degenerate cases of method.md §5 and the normal range of §8 use them.
+// It counts distinct values exactly while there are at most limit of them:
+// then the tests see exactly the samples scipy would. Up to smallN distinct
+// values live in the set itself (flags, enums, durations and deltas mostly
+// take a handful of values, and a short linear scan beside the counters
+// costs no cache miss); integers within a window of denseN (loop counters)
+// are counted in an array indexed by value, a few cache lines; anything else
+// goes to an open-addressing table of value -> count. A set that exceeds limit turns into a uniform reservoir sample of
+// limit observations (Li's algorithm L), drawn so that it is a uniform
+// sample of everything seen, before and after the switch. Count, minimum
+// and maximum stay exact in every mode: the degenerate cases of method.md §5
+// and the normal range of §8 use them.
 type sampleSet struct {
 	n        float64 // observations
 	min, max float64
 
-	// Exact mode: keys are float64 bits, canonical (+0 for ±0, one NaN);
-	// a slot is used when its count is non-zero.
-	keys     []uint64
-	counts   []float64
-	distinct int
+	// Exact mode. Keys are float64 bits, canonical (+0 for ±0, one NaN).
+	nsmall int32 // used entries of skey/scnt, while slots is nil
+	skey   [smallN]uint64
+	scnt   [smallN]float64
+	// Dense mode, for integers within a window: counts of base+i.
+	dense []uint32
+	base  int64
+	// The table: a slot is used when its count is non-zero. last is the
+	// slot of the previous observation: runs of one value skip the hash.
+	slots    []slot
+	distinct int32 // in dense or slots
+	last     int32
 
-	// Reservoir mode (res != nil).
-	res  []float64
-	rng  *rand.Rand
-	w    float64 // algorithm L: the reservoir's largest priority
-	next float64 // observation number (1-based) that enters the reservoir next
-
-	limit int
+	limit int32
 	seed  uint64
+	res   *reservoir // reservoir mode
+}
+
+const (
+	smallN = 8
+	denseN = 256
+)
+
+// slot is one entry of the exact table: key and count side by side, so an
+// observation touches one cache line.
+type slot struct {
+	key   uint64
+	count float64
+}
+
+// reservoir is algorithm L's state.
+type reservoir struct {
+	x    []float64
+	rng  *rand.Rand
+	w    float64 // the reservoir's largest priority
+	next float64 // observation number (1-based) that enters the reservoir next
 }
 
 const canonicalNaN = 0x7ff8000000000001
 
 func newSampleSet(limit int, seed uint64) *sampleSet {
-	return &sampleSet{limit: limit, seed: seed, min: math.Inf(1), max: math.Inf(-1)}
+	s := &sampleSet{}
+	s.init(limit, seed)
+	return s
+}
+
+func (s *sampleSet) init(limit int, seed uint64) {
+	*s = sampleSet{limit: int32(limit), seed: seed, min: math.Inf(1), max: math.Inf(-1)}
 }
 
 func canon(x float64) uint64 {
@@ -68,26 +100,56 @@ func (s *sampleSet) add(x float64) {
 		s.max = x
 	}
 	if s.res != nil {
-		s.addReservoir(x)
+		s.res.add(x, s.n)
 		return
 	}
-	k := canon(x)
-	if len(s.keys) == 0 {
-		s.keys = make([]uint64, 8)
-		s.counts = make([]float64, 8)
+	if s.dense != nil {
+		if i := int64(x) - s.base; float64(int64(x)) == x && i >= 0 && i < denseN && s.dense[i] < math.MaxUint32 {
+			if s.dense[i] == 0 {
+				s.distinct++
+			}
+			s.dense[i]++
+			return
+		}
+		s.denseToTable()
 	}
-	mask := uint64(len(s.keys) - 1)
+	k := canon(x)
+	if s.slots == nil {
+		for i := int32(0); i < s.nsmall; i++ {
+			if s.skey[i] == k {
+				s.scnt[i]++
+				return
+			}
+		}
+		if s.nsmall < smallN {
+			s.skey[s.nsmall], s.scnt[s.nsmall] = k, 1
+			s.nsmall++
+			return
+		}
+		if s.toDense(x) {
+			return
+		}
+		s.toTable()
+	}
+	if l := s.last; s.slots[l].key == k && s.slots[l].count != 0 {
+		s.slots[l].count++
+		return
+	}
+	mask := uint64(len(s.slots) - 1)
 	for i := hash64(k) & mask; ; i = (i + 1) & mask {
-		if s.counts[i] == 0 {
-			s.keys[i], s.counts[i] = k, 1
+		sl := &s.slots[i]
+		if sl.count == 0 {
+			sl.key, sl.count = k, 1
+			s.last = int32(i)
 			s.distinct++
-			if 2*s.distinct > len(s.keys) {
+			if 2*int(s.distinct) > len(s.slots) {
 				s.grow()
 			}
 			return
 		}
-		if s.keys[i] == k {
-			s.counts[i]++
+		if sl.key == k {
+			sl.count++
+			s.last = int32(i)
 			return
 		}
 	}
@@ -95,39 +157,136 @@ func (s *sampleSet) add(x float64) {
 
 func hash64(k uint64) uint64 { return (k ^ k>>29) * 0x9e3779b97f4a7c15 >> 17 }
 
+// toDense moves the inline entries and x to a dense window if they are all
+// integers spanning less than denseN, and counts x there.
+func (s *sampleSet) toDense(x float64) bool {
+	lo, hi := x, x
+	for i := range s.nsmall {
+		v := math.Float64frombits(s.skey[i])
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if !(lo >= -1<<52 && hi <= 1<<52 && hi-lo < denseN/2) { // NaN fails too
+		return false
+	}
+	for i := range s.nsmall {
+		if v := math.Float64frombits(s.skey[i]); float64(int64(v)) != v {
+			return false
+		}
+	}
+	if float64(int64(x)) != x {
+		return false
+	}
+	// Room mostly above: counters grow.
+	s.base = int64(lo) - int64(denseN-(hi-lo))/4
+	s.dense = make([]uint32, denseN)
+	for i := range s.nsmall {
+		s.dense[int64(math.Float64frombits(s.skey[i]))-s.base] = uint32(s.scnt[i])
+	}
+	s.dense[int64(x)-s.base]++
+	s.distinct, s.nsmall = s.nsmall+1, 0
+	return true
+}
+
+// denseToTable moves the dense window's counts into a table.
+func (s *sampleSet) denseToTable() {
+	n := 4 * smallN
+	for 2*int(s.distinct) >= n {
+		n *= 2
+	}
+	s.slots = make([]slot, n)
+	mask := uint64(n - 1)
+	for j, c := range s.dense {
+		if c == 0 {
+			continue
+		}
+		k := canon(float64(s.base + int64(j)))
+		i := hash64(k) & mask
+		for s.slots[i].count != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = slot{k, float64(c)}
+	}
+	s.dense, s.last = nil, 0
+}
+
+// toTable moves the inline entries into a table.
+func (s *sampleSet) toTable() {
+	s.slots = make([]slot, 4*smallN)
+	mask := uint64(len(s.slots) - 1)
+	for j := range s.nsmall {
+		i := hash64(s.skey[j]) & mask
+		for s.slots[i].count != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = slot{s.skey[j], s.scnt[j]}
+	}
+	s.distinct, s.nsmall = s.nsmall, 0
+}
+
 func (s *sampleSet) grow() {
+	s.last = 0
 	if s.distinct > s.limit {
 		s.toReservoir()
 		return
 	}
-	keys, counts := s.keys, s.counts
-	s.keys = make([]uint64, 2*len(keys))
-	s.counts = make([]float64, 2*len(keys))
-	mask := uint64(len(s.keys) - 1)
-	for j, c := range counts {
-		if c == 0 {
+	old := s.slots
+	s.slots = make([]slot, 2*len(old))
+	mask := uint64(len(s.slots) - 1)
+	for _, o := range old {
+		if o.count == 0 {
 			continue
 		}
-		i := hash64(keys[j]) & mask
-		for s.counts[i] != 0 {
+		i := hash64(o.key) & mask
+		for s.slots[i].count != 0 {
 			i = (i + 1) & mask
 		}
-		s.keys[i], s.counts[i] = keys[j], c
+		s.slots[i] = o
 	}
+}
+
+// entries returns the exact (value, count) pairs in a fixed order.
+func (s *sampleSet) entries() (vals, counts []float64) {
+	if s.dense != nil {
+		for j, c := range s.dense {
+			if c != 0 {
+				vals = append(vals, float64(s.base+int64(j)))
+				counts = append(counts, float64(c))
+			}
+		}
+		return vals, counts
+	}
+	if s.slots == nil {
+		for i := range s.nsmall {
+			vals = append(vals, math.Float64frombits(s.skey[i]))
+			counts = append(counts, s.scnt[i])
+		}
+		return vals, counts
+	}
+	vals = make([]float64, 0, s.distinct)
+	counts = make([]float64, 0, s.distinct)
+	for _, sl := range s.slots {
+		if sl.count != 0 {
+			vals = append(vals, math.Float64frombits(sl.key))
+			counts = append(counts, sl.count)
+		}
+	}
+	return vals, counts
 }
 
 // toReservoir draws a uniform sample without replacement of limit
 // observations from the counted multiset: limit distinct positions in
-// [0, n) (Floyd's algorithm), sorted, read off the cumulative counts. Then
-// algorithm L continues from observation n with its priority threshold w
-// drawn from its distribution at that point, Beta(limit, n-limit+1).
+// [0, n) (Floyd's algorithm), sorted, read off the cumulative counts of the
+// values in ascending order (so the result does not depend on the table's
+// layout). Then algorithm L continues from observation n with its priority
+// threshold w drawn from its distribution at that point,
+// Beta(limit, n-limit+1).
 func (s *sampleSet) toReservoir() {
-	s.rng = rand.New(rand.NewPCG(s.seed, 0x9e3779b97f4a7c15))
-	R := s.limit
+	rng := rand.New(rand.NewPCG(s.seed, 0x9e3779b97f4a7c15))
+	R := int(s.limit)
 	N := int64(s.n)
 	chosen := make(map[int64]struct{}, R)
 	for j := N - int64(R); j < N; j++ {
-		t := s.rng.Int64N(j + 1)
+		t := rng.Int64N(j + 1)
 		if _, dup := chosen[t]; dup {
 			t = j
 		}
@@ -138,48 +297,39 @@ func (s *sampleSet) toReservoir() {
 		pos = append(pos, p)
 	}
 	slices.Sort(pos)
-	// Walk the multiset in a fixed order (by value) so the result does not
-	// depend on the table's layout.
-	type vc struct {
-		v float64
-		c float64
-	}
-	entries := make([]vc, 0, s.distinct)
-	for i, c := range s.counts {
-		if c != 0 {
-			entries = append(entries, vc{math.Float64frombits(s.keys[i]), c})
-		}
-	}
-	slices.SortFunc(entries, func(a, b vc) int { return cmpFloat(a.v, b.v) })
-	s.res = make([]float64, 0, R)
+	var d stats.Dist
+	d.FromCounts(s.entries())
+	res := &reservoir{x: make([]float64, 0, R), rng: rng}
 	var cum int64
 	k := 0
-	for _, e := range entries {
-		cum += int64(e.c)
+	for i, v := range d.Values {
+		cum += int64(d.Counts[i])
 		for k < len(pos) && pos[k] < cum {
-			s.res = append(s.res, e.v)
+			res.x = append(res.x, v)
 			k++
 		}
 	}
-	s.keys, s.counts, s.distinct = nil, nil, 0
-	s.w = distuv.Beta{Alpha: float64(R), Beta: float64(N) - float64(R) + 1, Src: s.rng}.Rand()
-	s.next = s.n
-	s.skip()
+	s.slots, s.distinct = nil, 0
+	res.w = distuv.Beta{Alpha: float64(R), Beta: float64(N) - float64(R) + 1, Src: rng}.Rand()
+	res.next = s.n
+	res.skip()
+	s.res = res
 }
 
 // skip advances next past the observations that algorithm L skips.
-func (s *sampleSet) skip() {
-	u := 1 - s.rng.Float64() // in (0, 1]
-	s.next += math.Floor(math.Log(u)/math.Log1p(-s.w)) + 1
+func (r *reservoir) skip() {
+	u := 1 - r.rng.Float64() // in (0, 1]
+	r.next += math.Floor(math.Log(u)/math.Log1p(-r.w)) + 1
 }
 
-func (s *sampleSet) addReservoir(x float64) {
-	if s.n < s.next {
+// add offers observation number n.
+func (r *reservoir) add(x, n float64) {
+	if n < r.next {
 		return
 	}
-	s.res[s.rng.IntN(len(s.res))] = x
-	s.w *= math.Exp(math.Log(1-s.rng.Float64()) / float64(len(s.res)))
-	s.skip()
+	r.x[r.rng.IntN(len(r.x))] = x
+	r.w *= math.Exp(math.Log(1-r.rng.Float64()) / float64(len(r.x)))
+	r.skip()
 }
 
 // exact reports whether the set still holds every observation.
@@ -193,37 +343,13 @@ func (s *sampleSet) dist() stats.Dist {
 	if s == nil || s.n == 0 {
 		return stats.Dist{}
 	}
+	var d stats.Dist
 	if s.res != nil {
-		x := slices.Clone(s.res)
+		x := slices.Clone(s.res.x)
 		slices.Sort(x)
-		var d stats.Dist
 		d.FromSorted(x)
 		return d
 	}
-	vals := make([]float64, 0, s.distinct)
-	counts := make([]float64, 0, s.distinct)
-	for i, c := range s.counts {
-		if c != 0 {
-			vals = append(vals, math.Float64frombits(s.keys[i]))
-			counts = append(counts, c)
-		}
-	}
-	var d stats.Dist
-	d.FromCounts(vals, counts)
+	d.FromCounts(s.entries())
 	return d
-}
-
-// bytes is the set's memory footprint, for accounting.
-func (s *sampleSet) bytes() int {
-	return 8*len(s.keys) + 8*len(s.counts) + 8*cap(s.res) + 96
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

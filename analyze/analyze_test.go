@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -664,11 +665,11 @@ func TestSampleSetReservoir(t *testing.T) {
 			s.add(float64(i))
 		}
 	}
-	if s.exact() || len(s.res) != 1024 || s.n != n || s.min != 0 || s.max != n-1 {
-		t.Fatalf("reservoir: exact %v len %d n %g min %g max %g", s.exact(), len(s.res), s.n, s.min, s.max)
+	if s.exact() || len(s.res.x) != 1024 || s.n != n || s.min != 0 || s.max != n-1 {
+		t.Fatalf("reservoir: exact %v n %g min %g max %g", s.exact(), s.n, s.min, s.max)
 	}
 	zeros, late := 0, 0
-	for _, x := range s.res {
+	for _, x := range s.res.x {
 		if x == 0 {
 			zeros++
 		}
@@ -689,7 +690,7 @@ func TestSampleSetReservoir(t *testing.T) {
 			s2.add(float64(i))
 		}
 	}
-	if !slices.Equal(s.res, s2.res) {
+	if !slices.Equal(s.res.x, s2.res.x) {
 		t.Error("reservoir differs between identical runs")
 	}
 }
@@ -737,5 +738,50 @@ func TestSourceName(t *testing.T) {
 	}
 	if d := displayName("_ZN1A3fooEv", ""); d != "A::foo()" {
 		t.Errorf("demangled %q", d)
+	}
+}
+
+// TestSampleSetModes checks that every exact mode (inline, dense window,
+// table) and the switches between them count exactly what a plain
+// distribution of the same data holds.
+func TestSampleSetModes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	gen := map[string]func(i int) float64{
+		"few":              func(i int) float64 { return float64(i % 5) },
+		"counter":          func(i int) float64 { return float64(i % 100) },
+		"negative counter": func(i int) float64 { return float64(-(i % 120)) },
+		"counter then far": func(i int) float64 {
+			if i == 3000 {
+				return 1e6
+			}
+			return float64(i % 100)
+		},
+		"window overflow": func(i int) float64 { return float64(i % 600) },
+		"floats":          func(i int) float64 { return float64(i%40) + 0.5 },
+		"mixed":           func(i int) float64 { return []float64{1, 2, 3, 2.5, math.Inf(1), math.NaN(), 0, math.Copysign(0, -1)}[i%8] + float64(i%20) },
+		"random":          func(i int) float64 { return float64(rng.IntN(3000)) },
+	}
+	for name, f := range gen {
+		s := newSampleSet(4096, 1)
+		var raw []float64
+		for i := range 5000 {
+			x := f(i)
+			s.add(x)
+			if x == 0 {
+				x = 0 // -0 counts as 0
+			}
+			raw = append(raw, x)
+		}
+		got, want := s.dist(), stats.NewDist(raw)
+		if !s.exact() || got.Len() != want.Len() || got.N() != want.N() {
+			t.Errorf("%s: exact %v, %d values / %g, want %d / %g", name, s.exact(), got.Len(), got.N(), want.Len(), want.N())
+			continue
+		}
+		for i := range got.Values {
+			if !(got.Values[i] == want.Values[i] || got.Values[i] != got.Values[i] && want.Values[i] != want.Values[i]) || got.Counts[i] != want.Counts[i] {
+				t.Errorf("%s: entry %d: %g x%g, want %g x%g", name, i, got.Values[i], got.Counts[i], want.Values[i], want.Counts[i])
+				break
+			}
+		}
 	}
 }

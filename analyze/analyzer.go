@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -96,25 +97,26 @@ const (
 	modeDurOnly                 // other pointers, hashed aggregates: duration only
 )
 
-// varInfo is one monitored variable, matched across runs by key.
+// varInfo is one monitored variable, matched across runs by key. The
+// fields read for every value sample come first, to share cache lines.
 type varInfo struct {
-	key     string
-	name    string // for people: the source name, "#N" added for the Nth of a name in one function
-	fn      int32  // defining function, -1 for globals
-	tags    dwarfschema.Tags
-	kind    dwarfschema.Kind
-	pkind   dwarfschema.Kind // pointee kind of a pointer to a basic type
-	typ     string
 	mode    varMode
-	natural bool // differs between runs by nature: no value dimension
+	natural bool             // differs between runs by nature: no value dimension
+	kind    dwarfschema.Kind //
+	pkind   dwarfschema.Kind // pointee kind of a pointer to a basic type
+	has     [numDims]bool    // the normal runs have samples in that dimension
+	fn      int32            // defining function, -1 for globals
+	last    int32            // cache of the last function added to funcs
+	count   [2]float64       // value samples per kind
+	sets    [2][numDims]*sampleSet
+	lo      [numDims]float64 // normal range with slack (buggy runs)
+	hi      [numDims]float64 //
 
-	count [2]float64             // value samples per kind
-	sets  [2][numDims]*sampleSet // per kind and dimension
-	funcs map[int32]struct{}     // globals: functions with a PC where it was sampled
-	last  int32                  // cache of the last function added to funcs
-	lo    [numDims]float64       // normal range with slack (buggy runs)
-	hi    [numDims]float64       //
-	has   [numDims]bool          // the normal runs have samples in that dimension
+	key   string
+	name  string // for people: the source name, "#N" added for the Nth of a name in one function
+	tags  dwarfschema.Tags
+	typ   string
+	funcs map[int32]struct{} // globals: functions with a PC where it was sampled
 
 	abLast    [numDims]abKey // cache of the last abnormal counter used
 	abLastIdx [numDims]int32 // its index + 1
@@ -162,9 +164,12 @@ type Analyzer struct {
 	stamp     uint64   // sampling event counter
 	varStamp  []uint64 // per variable: last event that read it
 	funcStamp []uint64 // per function: last event that counted it
+	grpCount  []int32  // per variable: scratch of Run.flushValues, zero between blocks
 
-	abCount []float64 // abnormal sample counters, indexed by abIdx
-	abIdx   map[abKey]int32
+	// Abnormal-sample counters, one table per worker: a variable's samples
+	// are processed by worker v % workers only (see pipeline.go).
+	workers int
+	ab      []abTable
 
 	warnings []string
 }
@@ -179,7 +184,11 @@ func New(o Options) *Analyzer {
 		funcIdx: map[string]int32{},
 		varIdx:  map[string]int32{},
 		objKey:  map[string]*objInfo{},
-		abIdx:   map[abKey]int32{},
+	}
+	a.workers = max(1, min(runtime.GOMAXPROCS(0), maxWorkers))
+	a.ab = make([]abTable, a.workers)
+	for i := range a.ab {
+		a.ab[i].idx = map[abKey]int32{}
 	}
 	a.internFunc("<unknown>", "<unknown>", false, "", 0)
 	return a
@@ -379,13 +388,19 @@ func (a *Analyzer) internVar(key, name string, fn int32, v *dwarfschema.Var) int
 	return i
 }
 
-// set returns the sample set of variable v for kind k and dimension d.
+// set returns the sample set of variable v for kind k and dimension d. The
+// three dimensions of one variable and kind are allocated together, so
+// that one sample's updates touch neighbouring memory.
 func (a *Analyzer) set(v int32, k Kind, d Dimension) *sampleSet {
 	vi := &a.vars[v]
 	s := vi.sets[k][d]
 	if s == nil {
-		s = newSampleSet(a.opt.MaxDistinct, uint64(v)<<8|uint64(k)<<4|uint64(d))
-		vi.sets[k][d] = s
+		all := new([numDims]sampleSet)
+		for j := range all {
+			all[j].init(a.opt.MaxDistinct, uint64(v)<<8|uint64(k)<<4|uint64(j))
+			vi.sets[k][j] = &all[j]
+		}
+		s = vi.sets[k][d]
 	}
 	return s
 }
@@ -424,20 +439,31 @@ func (vi *varInfo) abnormal(d Dimension, x float64) bool {
 	return !vi.has[d] || x > vi.hi[d] || x < vi.lo[d]
 }
 
+// abTable holds abnormal-sample counters.
+type abTable struct {
+	idx   map[abKey]int32
+	count []float64
+}
+
+// worker is the worker that processes variable v's samples.
+func (a *Analyzer) worker(v int32) int { return int(v) % a.workers }
+
 // countAbnormal adds n abnormal samples of v in d read at pc of object obj.
+// Only v's worker calls it for v.
 func (a *Analyzer) countAbnormal(v int32, d Dimension, obj int32, pc uint64, n float64) {
 	vi := &a.vars[v]
+	t := &a.ab[a.worker(v)]
 	k := abKey{v, d, obj, pc}
 	if vi.abLastIdx[d] > 0 && vi.abLast[d] == k {
-		a.abCount[vi.abLastIdx[d]-1] += n
+		t.count[vi.abLastIdx[d]-1] += n
 		return
 	}
-	i, ok := a.abIdx[k]
+	i, ok := t.idx[k]
 	if !ok {
-		i = int32(len(a.abCount))
-		a.abCount = append(a.abCount, 0)
-		a.abIdx[k] = i
+		i = int32(len(t.count))
+		t.count = append(t.count, 0)
+		t.idx[k] = i
 	}
-	a.abCount[i] += n
+	t.count[i] += n
 	vi.abLast[d], vi.abLastIdx[d] = k, i+1
 }

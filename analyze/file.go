@@ -2,8 +2,6 @@ package analyze
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"os"
 
 	"github.com/vprof/vprof/runtime/proffile"
@@ -37,42 +35,6 @@ func (a *Analyzer) AddReader(k Kind, name string, rd *proffile.Reader, size int6
 		return err
 	}
 	return r.feed(rd, size, progress)
-}
-
-func (r *Run) feed(rd *proffile.Reader, size int64, progress Progress) error {
-	defer r.End()
-	const step = 64 << 20
-	next := int64(step)
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			r.a.warnf("%s: %v: analysing the records before it", r.Name, err)
-			break
-		}
-		if err := r.Record(rec); err != nil {
-			return fmt.Errorf("%s: %v", r.Name, err)
-		}
-		if progress != nil {
-			if b := rd.Recovery().Bytes; b >= next {
-				progress(r.Name, b, size)
-				next = b + step
-			}
-		}
-	}
-	rec := rd.Recovery()
-	if progress != nil {
-		progress(r.Name, rec.Bytes, size)
-	}
-	if !rec.Complete && rec.Reason != "" {
-		r.a.warnf("%s: %s", r.Name, rec)
-	}
-	if r.samples == 0 {
-		r.a.warnf("%s: no samples", r.Name)
-	}
-	return nil
 }
 
 // Analyze runs the whole method on normal and buggy profile files.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/proffile"
@@ -32,6 +33,10 @@ type Run struct {
 	frames []frameRes // the current sample's resolved frames
 	fstamp []uint64   // which event each entry of frames belongs to
 
+	recs    []valRec // the current block's value samples, in sample order
+	touched []int32  // variables of the current block, by first appearance
+	pipe    *pipeline
+
 	total        float64 // seconds sampled
 	unattributed float64 // seconds with no program frame on the stack
 	samples      int64
@@ -47,20 +52,25 @@ type Run struct {
 type threadState struct {
 	pid  int32
 	vars []tvState // by global variable
+	pcs  []runPCs  // by global variable, buggy runs only
 }
 
 // tvState is one variable on one thread: its last analysed value and the
-// current run of equal values (for duration), with up to four PCs at which
-// the run was read, for the abnormal-sample locations of buggy runs.
+// current run of equal values (for duration).
 type tvState struct {
 	has         bool
-	npc         uint8
 	x           float64 // last analysed value
 	key         uint64  // its bits, compared for the run
 	first, last uint64  // ticks of the current run
-	pcs         [4]uint64
-	pobj        [4]int32
-	pn          [4]float64
+}
+
+// runPCs holds up to four PCs at which the current run of equal values was
+// read, with their sample counts: the locations of an abnormal duration.
+type runPCs struct {
+	n   int
+	pc  [4]uint64
+	obj [4]int32
+	cnt [4]float64
 }
 
 type frameRes struct {
@@ -155,8 +165,9 @@ func (r *Run) Record(rec any) error {
 	case *proffile.Block:
 		ts := r.thread(x.PID, x.TID)
 		for i := range x.Samples {
-			r.sample(x.PID, ts, &x.Samples[i])
+			r.sample(x.PID, &x.Samples[i])
 		}
+		r.flushValues(ts)
 	case *proffile.Trailer:
 		t := *x
 		r.trailer = &t
@@ -223,7 +234,7 @@ func (r *Run) frame(pid int32, s *proffile.Sample, i int, stamp uint64) *frameRe
 	return fr
 }
 
-func (r *Run) sample(pid int32, ts *threadState, s *proffile.Sample) {
+func (r *Run) sample(pid int32, s *proffile.Sample) {
 	a := r.a
 	a.stamp++
 	stamp := a.stamp
@@ -266,12 +277,25 @@ func (r *Run) sample(pid int32, ts *threadState, s *proffile.Sample) {
 		return
 	}
 	for j := range s.Values {
-		r.value(pid, ts, s, &s.Values[j], nf, w, stamp)
+		r.value(pid, s, &s.Values[j], nf, w, stamp)
 	}
 }
 
-// value processes one value sample.
-func (r *Run) value(pid int32, ts *threadState, s *proffile.Sample, v *proffile.Value, nf int, w float64, stamp uint64) {
+// valRec is one value sample between the two phases of a block.
+type valRec struct {
+	gv      int32
+	obj     int32 // object index of the PC it was read at; -1: unknown
+	fn      int32 // program function there, for globals; -1 otherwise
+	hasPtee bool
+	tick    uint64
+	link    uint64
+	bits    uint64
+	pointee uint64
+}
+
+// value does what needs the sample (dedupe, the frame's PC, the
+// variable-based cost) and queues the value for its variable.
+func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w float64, stamp uint64) {
 	a := r.a
 	if int(v.Obj) >= len(r.objs) || r.objs[v.Obj] == nil {
 		r.badValues++
@@ -288,108 +312,204 @@ func (r *Run) value(pid int32, ts *threadState, s *proffile.Sample, v *proffile.
 	}
 	a.varStamp[gv] = stamp
 	r.values++
-	vi := &a.vars[gv]
-	vi.count[r.Kind]++
-
-	var fr *frameRes
+	rec := valRec{gv: gv, obj: -1, fn: -1, tick: s.Tick, bits: v.Bits, pointee: v.Pointee, hasPtee: v.HasPointee}
 	if int(v.Frame) < nf {
-		fr = r.frame(pid, s, int(v.Frame), stamp)
-		if fr.oi == nil {
-			fr = nil
-		}
-	}
-	if fr != nil {
-		if a.funcStamp[fr.fn] != stamp {
-			a.funcStamp[fr.fn] = stamp
-			r.vc[fr.fn] += w
-		}
-		if vi.fn < 0 && fr.prog && vi.last != fr.fn {
-			vi.funcs[fr.fn] = struct{}{}
-			vi.last = fr.fn
-		}
-	}
-
-	var x float64
-	var key uint64
-	switch vi.mode {
-	case modeBasic:
-		x = toFloat(v.Bits, vi.kind)
-		key = canon(x)
-	case modePtrBasic:
-		if !v.HasPointee {
-			return // no pointee (NULL or unreadable): nothing to analyse
-		}
-		x = toFloat(v.Pointee, vi.pkind)
-		key = canon(x)
-	default:
-		key = v.Bits
-	}
-	if int(gv) >= len(ts.vars) {
-		ts.vars = append(ts.vars, make([]tvState, len(a.vars)-len(ts.vars))...)
-	}
-	tv := &ts.vars[gv]
-	k := r.Kind
-	buggy := k == Buggy && fr != nil
-	if vi.mode != modeDurOnly {
-		if !vi.natural {
-			a.set(gv, k, DimValue).add(x)
-			if buggy && vi.abnormal(DimValue, x) {
-				a.countAbnormal(gv, DimValue, fr.oi.idx, fr.link, 1)
+		if fr := r.frame(pid, s, int(v.Frame), stamp); fr.oi != nil {
+			if a.funcStamp[fr.fn] != stamp {
+				a.funcStamp[fr.fn] = stamp
+				r.vc[fr.fn] += w
 			}
-		}
-		if tv.has {
-			d := x - tv.x
-			a.set(gv, k, DimDelta).add(d)
-			if buggy && vi.abnormal(DimDelta, d) {
-				a.countAbnormal(gv, DimDelta, fr.oi.idx, fr.link, 1)
+			rec.obj, rec.link = fr.oi.idx, fr.link
+			if fr.prog {
+				rec.fn = fr.fn
 			}
 		}
 	}
-	if tv.has && tv.key == key && s.Tick >= tv.last {
-		tv.last = s.Tick
-	} else {
-		if tv.has {
-			r.endRun(gv, tv)
-		}
-		tv.first, tv.last, tv.key, tv.npc = s.Tick, s.Tick, key, 0
-	}
-	if buggy {
-		tv.addPC(fr.oi.idx, fr.link)
-	}
-	tv.x, tv.has = x, true
+	r.recs = append(r.recs, rec)
 }
 
-func (tv *tvState) addPC(obj int32, pc uint64) {
-	for i := uint8(0); i < tv.npc; i++ {
-		if tv.pcs[i] == pc && tv.pobj[i] == obj {
-			tv.pn[i]++
+// flushValues processes the queued values of one block (one thread) at
+// once, grouped by variable.
+func (r *Run) flushValues(ts *threadState) {
+	if len(r.recs) == 0 {
+		return
+	}
+	r.a.growThread(ts, r.Kind == Buggy)
+	var b batch
+	r.group(&b)
+	for _, g := range b.groups {
+		r.variable(ts, g.gv, b.sorted[g.start:g.end])
+	}
+}
+
+// group moves the queued values into b, grouped by variable in sample
+// order (a stable counting sort), the groups ordered by worker and then by
+// first appearance: each variable's state is then loaded once per block
+// rather than once per sample, which is what keeps the analysis fast when
+// thousands of variables are sampled.
+func (r *Run) group(b *batch) {
+	a := r.a
+	recs := r.recs
+	for len(a.grpCount) < len(a.vars) {
+		a.grpCount = append(a.grpCount, 0)
+	}
+	touched := r.touched[:0]
+	for i := range recs {
+		gv := recs[i].gv
+		if a.grpCount[gv] == 0 {
+			touched = append(touched, gv)
+		}
+		a.grpCount[gv]++
+	}
+	if a.workers > 1 {
+		slices.SortStableFunc(touched, func(x, y int32) int { return a.worker(x) - a.worker(y) })
+	}
+	b.groups = b.groups[:0]
+	off := int32(0)
+	for _, gv := range touched {
+		n := a.grpCount[gv]
+		b.groups = append(b.groups, group{gv: gv, start: off, end: off + n})
+		a.grpCount[gv] = off
+		off += n
+	}
+	if cap(b.sorted) < len(recs) {
+		b.sorted = make([]valRec, len(recs), len(recs)*5/4)
+	}
+	b.sorted = b.sorted[:len(recs)]
+	for i := range recs {
+		gv := recs[i].gv
+		b.sorted[a.grpCount[gv]] = recs[i]
+		a.grpCount[gv]++
+	}
+	for _, gv := range touched {
+		a.grpCount[gv] = 0
+	}
+	r.touched = touched
+	r.recs = recs[:0]
+}
+
+// growThread sizes a thread's per-variable state to every known variable,
+// so that workers never grow it.
+func (a *Analyzer) growThread(ts *threadState, buggy bool) {
+	n := len(a.vars)
+	if len(ts.vars) < n {
+		ts.vars = append(ts.vars, make([]tvState, n-len(ts.vars))...)
+	}
+	if buggy && len(ts.pcs) < n {
+		ts.pcs = append(ts.pcs, make([]runPCs, n-len(ts.pcs))...)
+	}
+}
+
+// variable processes the values of variable gv read by one thread, in
+// sample order.
+func (r *Run) variable(ts *threadState, gv int32, recs []valRec) {
+	a := r.a
+	k := r.Kind
+	vi := &a.vars[gv]
+	vi.count[k] += float64(len(recs))
+	if vi.fn < 0 {
+		for i := range recs {
+			if f := recs[i].fn; f >= 0 && f != vi.last {
+				vi.funcs[f] = struct{}{}
+				vi.last = f
+			}
+		}
+	}
+	tv := &ts.vars[gv]
+	var rp *runPCs
+	if k == Buggy {
+		rp = &ts.pcs[gv]
+	}
+	var vs, ds *sampleSet
+	if vi.mode != modeDurOnly {
+		if !vi.natural {
+			vs = a.set(gv, k, DimValue)
+		}
+		ds = a.set(gv, k, DimDelta)
+	}
+	for i := range recs {
+		rec := &recs[i]
+		var x float64
+		var key uint64
+		switch vi.mode {
+		case modeBasic:
+			x = toFloat(rec.bits, vi.kind)
+			key = canon(x)
+		case modePtrBasic:
+			if !rec.hasPtee {
+				continue // no pointee (NULL or unreadable): nothing to analyse
+			}
+			x = toFloat(rec.pointee, vi.pkind)
+			key = canon(x)
+		default:
+			key = rec.bits
+		}
+		located := rp != nil && rec.obj >= 0
+		if vs != nil {
+			vs.add(x)
+			if located && vi.abnormal(DimValue, x) {
+				a.countAbnormal(gv, DimValue, rec.obj, rec.link, 1)
+			}
+		}
+		if ds != nil && tv.has {
+			d := x - tv.x
+			ds.add(d)
+			if located && vi.abnormal(DimDelta, d) {
+				a.countAbnormal(gv, DimDelta, rec.obj, rec.link, 1)
+			}
+		}
+		if tv.has && tv.key == key && rec.tick >= tv.last {
+			tv.last = rec.tick
+		} else {
+			if tv.has {
+				r.endRun(gv, tv, rp)
+			}
+			tv.first, tv.last, tv.key = rec.tick, rec.tick, key
+		}
+		if located {
+			rp.add(rec.obj, rec.link)
+		}
+		tv.x, tv.has = x, true
+	}
+}
+
+func (rp *runPCs) add(obj int32, pc uint64) {
+	for i := 0; i < rp.n; i++ {
+		if rp.pc[i] == pc && rp.obj[i] == obj {
+			rp.cnt[i]++
 			return
 		}
 	}
-	if int(tv.npc) < len(tv.pcs) {
-		tv.pcs[tv.npc], tv.pobj[tv.npc], tv.pn[tv.npc] = pc, obj, 1
-		tv.npc++
+	if rp.n < len(rp.pc) {
+		rp.pc[rp.n], rp.obj[rp.n], rp.cnt[rp.n] = pc, obj, 1
+		rp.n++
 	}
 }
 
 // endRun turns the current run of equal values of variable gv into one
-// duration sample, in ticks.
-func (r *Run) endRun(gv int32, tv *tvState) {
+// duration sample, in ticks; rp (buggy runs) locates it if abnormal.
+func (r *Run) endRun(gv int32, tv *tvState, rp *runPCs) {
 	a := r.a
 	d := float64(tv.last-tv.first) + 1
 	a.set(gv, r.Kind, DimDuration).add(d)
-	if r.Kind == Buggy && a.vars[gv].abnormal(DimDuration, d) {
-		for i := uint8(0); i < tv.npc; i++ {
-			a.countAbnormal(gv, DimDuration, tv.pobj[i], tv.pcs[i], tv.pn[i])
+	if rp != nil {
+		if a.vars[gv].abnormal(DimDuration, d) {
+			for i := 0; i < rp.n; i++ {
+				a.countAbnormal(gv, DimDuration, rp.obj[i], rp.pc[i], rp.cnt[i])
+			}
 		}
+		rp.n = 0
 	}
-	tv.npc = 0
 }
 
 func (r *Run) flushThread(ts *threadState) {
 	for i := range ts.vars {
 		if tv := &ts.vars[i]; tv.has {
-			r.endRun(int32(i), tv)
+			var rp *runPCs
+			if i < len(ts.pcs) {
+				rp = &ts.pcs[i]
+			}
+			r.endRun(int32(i), tv, rp)
 			tv.has = false
 		}
 	}

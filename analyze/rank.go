@@ -148,6 +148,7 @@ func (a *Analyzer) Result() *Result {
 	for ri, r := range a.runs {
 		histRank[ri] = a.rawRanks(r)
 	}
+	via := viaIndex(buggy)
 	runIndex := map[*Run]int{}
 	for i, r := range a.runs {
 		runIndex[r] = i
@@ -198,7 +199,7 @@ func (a *Analyzer) Result() *Result {
 			fn.Source, fn.Dimension, fn.Reason = SourceHist, "hist", fmt.Sprintf("ranks near in %d of %d run pairs", fn.HistNear, fn.HistPairs)
 		}
 		fn.Calibrated = (1 - fn.Discount) * fn.Raw
-		fn.Via = a.viaOf(buggy, int32(f))
+		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
 		res.Functions = append(res.Functions, fn)
 	}
 	slices.SortFunc(res.Functions, func(x, y Function) int {
@@ -317,19 +318,30 @@ func (a *Analyzer) plainRanks(buggy []*Run, selfOf func(*Run, int) float64, mean
 	return ranks
 }
 
+// viaIndex groups the library functions that carried each program
+// function's PC cost in the buggy runs: function -> library function -> s.
+func viaIndex(buggy []*Run) map[int32]map[int32]float64 {
+	m := map[int32]map[int32]float64{}
+	for _, r := range buggy {
+		for k, w := range r.via {
+			lib := m[k[0]]
+			if lib == nil {
+				lib = map[int32]float64{}
+				m[k[0]] = lib
+			}
+			lib[k[1]] += w
+		}
+	}
+	return m
+}
+
 // viaOf lists the library functions that carried f's PC cost in the buggy
 // runs, largest share first.
-func (a *Analyzer) viaOf(buggy []*Run, f int32) []Via {
-	lib := map[int32]float64{}
+func (a *Analyzer) viaOf(buggy []*Run, lib map[int32]float64, f int32) []Via {
 	var pc float64
 	for _, r := range buggy {
 		if int(f) < len(r.pc) {
 			pc += r.pc[f]
-		}
-		for k, w := range r.via {
-			if k[0] == f {
-				lib[k[1]] += w
-			}
 		}
 	}
 	if pc <= 0 || len(lib) == 0 {
@@ -353,13 +365,21 @@ type abGroup struct {
 	dim Dimension
 }
 
+// abEntry is one abnormal-sample counter.
+type abEntry struct {
+	key abKey
+	n   float64
+}
+
 // abnormalIndex groups the abnormal-sample counters by variable and
 // dimension.
-func (a *Analyzer) abnormalIndex() map[abGroup][]abKey {
-	m := map[abGroup][]abKey{}
-	for k := range a.abIdx {
-		g := abGroup{k.v, k.dim}
-		m[g] = append(m[g], k)
+func (a *Analyzer) abnormalIndex() map[abGroup][]abEntry {
+	m := map[abGroup][]abEntry{}
+	for _, t := range a.ab {
+		for k, i := range t.idx {
+			g := abGroup{k.v, k.dim}
+			m[g] = append(m[g], abEntry{k, t.count[i]})
+		}
 	}
 	return m
 }
@@ -368,7 +388,7 @@ func (a *Analyzer) abnormalIndex() map[abGroup][]abKey {
 // source lines with the most of them, and each line to the basic block of
 // function f that holds most of its samples. For a global, only samples read
 // inside f count, unless none were.
-func (a *Analyzer) locations(keys []abKey, f int32, top int) []Location {
+func (a *Analyzer) locations(keys []abEntry, f int32, top int) []Location {
 	type lineKey struct {
 		file string
 		line int32
@@ -380,7 +400,8 @@ func (a *Analyzer) locations(keys []abKey, f int32, top int) []Location {
 	}
 	collect := func(inF bool) map[lineKey]*acc {
 		lines := map[lineKey]*acc{}
-		for _, k := range keys {
+		for _, e := range keys {
+			k := e.key
 			oi := a.objs[k.obj]
 			if inF {
 				lf := oi.inner.lookup(k.pc)
@@ -388,7 +409,7 @@ func (a *Analyzer) locations(keys []abKey, f int32, top int) []Location {
 					continue
 				}
 			}
-			n := a.abCount[a.abIdx[k]]
+			n := e.n
 			file, line := lineAt(oi.schema, k.pc)
 			lk := lineKey{file, line}
 			if file == "" {

@@ -1,0 +1,127 @@
+package analyze
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// benchFiles are a normal and a buggy synthetic profile of about
+// VPROF_BENCH_MB MiB each (default 64), written once per process.
+var benchFiles struct {
+	once          sync.Once
+	normal, buggy string
+	bytes         int64
+	err           error
+}
+
+func benchProfiles(b *testing.B) (string, string, int64) {
+	benchFiles.once.Do(func() {
+		mb := int64(64)
+		if s := os.Getenv("VPROF_BENCH_MB"); s != "" {
+			if v, err := strconv.ParseInt(s, 10, 64); err == nil && v > 0 {
+				mb = v
+			}
+		}
+		dir, err := os.MkdirTemp("", "vprof-bench-")
+		if err != nil {
+			benchFiles.err = err
+			return
+		}
+		benchFiles.normal = filepath.Join(dir, "normal.vprof")
+		benchFiles.buggy = filepath.Join(dir, "buggy.vprof")
+		n := synth{funcs: benchFuncs(), threads: 8, bytes: mb << 20, seed: 1}.write(b, benchFiles.normal)
+		m := synth{funcs: benchFuncs(), threads: 8, bytes: mb << 20, seed: 2, buggy: true}.write(b, benchFiles.buggy)
+		benchFiles.bytes = n + m
+	})
+	if benchFiles.err != nil {
+		b.Fatal(benchFiles.err)
+	}
+	return benchFiles.normal, benchFiles.buggy, benchFiles.bytes
+}
+
+// BenchmarkAnalyze is the whole method on a normal and a buggy profile:
+// MB/s of profile data. BenchmarkRead, the proffile decoding alone on the
+// same files, is its ceiling.
+func BenchmarkAnalyze(b *testing.B) {
+	normal, buggy, size := benchProfiles(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	defer cpuMetric(b, size)()
+	for b.Loop() {
+		res, err := Analyze([]string{normal}, []string{buggy}, DefaultOptions(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Functions[0].Name != "root" {
+			b.Fatalf("root ranked %s first", res.Functions[0].Name)
+		}
+	}
+}
+
+func BenchmarkRead(b *testing.B) {
+	normal, buggy, size := benchProfiles(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	defer cpuMetric(b, size)()
+	for b.Loop() {
+		for _, p := range []string{normal, buggy} {
+			rd, err := proffile.Open(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				if _, err := rd.Next(); errors.Is(err, io.EOF) {
+					break
+				} else if err != nil {
+					b.Fatal(err)
+				}
+			}
+			rd.Close()
+		}
+	}
+}
+
+func BenchmarkFlat(b *testing.B) {
+	_, buggy, _ := benchProfiles(b)
+	st, _ := os.Stat(buggy)
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		if _, err := FlatFile(buggy, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// cpuMetric reports MB of profile per CPU-second (user + system) besides
+// the wall-clock MB/s: on a shared 2-core machine the CPU time is the
+// steadier measure of the code's own cost.
+func cpuMetric(b *testing.B, size int64) func() {
+	cpu := func() float64 {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	}
+	start := cpu()
+	return func() {
+		if used := cpu() - start; used > 0 && b.N > 0 {
+			b.ReportMetric(float64(size)*float64(b.N)/1e6/used, "MB/cpu-s")
+		}
+	}
+}
+
+// benchFuncs is the number of program functions of the synthetic
+// profiles (VPROF_BENCH_FUNCS, default 2000).
+func benchFuncs() int {
+	if v, err := strconv.Atoi(os.Getenv("VPROF_BENCH_FUNCS")); err == nil && v > 1 {
+		return v
+	}
+	return 2000
+}

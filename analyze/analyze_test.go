@@ -758,8 +758,10 @@ func TestSampleSetModes(t *testing.T) {
 		},
 		"window overflow": func(i int) float64 { return float64(i % 600) },
 		"floats":          func(i int) float64 { return float64(i%40) + 0.5 },
-		"mixed":           func(i int) float64 { return []float64{1, 2, 3, 2.5, math.Inf(1), math.NaN(), 0, math.Copysign(0, -1)}[i%8] + float64(i%20) },
-		"random":          func(i int) float64 { return float64(rng.IntN(3000)) },
+		"mixed": func(i int) float64 {
+			return []float64{1, 2, 3, 2.5, math.Inf(1), math.NaN(), 0, math.Copysign(0, -1)}[i%8] + float64(i%20)
+		},
+		"random": func(i int) float64 { return float64(rng.IntN(3000)) },
 	}
 	for name, f := range gen {
 		s := newSampleSet(4096, 1)

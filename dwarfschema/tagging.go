@@ -4,6 +4,7 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"fmt"
+	"math"
 	"runtime"
 	"sort"
 	"strings"
@@ -242,45 +243,67 @@ func imageOf(ef *elf.File) (*cfg.Image, error) {
 	return img, nil
 }
 
-// callInfo reads what DWARF says about calls: the call-site records
-// (DW_TAG_call_site, or DW_TAG_GNU_call_site in DWARF 4) with their
-// parameters, sorted by return address, and the signature of every
-// function (by entry address, for direct calls) and of every callee a
-// record names (DW_AT_call_origin). Symbols (sorted by Value) tell gcc's
-// clones, whose signatures differ from their source function's.
-func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, error) {
-	type subInfo struct {
-		origin   dwarf.Offset
-		params   []dwarf.Offset
-		variadic bool
-		proto    bool
-		entry    uint64
-		hasEntry bool
+type csSub struct {
+	origin   dwarf.Offset
+	params   []dwarf.Offset
+	variadic bool
+	proto    bool
+	entry    uint64
+	hasEntry bool
+}
+
+type csParam struct{ typ, origin dwarf.Offset }
+
+type csType struct {
+	tag  dwarf.Tag
+	next dwarf.Offset
+	enc  int64
+	size int64
+}
+
+// callScan is what scanCalls collects from a run of units.
+type callScan struct {
+	calls   []cfg.CallSite
+	origins []dwarf.Offset // per call: DW_AT_call_origin
+	subs    map[dwarf.Offset]*csSub
+	params  map[dwarf.Offset]csParam
+	types   map[dwarf.Offset]csType
+}
+
+func newCallScan() *callScan {
+	return &callScan{subs: map[dwarf.Offset]*csSub{}, params: map[dwarf.Offset]csParam{}, types: map[dwarf.Offset]csType{}}
+}
+
+func (c *callScan) merge(o *callScan) {
+	c.calls = append(c.calls, o.calls...)
+	c.origins = append(c.origins, o.origins...)
+	for k, v := range o.subs {
+		c.subs[k] = v
 	}
-	type paramRec struct{ typ, origin dwarf.Offset }
-	type typeRec struct {
-		tag  dwarf.Tag
-		next dwarf.Offset
-		enc  int64
-		size int64
+	for k, v := range o.params {
+		c.params[k] = v
 	}
+	for k, v := range o.types {
+		c.types[k] = v
+	}
+}
+
+// scanCalls reads the entries from offset from up to offset stop.
+func scanCalls(d *dwarf.Data, syms []Symbol, from, stop dwarf.Offset) (*callScan, error) {
+	c := newCallScan()
 	var (
-		calls     []cfg.CallSite
-		origins   []dwarf.Offset // per call: DW_AT_call_origin
-		subs      = map[dwarf.Offset]*subInfo{}
-		params    = map[dwarf.Offset]paramRec{}
-		types     = map[dwarf.Offset]typeRec{}
-		stack     []*subInfo // enclosing subprogram per depth (nil: other DIE)
+		stack     []*csSub // enclosing subprogram per depth (nil: other DIE)
 		siteDepth = -1
 		cur       = -1 // index of the call site whose parameters follow
 	)
 	r := d.Reader()
+	r.Seek(from)
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading call sites: %v", err)
+			return nil, fmt.Errorf("reading call sites: %v", err)
 		}
-		if e == nil {
+		if e == nil || e.Offset >= stop {
 			break
 		}
 		if e.Tag == 0 {
@@ -292,14 +315,14 @@ func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, er
 			}
 			continue
 		}
-		var parent *subInfo
+		var parent *csSub
 		if len(stack) > 0 {
 			parent = stack[len(stack)-1]
 		}
-		var self *subInfo
+		var self *csSub
 		switch e.Tag {
 		case dwarf.TagSubprogram:
-			si := &subInfo{}
+			si := &csSub{}
 			si.origin, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
 			if si.origin == 0 {
 				si.origin, _ = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
@@ -319,12 +342,12 @@ func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, er
 					}
 				}
 			}
-			subs[e.Offset] = si
+			c.subs[e.Offset] = si
 			self = si
 		case dwarf.TagFormalParameter:
 			t, _ := e.Val(dwarf.AttrType).(dwarf.Offset)
 			o, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
-			params[e.Offset] = paramRec{t, o}
+			c.params[e.Offset] = csParam{t, o}
 			if parent != nil {
 				parent.params = append(parent.params, e.Offset)
 			}
@@ -343,9 +366,9 @@ func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, er
 				if o == 0 {
 					o, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
 				}
-				calls = append(calls, cfg.CallSite{ReturnPC: pc})
-				origins = append(origins, o)
-				cur = len(calls) - 1
+				c.calls = append(c.calls, cfg.CallSite{ReturnPC: pc})
+				c.origins = append(c.origins, o)
+				cur = len(c.calls) - 1
 			}
 			if e.Children {
 				siteDepth = len(stack)
@@ -362,23 +385,81 @@ func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, er
 				}
 				p.Value = cfg.ExprRefs(nil, b)
 				if len(p.Loc)+len(p.Value) > 0 {
-					calls[cur].Params = append(calls[cur].Params, p)
+					c.calls[cur].Params = append(c.calls[cur].Params, p)
 				}
 			}
 		case dwarf.TagBaseType, dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType,
 			dwarf.TagRestrictType, dwarf.TagAtomicType, dwarf.TagPointerType, dwarf.TagReferenceType,
 			dwarf.TagRvalueReferenceType, dwarf.TagPtrToMemberType, dwarf.TagEnumerationType,
 			dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagArrayType:
-			t := typeRec{tag: e.Tag}
+			t := csType{tag: e.Tag}
 			t.next, _ = e.Val(dwarf.AttrType).(dwarf.Offset)
 			t.enc, _ = e.Val(dwarf.AttrEncoding).(int64)
 			t.size, _ = e.Val(dwarf.AttrByteSize).(int64)
-			types[e.Offset] = t
+			c.types[e.Offset] = t
 		}
 		if e.Children {
 			stack = append(stack, self)
 		}
 	}
+	return c, nil
+}
+
+// callInfo reads what DWARF says about calls: the call-site records
+// (DW_TAG_call_site, or DW_TAG_GNU_call_site in DWARF 4) with their
+// parameters, sorted by return address, and the signature of every
+// function (by entry address, for direct calls) and of every callee a
+// record names (DW_AT_call_origin). Symbols (sorted by Value) tell gcc's
+// clones, whose signatures differ from their source function's.
+func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, error) {
+	// Units are independent: scan contiguous runs of them in parallel.
+	// SkipChildren on a unit's entry jumps to the next unit, so listing
+	// them costs little.
+	var units []dwarf.Offset
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading call sites: %v", err)
+		}
+		if e == nil {
+			break
+		}
+		units = append(units, e.Offset)
+		r.SkipChildren()
+	}
+	nw := min(runtime.GOMAXPROCS(0), 8, max(1, len(units)))
+	scans := make([]*callScan, nw)
+	errs := make([]error, nw)
+	var wg sync.WaitGroup
+	for w := range nw {
+		lo, hi := w*len(units)/nw, (w+1)*len(units)/nw
+		if lo == hi {
+			scans[w] = newCallScan()
+			continue
+		}
+		stop := dwarf.Offset(math.MaxUint32)
+		if hi < len(units) {
+			stop = units[hi]
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			scans[w], errs[w] = scanCalls(d, syms, units[lo], stop)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	all := scans[0]
+	for _, sc := range scans[1:] {
+		all.merge(sc)
+	}
+	subs, params, types := all.subs, all.params, all.types
+	calls, origins := all.calls, all.origins
 
 	classMemo := map[dwarf.Offset]cfg.ArgClass{}
 	classOf := func(t dwarf.Offset) cfg.ArgClass {

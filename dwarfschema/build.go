@@ -2,7 +2,6 @@ package dwarfschema
 
 import (
 	"cmp"
-	"debug/dwarf"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -37,7 +36,7 @@ type builder struct {
 	funcIdx map[funcKey]FuncID
 }
 
-func (l *loader) subAt(off dwarf.Offset) int {
+func (l *loader) subAt(off dieOff) int {
 	i := sort.Search(len(l.subs), func(i int) bool { return l.subs[i].off >= off })
 	if i < len(l.subs) && l.subs[i].off == off {
 		return i
@@ -45,7 +44,7 @@ func (l *loader) subAt(off dwarf.Offset) int {
 	return -1
 }
 
-func (l *loader) varAt(off dwarf.Offset) int {
+func (l *loader) varAt(off dieOff) int {
 	n := l.vars.len()
 	i := sort.Search(n, func(i int) bool { return l.vars.at(i).off >= off })
 	if i < n && l.vars.at(i).off == off {
@@ -244,7 +243,7 @@ func mergeRanges(rs []PCRange) []PCRange {
 // declaration), applies the filters, and gives the Locs their VarIDs.
 func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 	s := l.s
-	memo := map[dwarf.Offset]typeInfo{}
+	memo := map[dieOff]typeInfo{}
 	idx := map[varKey]VarID{}
 	vid := make([]VarID, l.vars.len())
 	funcSel := make([]int8, len(s.Funcs)) // 0 unknown, 1 selected, -1 not

@@ -3,6 +3,8 @@ package dwarfschema
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/hex"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
@@ -19,6 +21,18 @@ const defaultDebugDir = "/usr/lib/debug"
 // <dir>/<binary's directory>/). It returns nil when there is none. The
 // second result is the path of the file the DWARF came from.
 func findDWARF(path string, ef *elf.File, id string, dirs []string) (*dwarfFile, string, error) {
+	w, p, err := findMainDWARF(path, ef, id, dirs)
+	if err != nil || w == nil {
+		return w, p, err
+	}
+	if w.sup, err = findSup(p, w.ef, dirs); err != nil {
+		w.close()
+		return nil, "", err
+	}
+	return w, p, nil
+}
+
+func findMainDWARF(path string, ef *elf.File, id string, dirs []string) (*dwarfFile, string, error) {
 	w, err := loadDWARF(path, ef)
 	if err != nil || w != nil {
 		if w != nil {
@@ -128,4 +142,87 @@ func debugLink(ef *elf.File) (name string, crc uint32, ok bool) {
 		return "", 0, false
 	}
 	return name, ef.ByteOrder.Uint32(b[off:]), true
+}
+
+// findSup opens the supplementary DWARF file that dwz (Debian's -dbgsym
+// packages) moves shared types and declarations to: named by
+// .gnu_debugaltlink (file name, NUL, build-id) or DWARF 5 .debug_sup
+// (version, flag, file name, NUL, checksum). It is looked for at that name
+// (relative names from the directory of the file that names it), by
+// build-id under the debug directories, and under <dir>/.dwz/. No link: nil,
+// nil. A link that cannot be followed is an error: without the file, names
+// and types are missing.
+func findSup(path string, ef *elf.File, dirs []string) (*dwarfFile, error) {
+	var name string
+	var id []byte
+	if s := ef.Section(".gnu_debugaltlink"); s != nil {
+		b, err := s.Data()
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading .gnu_debugaltlink: %v", path, err)
+		}
+		n := bytes.IndexByte(b, 0)
+		if n <= 0 {
+			return nil, fmt.Errorf("%s: malformed .gnu_debugaltlink", path)
+		}
+		name, id = string(b[:n]), b[n+1:]
+	} else if s := ef.Section(".debug_sup"); s != nil {
+		b, err := s.Data()
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading .debug_sup: %v", path, err)
+		}
+		if len(b) < 4 || b[2] != 0 { // is_supplementary 1: this is the supplementary file itself
+			return nil, nil
+		}
+		n := bytes.IndexByte(b[3:], 0)
+		if n <= 0 {
+			return nil, fmt.Errorf("%s: malformed .debug_sup", path)
+		}
+		name = string(b[3 : 3+n])
+	} else {
+		return nil, nil
+	}
+	if len(dirs) == 0 {
+		dirs = []string{defaultDebugDir}
+	}
+	hexID := hex.EncodeToString(id)
+	var cands []string
+	if filepath.IsAbs(name) {
+		cands = append(cands, name)
+	} else {
+		cands = append(cands, filepath.Join(filepath.Dir(path), name))
+	}
+	for _, d := range dirs {
+		if len(hexID) > 2 {
+			cands = append(cands, filepath.Join(d, ".build-id", hexID[:2], hexID[2:]+".debug"))
+		}
+		cands = append(cands, filepath.Join(d, ".dwz", filepath.Base(name)))
+	}
+	for _, c := range cands {
+		f, err := os.Open(c)
+		if err != nil {
+			continue
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			continue
+		}
+		sef, err := openELFKind(c, f, st.Size(), true)
+		if err != nil || (hexID != "" && buildID(sef) != hexID) {
+			f.Close()
+			continue
+		}
+		w, err := loadDWARF(c, sef)
+		if err != nil || w == nil {
+			f.Close()
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		w.osf = f
+		return w, nil
+	}
+	return nil, fmt.Errorf("%s: its DWARF refers to the supplementary debug file %s (dwz), which is not installed: "+
+		"install the package's debug symbols completely, or put the file in %s", path, name, filepath.Join(dirs[0], ".dwz"))
 }

@@ -1,6 +1,7 @@
 package dwarfschema
 
 import (
+	"bytes"
 	"debug/dwarf"
 	"encoding/binary"
 	"errors"
@@ -29,9 +30,18 @@ const (
 // noContainer marks a record outside any function.
 const noContainer int32 = -1 << 31
 
+// dieOff names a DIE across files: its .debug_info offset, plus supBase
+// for a DIE of the supplementary (dwz) file.
+type dieOff uint64
+
+// supBase puts the supplementary file's DIEs after every DIE of the main
+// file (.debug_info offsets are at most 2^32 with DWARF32, and debug/dwarf
+// offsets are uint32).
+const supBase dieOff = 1 << 40
+
 type subRec struct {
-	off       dwarf.Offset
-	origin    dwarf.Offset // DW_AT_abstract_origin, else DW_AT_specification
+	off       dieOff
+	origin    dieOff // DW_AT_abstract_origin, else DW_AT_specification
 	name      string
 	linkage   string
 	file      int32 // Schema.Files index, -1 unknown
@@ -43,7 +53,7 @@ type subRec struct {
 }
 
 type inlRec struct {
-	origin   dwarf.Offset
+	origin   dieOff
 	ranges   []PCRange
 	depth    int32
 	callFile int32
@@ -51,9 +61,9 @@ type inlRec struct {
 }
 
 type varRec struct {
-	off       dwarf.Offset
-	origin    dwarf.Offset // DW_AT_abstract_origin, else DW_AT_specification
-	typ       dwarf.Offset
+	off       dieOff
+	origin    dieOff // DW_AT_abstract_origin, else DW_AT_specification
+	typ       dieOff
 	name      string
 	file      int32
 	line      int32
@@ -66,8 +76,8 @@ type varRec struct {
 }
 
 type typeRec struct {
-	off     dwarf.Offset
-	typ     dwarf.Offset
+	off     dieOff
+	typ     dieOff
 	tag     dwarf.Tag
 	hasType bool
 	enc     uint8
@@ -78,7 +88,7 @@ type typeRec struct {
 
 // unitHdr is one unit of .debug_info: [start, end) and its DWARF version.
 type unitHdr struct {
-	start, end dwarf.Offset
+	start, end dieOff
 	version    int
 }
 
@@ -124,8 +134,9 @@ type locRec struct {
 type loader struct {
 	s   *Schema
 	opt Options
-	w   *dwarfFile
-	d   *dwarf.Data
+	w    *dwarfFile
+	d    *dwarf.Data
+	base dieOff // added to the offsets of the file being walked
 
 	units   []unitHdr
 	addrSec *godwarf.DebugAddrSection
@@ -144,6 +155,7 @@ type loader struct {
 	exprs       map[string]int32
 	exprList    [][]byte
 	maxVersion  int
+	anyCPP      bool // some compile unit is C++
 }
 
 func newLoader(s *Schema, opt Options, w *dwarfFile) *loader {
@@ -157,19 +169,101 @@ func newLoader(s *Schema, opt Options, w *dwarfFile) *loader {
 
 func (l *loader) run() error {
 	var err error
-	if l.units, err = readUnitHeaders(l.w.info); err != nil {
+	if l.units, err = readUnitHeaders(l.w.info, 0); err != nil {
 		return err
 	}
 	if err := l.walk(); err != nil {
 		return err
 	}
+	if sup := l.w.sup; sup != nil {
+		// The supplementary file's partial units: types, declarations and
+		// abstract functions shared by the main file's units. Walked last,
+		// so that records stay sorted by dieOff.
+		us, err := readUnitHeaders(sup.info, supBase)
+		if err != nil {
+			return fmt.Errorf("supplementary file: %v", err)
+		}
+		l.units = append(l.units, us...)
+		main := l.w
+		l.w, l.d, l.base = sup, sup.d, supBase
+		err = l.walk()
+		l.w, l.d, l.base = main, main.d, 0
+		if err != nil {
+			return fmt.Errorf("supplementary file: %v", err)
+		}
+	}
 	return l.build()
+}
+
+// ref reads a reference attribute as a dieOff: a reference within the file
+// being walked, or into the supplementary file (DW_FORM_GNU_ref_alt, which
+// debug/dwarf leaves as an int64 offset; DW_FORM_ref_sup4/8, left as
+// uint32/uint64).
+func (l *loader) ref(e *dwarf.Entry, a dwarf.Attr) (dieOff, bool) {
+	f := e.AttrField(a)
+	if f == nil {
+		return 0, false
+	}
+	switch v := f.Val.(type) {
+	case dwarf.Offset:
+		return l.base + dieOff(v), true
+	case int64:
+		if f.Class == dwarf.ClassReferenceAlt && l.w.sup != nil && v >= 0 {
+			return supBase + dieOff(v), true
+		}
+	case uint32:
+		if l.w.sup != nil {
+			return supBase + dieOff(v), true
+		}
+	case uint64:
+		if l.w.sup != nil && v < uint64(supBase) {
+			return supBase + dieOff(v), true
+		}
+	}
+	return 0, false
+}
+
+// str reads a string attribute, from the supplementary file's .debug_str
+// for DW_FORM_GNU_strp_alt and DW_FORM_strp_sup.
+func (l *loader) str(e *dwarf.Entry, a dwarf.Attr) string {
+	f := e.AttrField(a)
+	if f == nil {
+		return ""
+	}
+	var off uint64
+	switch v := f.Val.(type) {
+	case string:
+		return v
+	case int64:
+		if f.Class != dwarf.ClassStringAlt || v < 0 {
+			return ""
+		}
+		off = uint64(v)
+	case uint32:
+		off = uint64(v)
+	case uint64:
+		off = v
+	default:
+		return ""
+	}
+	if l.w.sup == nil {
+		return ""
+	}
+	b := l.w.sup.str
+	if off >= uint64(len(b)) {
+		return ""
+	}
+	b = b[off:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
 }
 
 // readUnitHeaders lists the units of .debug_info with their versions
 // (debug/dwarf does not expose a unit's version, and the location list
 // format depends on it).
-func readUnitHeaders(info []byte) ([]unitHdr, error) {
+func readUnitHeaders(info []byte, base dieOff) ([]unitHdr, error) {
 	var us []unitHdr
 	off := uint64(0)
 	for off < uint64(len(info)) {
@@ -191,13 +285,13 @@ func readUnitHeaders(info []byte) ([]unitHdr, error) {
 		}
 		v := int(binary.LittleEndian.Uint16(b[hdr:]))
 		end := off + hdr + n
-		us = append(us, unitHdr{start: dwarf.Offset(off), end: dwarf.Offset(end), version: v})
+		us = append(us, unitHdr{start: base + dieOff(off), end: base + dieOff(end), version: v})
 		off = end
 	}
 	return us, nil
 }
 
-func (l *loader) unitVersion(off dwarf.Offset) int {
+func (l *loader) unitVersion(off dieOff) int {
 	i := sort.Search(len(l.units), func(i int) bool { return l.units[i].end > off })
 	if i < len(l.units) && l.units[i].start <= off {
 		return l.units[i].version
@@ -298,7 +392,7 @@ func (l *loader) walk() error {
 				break
 			}
 			ir := inlRec{depth: parent.depth + 1, callFile: -1}
-			ir.origin, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			ir.origin, _ = l.ref(e, dwarf.AttrAbstractOrigin)
 			ir.ranges = l.ranges(e)
 			if f, ok := e.Val(dwarf.AttrCallFile).(int64); ok {
 				ir.callFile = l.cuFile(cu, f)
@@ -324,7 +418,7 @@ func (l *loader) walk() error {
 			}
 
 		case dwarf.TagNamespace:
-			name, _ := e.Val(dwarf.AttrName).(string)
+			name := l.str(e, dwarf.AttrName)
 			if name == "" {
 				name = "(anonymous namespace)"
 			}
@@ -410,7 +504,7 @@ func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {
 	if addrSize != 8 && addrSize != 0 {
 		return fmt.Errorf("unit at offset %#x: address size %d, want 8", e.Offset, addrSize)
 	}
-	ci := cuInfo{version: l.unitVersion(e.Offset)}
+	ci := cuInfo{version: l.unitVersion(l.base + dieOff(e.Offset))}
 	if ci.version > l.maxVersion {
 		l.maxVersion = ci.version
 	}
@@ -418,12 +512,17 @@ func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {
 		switch lang {
 		case 0x04, 0x19, 0x1a, 0x21: // C++, C++03, C++11, C++14
 			ci.cpp = true
+			l.anyCPP = true
 		}
+	} else if e.Tag == dwarf.TagPartialUnit {
+		// dwz's partial units name no language: they hold what the
+		// compile units that import them share.
+		ci.cpp = l.anyCPP
 	}
 	if l.s.Producer == "" {
-		l.s.Producer, _ = e.Val(dwarf.AttrProducer).(string)
+		l.s.Producer = l.str(e, dwarf.AttrProducer)
 	}
-	ci.compDir, _ = e.Val(dwarf.AttrCompDir).(string)
+	ci.compDir = l.str(e, dwarf.AttrCompDir)
 	ci.base, _ = e.Val(dwarf.AttrLowpc).(uint64)
 	ci.addrBase = 8 // DWARF 5 default: just past the section's first header
 	if ab, ok := e.Val(dwarf.AttrAddrBase).(int64); ok {
@@ -545,19 +644,19 @@ func (l *loader) ranges(e *dwarf.Entry) []PCRange {
 }
 
 func (l *loader) subprogram(e *dwarf.Entry, cu int32, parent *frame) subRec {
-	sr := subRec{off: e.Offset, file: -1, fn: -1}
-	if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+	sr := subRec{off: l.base + dieOff(e.Offset), file: -1, fn: -1}
+	if o, ok := l.ref(e, dwarf.AttrAbstractOrigin); ok {
 		sr.origin = o
-	} else if o, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset); ok {
+	} else if o, ok := l.ref(e, dwarf.AttrSpecification); ok {
 		sr.origin = o
 	}
-	sr.name, _ = e.Val(dwarf.AttrName).(string)
+	sr.name = l.str(e, dwarf.AttrName)
 	if sr.name != "" && parent.prefix != "" {
 		sr.name = parent.prefix + sr.name
 	}
-	sr.linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
+	sr.linkage = l.str(e, dwarf.AttrLinkageName)
 	if sr.linkage == "" {
-		sr.linkage, _ = e.Val(attrMIPSLinkageName).(string)
+		sr.linkage = l.str(e, attrMIPSLinkageName)
 	}
 	if f, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
 		sr.file = l.cuFile(cu, f)
@@ -576,9 +675,9 @@ func (l *loader) subprogram(e *dwarf.Entry, cu int32, parent *frame) subRec {
 }
 
 func (l *loader) typeRec(e *dwarf.Entry, prefix string) typeRec {
-	tr := typeRec{off: e.Offset, tag: e.Tag, size: -1}
-	tr.typ, tr.hasType = e.Val(dwarf.AttrType).(dwarf.Offset)
-	tr.name, _ = e.Val(dwarf.AttrName).(string)
+	tr := typeRec{off: l.base + dieOff(e.Offset), tag: e.Tag, size: -1}
+	tr.typ, tr.hasType = l.ref(e, dwarf.AttrType)
+	tr.name = l.str(e, dwarf.AttrName)
 	if tr.name != "" && prefix != "" {
 		tr.name = prefix + tr.name
 	}
@@ -594,14 +693,14 @@ func (l *loader) typeRec(e *dwarf.Entry, prefix string) typeRec {
 // variable records a variable or parameter DIE and turns its location into
 // Locs.
 func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
-	vr := varRec{off: e.Offset, file: -1, container: parent.container, cu: cu}
+	vr := varRec{off: l.base + dieOff(e.Offset), file: -1, container: parent.container, cu: cu}
 	vr.param = e.Tag == dwarf.TagFormalParameter
-	if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+	if o, ok := l.ref(e, dwarf.AttrAbstractOrigin); ok {
 		vr.origin = o
-	} else if o, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset); ok {
+	} else if o, ok := l.ref(e, dwarf.AttrSpecification); ok {
 		vr.origin = o
 	}
-	vr.name, _ = e.Val(dwarf.AttrName).(string)
+	vr.name = l.str(e, dwarf.AttrName)
 	if vr.name != "" && parent.prefix != "" && parent.container == noContainer {
 		vr.name = parent.prefix + vr.name
 	}
@@ -611,7 +710,7 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 	if n, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
 		vr.line = int32(n)
 	}
-	vr.typ, vr.hasType = e.Val(dwarf.AttrType).(dwarf.Offset)
+	vr.typ, vr.hasType = l.ref(e, dwarf.AttrType)
 	vr.decl, _ = e.Val(dwarf.AttrDeclaration).(bool)
 	idx := int32(l.vars.len())
 

@@ -116,6 +116,12 @@ func Load(path string, opt Options) (*Schema, error) {
 // openELF checks that r is an ELF64 x86-64 executable or shared object whose
 // sections all lie within the file.
 func openELF(path string, r io.ReaderAt, size int64) (*elf.File, error) {
+	return openELFKind(path, r, size, false)
+}
+
+// openELFKind is openELF; anyType accepts any ELF type (dwz writes its
+// supplementary files as ET_REL).
+func openELFKind(path string, r io.ReaderAt, size int64, anyType bool) (*elf.File, error) {
 	var ident [elf.EI_NIDENT]byte
 	if n, _ := r.ReadAt(ident[:], 0); n < 4 || !bytes.Equal(ident[:4], []byte(elf.ELFMAG)) {
 		return nil, fmt.Errorf("%s: not an ELF file (no \\x7fELF magic)", path)
@@ -143,9 +149,14 @@ func openELF(path string, r io.ReaderAt, size int64) (*elf.File, error) {
 	switch ef.Type {
 	case elf.ET_EXEC, elf.ET_DYN:
 	case elf.ET_REL:
+		if anyType {
+			break
+		}
 		return nil, fmt.Errorf("%s: relocatable object file (ET_REL); link it into an executable or shared object first", path)
 	default:
-		return nil, fmt.Errorf("%s: ELF type %v; vprof reads executables and shared objects", path, ef.Type)
+		if !anyType {
+			return nil, fmt.Errorf("%s: ELF type %v; vprof reads executables and shared objects", path, ef.Type)
+		}
 	}
 	for _, sec := range ef.Sections {
 		if sec.Type == elf.SHT_NOBITS || sec.Type == elf.SHT_NULL {
@@ -237,12 +248,17 @@ type dwarfFile struct {
 	loc     []byte // .debug_loc (DWARF 2-4)
 	locl    []byte // .debug_loclists (DWARF 5)
 	addr    []byte // .debug_addr (DWARF 5)
+	str     []byte // .debug_str (read for a supplementary file's strings)
+	sup     *dwarfFile // supplementary file (dwz's .gnu_debugaltlink, DWARF 5 .debug_sup)
 	hasCode bool   // ef has the program's code (not a debug-only file)
 }
 
 func (w *dwarfFile) close() {
 	if w.osf != nil {
 		w.osf.Close()
+	}
+	if w.sup != nil {
+		w.sup.close()
 	}
 }
 
@@ -295,5 +311,5 @@ func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 			return nil, fmt.Errorf("%s: bad DWARF section .debug_%s: %v", path, k, err)
 		}
 	}
-	return &dwarfFile{ef: ef, d: d, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"]}, nil
+	return &dwarfFile{ef: ef, d: d, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"], str: sec["str"]}, nil
 }

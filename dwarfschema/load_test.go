@@ -866,3 +866,65 @@ func TestStripClone(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadDWZ reads binaries whose DWARF dwz moved in part to a
+// supplementary file (as Debian's -dbgsym packages are): with the GNU
+// .gnu_debugaltlink and with DWARF 5 .debug_sup.
+func TestLoadDWZ(t *testing.T) {
+	if _, err := exec.LookPath("dwz"); err != nil {
+		t.Skip("dwz not installed")
+	}
+	dir := t.TempDir()
+	plain := build(t, dir, "g++", ".cc", sampleCC, "-g", "-O2")
+	want, err := Load(plain, Options{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) {
+		t.Helper()
+		if b, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, b)
+		}
+	}
+	for _, tc := range []struct{ name, flag string }{{"gnu altlink", ""}, {"dwarf5 sup", "--dwarf-5"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := t.TempDir()
+			a, b, sup := filepath.Join(d, "a"), filepath.Join(d, "b"), filepath.Join(d, "common.debug")
+			run("cp", plain, a)
+			run("cp", plain, b)
+			args := []string{"dwz", "-m", sup, "-M", sup, a, b}
+			if tc.flag != "" {
+				args = append([]string{"dwz", tc.flag}, args[1:]...)
+			}
+			run(args...)
+			s, err := Load(b, Options{All: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, s)
+			if len(s.Funcs) != len(want.Funcs) || len(s.Vars) != len(want.Vars) || len(s.Locs) != len(want.Locs) || len(s.Inlines) != len(want.Inlines) {
+				t.Errorf("funcs/vars/locs/inlines %d/%d/%d/%d, want %d/%d/%d/%d", len(s.Funcs), len(s.Vars), len(s.Locs), len(s.Inlines),
+					len(want.Funcs), len(want.Vars), len(want.Locs), len(want.Inlines))
+			}
+			for i := range min(len(s.Vars), len(want.Vars)) {
+				g, w := s.Vars[i], want.Vars[i]
+				if g.Name != w.Name || g.Type != w.Type || g.Line != w.Line || s.Files[g.File] != want.Files[w.File] {
+					t.Errorf("var %d: %s %q line %d, want %s %q line %d", i, g.Name, g.Type, g.Line, w.Name, w.Type, w.Line)
+				}
+			}
+			for i := range min(len(s.Funcs), len(want.Funcs)) {
+				if s.Funcs[i].Name != want.Funcs[i].Name {
+					t.Errorf("func %d: %s, want %s", i, s.Funcs[i].Name, want.Funcs[i].Name)
+				}
+			}
+			// Without its supplementary file the binary is an error
+			// that says what is missing.
+			if err := os.Remove(sup); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(b, Options{DebugDirs: []string{d}}); err == nil || !strings.Contains(err.Error(), "supplementary") {
+				t.Errorf("Load without the dwz file: %v", err)
+			}
+		})
+	}
+}

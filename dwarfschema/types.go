@@ -33,7 +33,7 @@ const (
 // input, not an infinite loop).
 const maxTypeDepth = 32
 
-func (l *loader) typeAt(off dwarf.Offset) *typeRec {
+func (l *loader) typeAt(off dieOff) *typeRec {
 	i := sort.Search(len(l.types), func(i int) bool { return l.types[i].off >= off })
 	if i < len(l.types) && l.types[i].off == off {
 		return &l.types[i]
@@ -42,7 +42,7 @@ func (l *loader) typeAt(off dwarf.Offset) *typeRec {
 }
 
 // resolveType describes the type at off (has false: void), memoized.
-func (l *loader) resolveType(off dwarf.Offset, has, cpp bool, memo map[dwarf.Offset]typeInfo) typeInfo {
+func (l *loader) resolveType(off dieOff, has, cpp bool, memo map[dieOff]typeInfo) typeInfo {
 	if !has {
 		return typeInfo{kind: KindAggregate, spell: "void"}
 	}
@@ -65,7 +65,7 @@ func (l *loader) resolveType(off dwarf.Offset, has, cpp bool, memo map[dwarf.Off
 }
 
 // strip follows typedefs and qualifiers to the underlying type.
-func (l *loader) strip(off dwarf.Offset) *typeRec {
+func (l *loader) strip(off dieOff) *typeRec {
 	for range maxTypeDepth {
 		t := l.typeAt(off)
 		if t == nil {
@@ -86,7 +86,7 @@ func (l *loader) strip(off dwarf.Offset) *typeRec {
 }
 
 // kindOf returns how values of the type at off are read, and their size.
-func (l *loader) kindOf(off dwarf.Offset) (Kind, int32) {
+func (l *loader) kindOf(off dieOff) (Kind, int32) {
 	t := l.strip(off)
 	if t == nil {
 		return KindAggregate, 0
@@ -145,7 +145,7 @@ func (l *loader) kindOf(off dwarf.Offset) (Kind, int32) {
 
 // spell writes a type in C/C++ notation ("const char *", "struct conn *",
 // "int[64]", "std::vector<int> &").
-func (l *loader) spell(off dwarf.Offset, has, cpp bool, depth int) string {
+func (l *loader) spell(off dieOff, has, cpp bool, depth int) string {
 	if !has {
 		return "void"
 	}

@@ -1,9 +1,6 @@
 package cfg
 
-import (
-	"math/bits"
-	"slices"
-)
+import "math/bits"
 
 // dominators computes Roots, the reverse postorder and Idom with the
 // iterative algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast
@@ -224,9 +221,7 @@ func (b *Builder) loops() {
 				li = int32(len(g.Loops))
 				loopOf[h] = li
 				g.Loops = append(g.Loops, Loop{Header: int32(h), Parent: -1})
-				n := len(g.inLoop)
-				g.inLoop = slices.Grow(g.inLoop, words)[:n+words]
-				clear(g.inLoop[n:])
+				g.inLoop = append(g.inLoop, make([]uint64, words)...)
 				g.inLoop[int(li)*words+h/64] |= 1 << (h % 64)
 			}
 			l := &g.Loops[li]

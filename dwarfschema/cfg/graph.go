@@ -11,7 +11,6 @@ package cfg
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -109,12 +108,7 @@ type Builder struct {
 	fill     []int32
 	rootBits []uint64
 	tree     []int32
-	spans    []edgeSpan
-	npred    []int32
 }
-
-// edgeSpan is a block's successors in Graph.edges.
-type edgeSpan struct{ off, n int32 }
 
 // InstAt returns the index of the instruction starting at pc, or -1.
 func (g *Graph) InstAt(pc uint64) int {
@@ -309,8 +303,8 @@ func (b *Builder) blocks(img *Image) {
 	}
 
 	// Successors into one flat array; Succs/Preds slice it afterwards.
-	succ := resize(b.spans, len(g.Blocks))
-	b.spans = succ
+	type span struct{ off, n int32 }
+	succ := make([]span, len(g.Blocks))
 	tab := 0
 	for bi := range g.Blocks {
 		blk := &g.Blocks[bi]
@@ -366,12 +360,10 @@ func (b *Builder) blocks(img *Image) {
 			blk.Term = TermFall
 			fall()
 		}
-		succ[bi] = edgeSpan{off, int32(len(g.edges)) - off}
+		succ[bi] = span{off, int32(len(g.edges)) - off}
 	}
 	// Predecessors: count, then fill, in the same flat array.
-	npred := resize(b.npred, len(g.Blocks)+1)
-	b.npred = npred
-	clear(npred)
+	npred := make([]int32, len(g.Blocks)+1)
 	for _, s := range g.edges {
 		npred[s+1]++
 	}
@@ -379,10 +371,8 @@ func (b *Builder) blocks(img *Image) {
 		npred[i] += npred[i-1]
 	}
 	base := int32(len(g.edges))
-	g.edges = slices.Grow(g.edges, len(g.edges))[:2*len(g.edges)]
-	fill := resize(b.fill, len(g.Blocks))
-	b.fill = fill
-	clear(fill)
+	g.edges = append(g.edges, make([]int32, len(g.edges))...)
+	fill := make([]int32, len(g.Blocks))
 	for bi := range g.Blocks {
 		sp := succ[bi]
 		for _, s := range g.edges[sp.off : sp.off+sp.n] {

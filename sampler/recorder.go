@@ -193,6 +193,7 @@ type Recorder struct {
 	stopReason   string
 	stopSig      syscall.Signal
 	targetCPU    int64
+	lastFlush    int64
 	sigs         <-chan os.Signal
 	deadline     int64
 	loadOpt      loadOptions
@@ -238,6 +239,7 @@ const (
 	maxSleep      = 2 * time.Millisecond
 	arenaBytes    = 256 << 10
 	detachTimeout = 5 * time.Second
+	flushEvery    = time.Second
 )
 
 // Record runs a recording to its end (see the package doc) and returns how

@@ -72,12 +72,13 @@ func (r *Recorder) tickThread(t *thread, now int64) {
 func (r *Recorder) sampleStopped(t *thread, weight, when int64) {
 	p := t.proc
 	t0 := r.now()
-	if !r.stopThread(t) {
+	var ws unix.WaitStatus
+	if !r.stopThread(t, &ws) {
 		return
 	}
 	t1 := r.now()
 	if ptraceGetRegs(t.tid, &r.pregs) != nil {
-		ptraceCont(t.tid, 0)
+		r.handle(t, ws)
 		return
 	}
 	regsFromPtrace(&r.pregs, &r.regs)
@@ -88,7 +89,7 @@ func (r *Recorder) sampleStopped(t *thread, weight, when int64) {
 	t2 := r.now()
 	r.mem.fill(p.pid, r.regs.SP()-redZone, t.window+redZone)
 	t3 := r.now()
-	ptraceCont(t.tid, 0)
+	r.handle(t, ws) // resume: PTRACE_CONT, with the signal it stopped for if any
 	t4 := r.now()
 	s := &r.steps
 	s.Stop += secs(t1 - t0)

@@ -31,6 +31,11 @@ func (r *Recorder) loop() {
 			r.tick(now)
 			r.schedule(r.now())
 		}
+		if now-r.lastFlush >= int64(flushEvery) {
+			// A recorder killed later loses at most this much.
+			r.w.Flush()
+			r.lastFlush = now
+		}
 		next := r.nextTick
 		if lim := r.now() + int64(maxSleep); next > lim {
 			next = lim
@@ -150,6 +155,7 @@ func (r *Recorder) handle(t *thread, ws unix.WaitStatus) {
 		return
 	}
 	sig := ws.StopSignal()
+	t.intr = false // every stop consumes a pending interrupt
 	switch trapCause(ws) {
 	case 0: // signal-delivery-stop: deliver the signal unchanged
 		if sig == unix.SIGCONT && r.swallowCont[t.tid] {
@@ -159,7 +165,6 @@ func (r *Recorder) handle(t *thread, ws unix.WaitStatus) {
 		}
 		ptraceCont(t.tid, int(sig))
 	case unix.PTRACE_EVENT_STOP:
-		t.intr = false
 		if isStopSignal(sig) { // group-stop: stay stopped, like untraced
 			t.listening = true
 			ptraceListen(t.tid)
@@ -271,29 +276,38 @@ func (r *Recorder) endProcess(p *process) {
 	}
 }
 
-// stopThread interrupts a running thread and waits for the interrupt's
-// stop, handling whatever else the thread reports first (signals, events,
-// exit). It returns false if the thread did not come to a sampling stop.
-func (r *Recorder) stopThread(t *thread) bool {
+// stopThread interrupts a running thread and waits until it stops. Any
+// ptrace-stop satisfies the interrupt (the kernel clears a pending
+// PTRACE_INTERRUPT trap at every stop), so the thread may report a signal
+// or an event instead: it is sampled there all the same, and the caller
+// resumes it with handle(t, *ws), which delivers the signal or processes the
+// event. It returns false if the thread did not come to a stop that can be
+// sampled (it exited, exec'd, or is exiting).
+func (r *Recorder) stopThread(t *thread, ws *unix.WaitStatus) bool {
 	if err := ptraceInterrupt(t.tid); err != nil {
 		return false
 	}
 	t.intr = true
 	for {
-		wpid, ws, err := wait4(t.tid, 0)
+		wpid, st, err := wait4(t.tid, 0)
 		if err != nil || wpid != t.tid {
 			// The task vanished without a status (a non-leader that
 			// exec'd takes the process id): its events come via drain.
+			t.intr = false
 			return false
 		}
-		if ws.Stopped() && trapCause(ws) == unix.PTRACE_EVENT_STOP && ws.StopSignal() == unix.SIGTRAP {
-			t.intr, t.listening = false, false
-			return true
-		}
-		r.handle(t, ws)
-		if t.gone || t.listening || !t.intr || r.threads[t.tid] != t {
+		if !st.Stopped() {
+			r.handle(t, st) // exited
 			return false
 		}
+		switch trapCause(st) {
+		case unix.PTRACE_EVENT_EXEC, unix.PTRACE_EVENT_EXIT:
+			r.handle(t, st)
+			return false
+		}
+		t.intr = false
+		*ws = st
+		return true
 	}
 }
 

@@ -148,7 +148,12 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 		return 0, unwind.ErrEntryValue
 	}
 	// Evaluate the call-site value in the caller's frame.
-	ctx := unwind.Context{Regs: &caller.Regs, Mem: &e.r.mem, CFA: caller.CFA, HasCFA: caller.HasCFA, Bias: caller.Map.Bias, Entry: e}
+	// gcc writes call-site values only in terms of what survives the call,
+	// which includes caller-saved registers the callee leaves alone
+	// (-fipa-ra): carried-over registers count here.
+	regs := caller.Regs
+	regs.Valid |= regs.Weak
+	ctx := unwind.Context{Regs: &regs, Mem: &e.r.mem, CFA: caller.CFA, HasCFA: caller.HasCFA, Bias: caller.Map.Bias, Entry: e}
 	if o.index != nil {
 		ctx.FrameBase, ctx.HasFB = e.r.frameBase(o, caller)
 	}
@@ -250,10 +255,10 @@ func (r *Recorder) readLocals(p *process, frames []unwind.Frame) {
 				r.immediate(&pd, uint64(loc.Offset))
 				continue
 			case dwarfschema.LocReg:
-				r.fromReg(&pd, f, i, int(loc.Reg))
+				r.fromReg(&pd, f, i, int(loc.Reg), loc)
 				continue
 			case dwarfschema.LocRegOff:
-				base, ok := f.Regs.Get(int(loc.Reg))
+				base, ok := frameReg(f, int(loc.Reg), loc)
 				if !ok {
 					r.vstats.Unavailable++
 					continue
@@ -301,11 +306,25 @@ func (r *Recorder) immediate(pd *pending, bits uint64) {
 	r.pend = append(r.pend, *pd)
 }
 
+// frameReg reads general register reg of frame f for a variable located by
+// loc (nil: no location context). In a caller frame a register the CFI does
+// not restore is used only if loc says the variable is still there after the
+// call returns: the compiler knew the callee leaves it alone (-fipa-ra).
+func frameReg(f *unwind.Frame, reg int, loc *dwarfschema.Loc) (uint64, bool) {
+	if v, ok := f.Regs.Get(reg); ok {
+		return v, true
+	}
+	if loc != nil && !f.Exact && f.Map != nil && loc.PCEnd > f.PC-f.Map.Bias {
+		return f.Regs.GetWeak(reg)
+	}
+	return 0, false
+}
+
 // fromReg reads a register of frame f (index i): general registers as
 // recovered by unwinding, SSE registers in the innermost frame only.
-func (r *Recorder) fromReg(pd *pending, f *unwind.Frame, i, reg int) {
+func (r *Recorder) fromReg(pd *pending, f *unwind.Frame, i, reg int, loc *dwarfschema.Loc) {
 	if reg < unwind.NumRegs {
-		v, ok := f.Regs.Get(reg)
+		v, ok := frameReg(f, reg, loc)
 		if !ok {
 			r.vstats.Unavailable++
 			return
@@ -378,7 +397,7 @@ func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, expr
 		case unwind.PieceMem:
 			r.fromMem(pd, p.Addr)
 		case unwind.PieceReg:
-			r.fromReg(pd, f, i, int(p.Reg))
+			r.fromReg(pd, f, i, int(p.Reg), nil)
 		case unwind.PieceValue:
 			r.immediate(pd, p.Val)
 		default:

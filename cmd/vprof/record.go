@@ -182,6 +182,10 @@ func printSummary(w io.Writer, res *sampler.Result) {
 	}
 	fmt.Fprintf(w, "\n  %d processes, %d threads, %d objects; profile %s (%s)\n",
 		res.Processes, res.Threads, res.Objects, res.Path, fmtBytes(res.FileSize))
+	if v := res.Values; t.UnreadableReads > 0 {
+		fmt.Fprintf(w, "  unreadable: %d not recoverable in a caller frame, %d entry values unknown, %d unsupported expressions, %d faulted reads\n",
+			v.Unavailable, v.EntryValue, v.Unsupported, v.Faulted)
+	}
 	s := res.Steps
 	n := s.Full + s.Light
 	if n > 0 {

@@ -39,11 +39,23 @@ const (
 const calleeSaved = 1<<RBX | 1<<RBP | 1<<R12 | 1<<R13 | 1<<R14 | 1<<R15 | 1<<RSP
 
 // Regs is a register set with a validity bit per register. In a caller frame
-// only the registers the CFI restores are valid; the others (caller-saved)
-// hold whatever the callee left and must not be read.
+// only the registers the CFI restores are valid. The others (caller-saved)
+// are carried over from the callee and marked Weak: they hold the caller's
+// value only where the callee left them alone, which gcc's interprocedural
+// register allocation (-fipa-ra) relies on and says so in the caller's
+// location lists (a variable kept in such a register across the call).
 type Regs struct {
 	R     [NumRegs]uint64
 	Valid uint32
+	Weak  uint32
+}
+
+// GetWeak returns register n if it is known or carried over from a callee.
+func (r *Regs) GetWeak(n int) (uint64, bool) {
+	if n < 0 || n >= NumRegs || (r.Valid|r.Weak)&(1<<uint(n)) == 0 {
+		return 0, false
+	}
+	return r.R[n], true
 }
 
 // Get returns register n and whether it is known.
@@ -59,6 +71,7 @@ func (r *Regs) Set(n int, v uint64) {
 	if n >= 0 && n < NumRegs {
 		r.R[n] = v
 		r.Valid |= 1 << uint(n)
+		r.Weak &^= 1 << uint(n)
 	}
 }
 

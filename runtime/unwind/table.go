@@ -305,12 +305,17 @@ func (r *Row) ComputeCFA(regs *Regs, mem Memory) (uint64, bool) {
 // are left invalid in caller. It returns false when the return address is
 // unknown (the outermost frame) or unreadable.
 func (r *Row) Step(regs *Regs, cfa uint64, mem Memory, caller *Regs) bool {
-	caller.Valid = 0
+	caller.Valid, caller.Weak = 0, 0
 	for col := 0; col < NumRegs; col++ {
 		rule := r.Regs[col]
 		var v uint64
 		ok := false
 		switch rule.Kind {
+		case RuleUndefined:
+			if col != RIP && (regs.Valid|regs.Weak)&(1<<uint(col)) != 0 {
+				caller.R[col] = regs.R[col]
+				caller.Weak |= 1 << uint(col)
+			}
 		case RuleSame:
 			v, ok = regs.Get(col)
 		case RuleOffset:

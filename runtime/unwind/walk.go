@@ -186,7 +186,7 @@ func (s *Space) step(f *Frame, mem Memory, next *Regs, st *Stats) bool {
 	if st != nil {
 		st.FramePointer++
 	}
-	next.Valid = 0
+	next.Valid, next.Weak = 0, 0
 	next.Set(RIP, ra)
 	next.Set(RSP, bp+16)
 	next.Set(RBP, savedBP)

@@ -1,0 +1,701 @@
+package sampler
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+func TestValuesKnownPhases(t *testing.T) {
+	exe := buildC(t, "phases", "-g")
+	const n, calls = 3000000, 16
+	res, p := record(t, Config{Args: []string{exe, strconv.Itoa(n), strconv.Itoa(calls)}, Depth: 3})
+	if res.ExitStatus != 0 {
+		t.Fatalf("exit status %d", res.ExitStatus)
+	}
+	if len(p.samples) < 40 {
+		t.Fatalf("only %d samples", len(p.samples))
+	}
+	// g_phase: 42 in the first half, then 7, never 42 again.
+	phase := p.values("#global", "g_phase")
+	seen7 := false
+	counts := map[int64]int{}
+	for _, v := range phase {
+		x := int64(v.Bits)
+		counts[x]++
+		switch {
+		case x == 7:
+			seen7 = true
+		case x == 42 && seen7:
+			t.Fatalf("g_phase back to 42 after 7 (sample %d)", v.sample)
+		case x != 42:
+			t.Fatalf("g_phase = %d", x)
+		}
+	}
+	if counts[42] == 0 || counts[7] == 0 {
+		t.Errorf("g_phase values %v: want both 42 and 7", counts)
+	}
+	checkAll := func(fn, name string, want func(proffile.Value) bool, what string) []val {
+		t.Helper()
+		vs := p.values(fn, name)
+		if len(vs) == 0 {
+			t.Errorf("%s.%s: no value samples", fn, name)
+		}
+		for _, v := range vs {
+			if !want(v.Value) {
+				t.Errorf("%s.%s = %#x (pointee %#x), want %s", fn, name, v.Bits, v.Pointee, what)
+				break
+			}
+		}
+		return vs
+	}
+	checkAll("#global", "g_ratio", func(v proffile.Value) bool { return f64(v.Bits) == 0.75 }, "0.75")
+	checkAll("#global", "g_mode", func(v proffile.Value) bool { return v.Bits == 2 }, "MODE_FAST (2)")
+	checkAll("#global", "g_neg", func(v proffile.Value) bool { return int64(v.Bits) == -5 }, "-5 sign-extended")
+	checkAll("#global", "g_big", func(v proffile.Value) bool { return v.Bits == 1<<40 }, "1<<40")
+	ptrs := checkAll("#global", "g_ptr", func(v proffile.Value) bool { return !v.HasPointee || v.Pointee == 1234 }, "-> 1234")
+	withPointee := 0
+	for _, v := range ptrs {
+		if v.HasPointee {
+			withPointee++
+		}
+	}
+	if withPointee == 0 {
+		t.Errorf("g_ptr: no sample read its pointee")
+	}
+	checkAll("spin", "n", func(v proffile.Value) bool { return v.Bits == n }, fmt.Sprint(n))
+	checkAll("spin", "mark", func(v proffile.Value) bool { return v.Bits == 99 }, "99 (on the stack)")
+	is := checkAll("spin", "i", func(v proffile.Value) bool { return int64(v.Bits) >= 0 && int64(v.Bits) < n }, "in [0, n)")
+	distinct := map[uint64]bool{}
+	for _, v := range is {
+		distinct[v.Bits] = true
+		if v.Frame != 0 {
+			t.Errorf("spin.i read in frame %d; spin is the innermost frame", v.Frame)
+		}
+	}
+	if len(distinct) < 10 {
+		t.Errorf("spin.i took %d distinct values; want a range", len(distinct))
+	}
+	checkAll("inner", "j", func(v proffile.Value) bool { return v.Bits < 16 }, "in [0, 16) (inlined function)")
+	cs := checkAll("main", "c", func(v proffile.Value) bool { return v.Bits < calls && v.Frame >= 1 }, "in [0, calls) in a caller frame")
+	// The caller's c is the callee's call argument at the same tick.
+	calls2 := map[int]uint64{}
+	for _, v := range p.values("spin", "call") {
+		calls2[v.sample] = v.Bits
+	}
+	agree := 0
+	for _, v := range cs {
+		if c, ok := calls2[v.sample]; ok {
+			if c != v.Bits {
+				t.Errorf("sample %d: main.c = %d but spin.call = %d", v.sample, v.Bits, c)
+			}
+			agree++
+		}
+	}
+	if agree == 0 {
+		t.Errorf("no sample has both main.c and spin.call")
+	}
+	if p.trailer == nil || !p.rec.Complete {
+		t.Errorf("profile incomplete: %v", p.rec)
+	}
+}
+
+// framesOf returns the stack (function names) of samples whose innermost
+// frame is fn.
+func framesOf(p *prof, fn string) [][]string {
+	var out [][]string
+	for _, s := range p.samples {
+		if len(s.funcs) > 0 && s.funcs[0] == fn {
+			out = append(out, s.funcs)
+		}
+	}
+	return out
+}
+
+// hasChain reports whether stack contains want in order (want entries
+// ending in ":" match any function of that library).
+func hasChain(stack, want []string) bool {
+	j := 0
+	for _, f := range stack {
+		if j < len(want) && (f == want[j] || strings.HasSuffix(want[j], ":") && strings.HasPrefix(f, want[j])) {
+			j++
+		}
+	}
+	return j == len(want)
+}
+
+func TestStacksQsortAndPLT(t *testing.T) {
+	exe := buildStacks(t)
+	res, p := record(t, Config{Args: []string{exe, "4", "60000000"}, Depth: 3})
+	if res.ExitStatus != 0 {
+		t.Fatalf("exit status %d", res.ExitStatus)
+	}
+	cmp := framesOf(p, "by_weight")
+	if len(cmp) == 0 {
+		t.Fatalf("no sample in the qsort comparator; %d samples", len(p.samples))
+	}
+	ok := 0
+	for _, st := range cmp {
+		if hasChain(st, []string{"by_weight", "libc.so.6:", "sort_them", "main"}) {
+			ok++
+		}
+	}
+	if ok*2 < len(cmp) {
+		t.Errorf("%d of %d comparator samples unwind through qsort to sort_them and main; e.g. %v", ok, len(cmp), cmp[0])
+	}
+	lib := framesOf(p, "libwork.so:lib_spin")
+	if len(lib) == 0 {
+		t.Fatalf("no sample in lib_spin (called through the PLT)")
+	}
+	ok = 0
+	for _, st := range lib {
+		if hasChain(st, []string{"libwork.so:lib_spin", "main"}) {
+			ok++
+		}
+	}
+	if ok*2 < len(lib) {
+		t.Errorf("%d of %d lib_spin samples have main as caller; e.g. %v", ok, len(lib), lib[0])
+	}
+	// Values in the comparator's caller across libc frames: sort_them is
+	// the next program frame, so depth 1 reaches it.
+	found := 0
+	for _, v := range p.values("sort_them", "count") {
+		s := p.samples[v.sample]
+		if s.funcs[0] == "by_weight" && s.funcs[v.Frame] == "sort_them" && v.Frame >= 2 {
+			found++
+			if v.Bits != 4000 {
+				t.Errorf("sort_them.count = %d, want 4000", v.Bits)
+			}
+		}
+	}
+	if found == 0 {
+		t.Errorf("no value of sort_them.count read through the libc frames above the comparator")
+	}
+}
+
+// chainWant is what chain.c holds with seed 11.
+var chainWant = map[string]uint64{"level1.a2": 33, "level2.b2": 176, "main.seed": 11}
+
+func TestDepthValues(t *testing.T) {
+	exe := buildC(t, "chain", "-g")
+	for _, depth := range []int{1, 3} {
+		t.Run(fmt.Sprintf("depth%d", depth), func(t *testing.T) {
+			_, p := record(t, Config{Args: []string{exe, "11", "150000000"}, Depth: depth})
+			frames := map[string]map[uint8]int{} // function -> frame index -> count
+			for _, fn := range []string{"hold", "level2", "level1", "main"} {
+				frames[fn] = map[uint8]int{}
+			}
+			for i := range p.samples {
+				s := &p.samples[i]
+				if len(s.funcs) == 0 || s.funcs[0] != "hold" {
+					continue
+				}
+				for _, v := range s.s.Values {
+					o := p.objs[v.Obj]
+					vr := o.Schema.Vars[v.Var]
+					if vr.Func < 0 {
+						continue
+					}
+					fn := o.Schema.Funcs[vr.Func].Name
+					if m := frames[fn]; m != nil {
+						m[v.Frame]++
+						if s.funcs[v.Frame] != fn {
+							t.Errorf("%s.%s read in frame %d, which is %s", fn, vr.Name, v.Frame, s.funcs[v.Frame])
+						}
+					}
+					if want, ok := chainWant[fn+"."+vr.Name]; ok && v.Bits != want {
+						t.Errorf("%s.%s = %d, want %d", fn, vr.Name, v.Bits, want)
+					}
+				}
+			}
+			for i, fn := range []string{"hold", "level2", "level1", "main"} {
+				got := frames[fn][uint8(i)]
+				if i <= depth && got == 0 {
+					t.Errorf("depth %d: no value of %s in frame %d (%v)", depth, fn, i, frames)
+				}
+				if i > depth && len(frames[fn]) > 0 {
+					t.Errorf("depth %d: values of %s read beyond the depth: %v", depth, fn, frames[fn])
+				}
+			}
+		})
+	}
+}
+
+// gdbLocals attaches gdb to pid and returns "function.variable" -> value
+// text of the locals and arguments of every frame.
+func gdbLocals(t *testing.T, pid int) map[string]string {
+	t.Helper()
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	args := []string{"-batch", "-nx", "-p", strconv.Itoa(pid)}
+	for f := 0; f < 4; f++ {
+		args = append(args, "-ex", fmt.Sprintf("frame %d", f), "-ex", "info args", "-ex", "info locals")
+	}
+	out, err := exec.Command("gdb", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, out)
+	}
+	frameRe := regexp.MustCompile(`^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) \(`)
+	varRe := regexp.MustCompile(`^(\w+) = (.*)$`)
+	res := map[string]string{}
+	fn := ""
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		l := sc.Text()
+		if m := frameRe.FindStringSubmatch(l); m != nil {
+			fn = m[1]
+		} else if m := varRe.FindStringSubmatch(l); m != nil && fn != "" {
+			res[fn+"."+m[1]] = m[2]
+		}
+	}
+	if len(res) == 0 {
+		t.Fatalf("gdb printed no variables:\n%s", out)
+	}
+	return res
+}
+
+// TestAgreesWithGDB attaches to chain.c spinning in hold(), records, detaches,
+// then asks gdb for the callers' variables, which stay fixed while hold
+// spins: every value vprof read must be what gdb prints.
+func TestAgreesWithGDB(t *testing.T) {
+	exe := buildC(t, "chain", "-g")
+	_, pid, _ := startProgram(t, exe, "11")
+	time.Sleep(50 * time.Millisecond)
+	res, p := record(t, Config{PID: pid, Duration: 300 * time.Millisecond, Depth: 3})
+	if res.ExitStatus != 0 || !p.trailer.Detached {
+		t.Fatalf("attach: exit %d, detached %v", res.ExitStatus, p.trailer.Detached)
+	}
+	gdb := gdbLocals(t, pid)
+	t.Logf("gdb: %v", gdb)
+	compared := 0
+	for _, key := range []string{"level2.b", "level2.b2", "level2.k", "level1.a", "level1.a2", "level1.m", "main.seed", "main.z", "hold.depth3", "hold.limit"} {
+		fn, name, _ := strings.Cut(key, ".")
+		g, ok := gdb[key]
+		if !ok || strings.Contains(g, "optimized out") {
+			continue
+		}
+		for _, v := range p.values(fn, name) {
+			if got := strconv.FormatInt(int64(v.Bits), 10); got != g {
+				t.Errorf("%s: vprof read %s, gdb prints %s", key, got, g)
+				break
+			}
+			compared++
+		}
+	}
+	if compared == 0 {
+		t.Fatalf("no variable to compare; gdb %v", gdb)
+	}
+	t.Logf("%d value samples agree with gdb", compared)
+}
+
+func TestThreadsAndForks(t *testing.T) {
+	exe := buildC(t, "workers", "-g", "-pthread")
+	res, p := record(t, Config{Args: []string{exe, "4", "300", "2", "5"}})
+	if res.ExitStatus != 5 {
+		t.Errorf("exit status %d, want the program's 5", res.ExitStatus)
+	}
+	perPID := map[int32]map[int32]int{}
+	for _, s := range p.samples {
+		if perPID[s.pid] == nil {
+			perPID[s.pid] = map[int32]int{}
+		}
+		perPID[s.pid][s.tid]++
+	}
+	forks := 0
+	for _, e := range p.procs {
+		if e.Kind == proffile.ProcFork {
+			forks++
+			if e.PPID != p.hdr.PID {
+				t.Errorf("fork of %d has parent %d, want %d", e.PID, e.PPID, p.hdr.PID)
+			}
+			if len(perPID[e.PID]) == 0 {
+				t.Errorf("child %d has no samples", e.PID)
+			}
+		}
+	}
+	if forks != 2 {
+		t.Errorf("%d forks recorded, want 2", forks)
+	}
+	if n := len(perPID[p.hdr.PID]); n != 4 {
+		t.Errorf("%d threads of the parent have samples (%v), want 4", n, perPID[p.hdr.PID])
+	}
+	for _, s := range p.samples {
+		if s.pid == p.hdr.PID && len(s.funcs) > 0 && !hasChain(s.funcs, []string{"burn"}) && !strings.HasPrefix(s.funcs[0], "libc") && s.funcs[0] != "" {
+			continue
+		}
+	}
+}
+
+func TestSignalsDelivered(t *testing.T) {
+	exe := buildC(t, "signals", "-g")
+	for _, via := range []string{"program", "vprof"} {
+		t.Run("SIGINT to "+via, func(t *testing.T) {
+			out, read := pipeStdout(t)
+			sigs := make(chan os.Signal, 1)
+			type result struct {
+				res *Result
+				err error
+			}
+			done := make(chan result, 1)
+			outPath := filepath.Join(t.TempDir(), "sig.vprof")
+			go func() {
+				res, err := Record(Config{Output: outPath, Args: []string{exe, "10", "5000"}, Stdout: out, Signals: sigs})
+				done <- result{res, err}
+			}()
+			// The program prints its pid, sends itself 10 SIGUSR1s, then
+			// spins until SIGINT.
+			time.Sleep(300 * time.Millisecond)
+			if via == "program" {
+				pid := 0
+				for _, e := range readPIDFromProfile(t, outPath) {
+					pid = e
+				}
+				syscall.Kill(pid, syscall.SIGINT)
+			} else {
+				sigs <- syscall.SIGINT // not from a terminal: vprof forwards it
+			}
+			r := <-done
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			text := read()
+			if r.res.ExitStatus != 3 {
+				t.Errorf("exit status %d, want 3 (the program's SIGINT handler); output %q", r.res.ExitStatus, text)
+			}
+			if !strings.Contains(text, "usr1=10") {
+				t.Errorf("program output %q: want usr1=10 (every SIGUSR1 delivered)", text)
+			}
+		})
+	}
+}
+
+// readPIDFromProfile returns the pids of the partial profile being written.
+func readPIDFromProfile(t *testing.T, out string) []int {
+	t.Helper()
+	r, err := proffile.Open(out + proffile.PartialSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	return []int{int(r.Header().PID)}
+}
+
+func TestTargetKilled(t *testing.T) {
+	exe := buildC(t, "workers", "-g", "-pthread")
+	outPath := filepath.Join(t.TempDir(), "k.vprof")
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Record(Config{Output: outPath, Args: []string{exe, "2", "5000"}, Signals: make(chan os.Signal)})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	time.Sleep(300 * time.Millisecond)
+	pid := readPIDFromProfile(t, outPath)[0]
+	syscall.Kill(pid, syscall.SIGKILL)
+	select {
+	case res := <-done:
+		if res == nil {
+			return
+		}
+		if res.ExitStatus != 128+9 {
+			t.Errorf("exit status %d, want 137", res.ExitStatus)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("recording did not end after the program was killed")
+	}
+	p := readProfile(t, outPath)
+	if !p.rec.Complete || p.trailer.ExitStatus != 137 {
+		t.Errorf("profile: %v, trailer %+v", p.rec, p.trailer)
+	}
+	killed := false
+	for _, e := range p.procs {
+		if e.Kind == proffile.ProcExit && e.PID == int32(pid) && e.Signal == 9 {
+			killed = true
+		}
+	}
+	if !killed || len(p.samples) == 0 {
+		t.Errorf("no exit by SIGKILL recorded (%+v) or no samples (%d)", p.procs, len(p.samples))
+	}
+}
+
+func TestExitAtOnce(t *testing.T) {
+	needTools(t)
+	for _, c := range []struct {
+		args   []string
+		status int
+	}{
+		{[]string{"true"}, 0},
+		{[]string{"false"}, 1},
+		{[]string{"sh", "-c", "kill -TERM $$"}, 128 + 15},
+	} {
+		res, p := record(t, Config{Args: c.args})
+		if res.ExitStatus != c.status {
+			t.Errorf("%v: exit status %d, want %d", c.args, res.ExitStatus, c.status)
+		}
+		if !p.rec.Complete {
+			t.Errorf("%v: profile %v", c.args, p.rec)
+		}
+	}
+}
+
+func TestExecReloadsSchema(t *testing.T) {
+	exe := buildC(t, "phases", "-g")
+	_, p := record(t, Config{Args: []string{"sh", "-c", "exec " + exe + " 3000000 8"}})
+	execs := 0
+	for _, e := range p.procs {
+		if e.Kind == proffile.ProcExec && e.Path == exe {
+			execs++
+		}
+	}
+	if execs != 1 {
+		t.Fatalf("%d execs of %s recorded: %+v", execs, exe, p.procs)
+	}
+	if len(p.values("spin", "i")) == 0 || len(p.values("#global", "g_phase")) == 0 {
+		t.Errorf("no values of the exec'd program (schema not loaded after exec)")
+	}
+}
+
+func TestAttachDetachLeavesProgramUnharmed(t *testing.T) {
+	exe := buildC(t, "checksum", "-g")
+	want, err := exec.Command(exe, "250").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSum := strings.Fields(string(want))[1]
+	cmd, pid, br := startProgram(t, exe, "250")
+	time.Sleep(30 * time.Millisecond)
+	res, p := record(t, Config{PID: pid, Duration: 200 * time.Millisecond})
+	if res.ExitStatus != 0 || !p.trailer.Detached || len(p.samples) == 0 {
+		t.Errorf("attach: exit %d, detached %v, %d samples", res.ExitStatus, p.trailer.Detached, len(p.samples))
+	}
+	var got string
+	fmt.Fscan(br, &got)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("program after detach: %v", err)
+	}
+	if got != wantSum {
+		t.Errorf("checksum after attach/detach %q, want %q", got, wantSum)
+	}
+}
+
+func TestGroupStop(t *testing.T) {
+	exe := buildC(t, "workers", "-g", "-pthread")
+	outPath := filepath.Join(t.TempDir(), "g.vprof")
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Record(Config{Output: outPath, Args: []string{exe, "2", "600"}, Signals: make(chan os.Signal)})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	time.Sleep(150 * time.Millisecond)
+	pid := readPIDFromProfile(t, outPath)[0]
+	syscall.Kill(pid, syscall.SIGSTOP)
+	time.Sleep(150 * time.Millisecond)
+	state := procState(pid)
+	syscall.Kill(pid, syscall.SIGCONT)
+	if state != "T" && state != "t" {
+		t.Errorf("after SIGSTOP the program is in state %q, want stopped", state)
+	}
+	select {
+	case res := <-done:
+		if res != nil && res.ExitStatus != 0 {
+			t.Errorf("exit status %d", res.ExitStatus)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("recording hung after a group-stop")
+	}
+}
+
+func procState(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+3 > len(s) {
+		return ""
+	}
+	return s[i+2 : i+3]
+}
+
+func TestWallClock(t *testing.T) {
+	exe := buildC(t, "blocker", "-g", "-pthread")
+	res, p := record(t, Config{Args: []string{exe, "300"}, Clock: proffile.ClockWall, Interval: 2 * time.Millisecond})
+	if res.ExitStatus != 0 {
+		t.Fatalf("exit %d", res.ExitStatus)
+	}
+	type acc struct {
+		n, blocked int
+		weight     int64
+		waitHere   int
+		nrs        map[int32]int
+	}
+	per := map[int32]*acc{}
+	for _, s := range p.samples {
+		a := per[s.tid]
+		if a == nil {
+			a = &acc{nrs: map[int32]int{}}
+			per[s.tid] = a
+		}
+		a.n++
+		a.weight += s.s.WeightNS
+		if s.s.State == proffile.Blocked {
+			a.blocked++
+			a.nrs[s.s.Syscall]++
+			if hasChain(s.funcs, []string{"wait_here"}) {
+				a.waitHere++
+			}
+		}
+	}
+	var sleeper, spinner *acc
+	for _, a := range per {
+		if a.blocked > a.n/2 {
+			sleeper = a
+		} else if a.blocked < a.n/10 {
+			spinner = a
+		}
+	}
+	if sleeper == nil || spinner == nil {
+		t.Fatalf("want one blocked and one running thread: %+v", per)
+	}
+	if sleeper.nrs[230]+sleeper.nrs[35] < sleeper.blocked*9/10 {
+		t.Errorf("blocked thread's system calls %v: want nanosleep (35) or clock_nanosleep (230)", sleeper.nrs)
+	}
+	if sleeper.waitHere < sleeper.blocked/2 {
+		t.Errorf("%d of %d blocked samples have wait_here on the stack", sleeper.waitHere, sleeper.blocked)
+	}
+	for _, a := range []*acc{sleeper, spinner} {
+		if ms := a.weight / 1e6; ms < 150 || ms > 600 {
+			t.Errorf("a thread's wall weights sum to %d ms over a 300 ms run", ms)
+		}
+	}
+}
+
+func TestNoDWARF(t *testing.T) {
+	exe := buildC(t, "phases") // no -g
+	var warns []string
+	res, p := record(t, Config{Args: []string{exe, "3000000", "4"}, Warn: func(s string) { warns = append(warns, s) }})
+	if res.ExitStatus != 0 {
+		t.Fatalf("exit %d", res.ExitStatus)
+	}
+	if !strings.Contains(strings.Join(warns, "\n"), "no DWARF") {
+		t.Errorf("warnings %q: want one about missing DWARF", warns)
+	}
+	if len(p.samples) == 0 || len(framesOf(p, "spin")) == 0 {
+		t.Errorf("PC-only profile: %d samples, none in spin", len(p.samples))
+	}
+	for _, s := range p.samples {
+		if len(s.s.Values) > 0 {
+			t.Fatalf("values recorded without DWARF: %+v", s.s.Values)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("hello\n"), 0o644)
+	self, _ := os.Executable()
+	cases := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Args: []string{"vprof-no-such-command-xyz"}}, "command not found"},
+		{Config{Args: []string{filepath.Join(dir, "missing")}}, "no such file"},
+		{Config{Args: []string{text}}, "not executable"},
+		{Config{Args: []string{dir}}, "is a directory"},
+		{Config{PID: 1 << 30}, "no such process"},
+		{Config{PID: os.Getpid()}, "cannot record itself"},
+		{Config{Args: []string{self}, PID: 1}, "either"},
+	}
+	for _, c := range cases {
+		c.cfg.Output = filepath.Join(dir, "x.vprof")
+		_, err := Record(c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.cfg.Args, err, c.want)
+		}
+		if _, err := os.Stat(c.cfg.Output); err == nil {
+			t.Errorf("%v: a profile was written", c.cfg.Args)
+		}
+	}
+	// A thread id, of a two-thread program.
+	child := exec.Command(buildC(t, "workers", "-g", "-pthread"), "2", "3000")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { child.Process.Kill(); child.Wait() }()
+	var tid int
+	for end := time.Now().Add(2 * time.Second); tid == 0 && time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		tids, _ := listTasks(child.Process.Pid)
+		for _, x := range tids {
+			if x != child.Process.Pid {
+				tid = x
+			}
+		}
+	}
+	if _, err := Record(Config{PID: tid, Output: filepath.Join(dir, "z")}); err == nil || !strings.Contains(err.Error(), "is a thread") {
+		t.Errorf("thread id %d: error %v, want \"is a thread\"", tid, err)
+	}
+	if _, err := Record(Config{PID: 1 << 30, Output: filepath.Join(dir, "y")}); !errors.Is(err, ErrNoProcess) {
+		t.Errorf("missing pid: %v does not wrap ErrNoProcess", err)
+	}
+	pe := &PermissionError{PID: 42, Err: syscall.EPERM}
+	if msg := pe.Error(); !strings.Contains(msg, "CAP_SYS_PTRACE") {
+		t.Errorf("permission error does not explain CAP_SYS_PTRACE: %s", msg)
+	}
+}
+
+// TestRecorderKilled kills a recorder (this test binary re-executed) with
+// SIGKILL: the program goes on to its normal end and the profile's prefix
+// is readable.
+func TestRecorderKilled(t *testing.T) {
+	exe := buildC(t, "workers", "-g", "-pthread")
+	out := filepath.Join(t.TempDir(), "killed.vprof")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$", "--", exe, "1", "2500")
+	cmd.Env = append(os.Environ(), "VPROF_SAMPLER_HELPER="+out)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // past the first periodic flush
+	pid := readPIDFromProfile(t, out)[0]
+	cmd.Process.Kill()
+	cmd.Wait()
+	time.Sleep(50 * time.Millisecond)
+	if st := procState(pid); st == "" || st == "t" || st == "T" {
+		t.Fatalf("program in state %q after its recorder was killed; want it running", st)
+	}
+	p := readProfile(t, out+proffile.PartialSuffix)
+	if p.rec.Complete || p.rec.Blocks == 0 || len(p.samples) == 0 {
+		t.Errorf("killed recorder's profile: %v, %d samples", p.rec, len(p.samples))
+	}
+	// The orphaned program ends on its own.
+	end := time.Now().Add(5 * time.Second)
+	for procState(pid) != "" && procState(pid) != "Z" && time.Now().Before(end) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st := procState(pid); st != "" && st != "Z" {
+		t.Errorf("program still in state %q 5 s after the recorder died", st)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}

@@ -1,6 +1,9 @@
 package cfg
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // dominators computes Roots, the reverse postorder and Idom with the
 // iterative algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast
@@ -221,7 +224,9 @@ func (b *Builder) loops() {
 				li = int32(len(g.Loops))
 				loopOf[h] = li
 				g.Loops = append(g.Loops, Loop{Header: int32(h), Parent: -1})
-				g.inLoop = append(g.inLoop, make([]uint64, words)...)
+				n := len(g.inLoop)
+				g.inLoop = slices.Grow(g.inLoop, words)[:n+words]
+				clear(g.inLoop[n:])
 				g.inLoop[int(li)*words+h/64] |= 1 << (h % 64)
 			}
 			l := &g.Loops[li]

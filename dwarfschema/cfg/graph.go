@@ -11,6 +11,7 @@ package cfg
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -108,7 +109,12 @@ type Builder struct {
 	fill     []int32
 	rootBits []uint64
 	tree     []int32
+	spans    []edgeSpan
+	npred    []int32
 }
+
+// edgeSpan is a block's successors in Graph.edges.
+type edgeSpan struct{ off, n int32 }
 
 // InstAt returns the index of the instruction starting at pc, or -1.
 func (g *Graph) InstAt(pc uint64) int {
@@ -303,8 +309,8 @@ func (b *Builder) blocks(img *Image) {
 	}
 
 	// Successors into one flat array; Succs/Preds slice it afterwards.
-	type span struct{ off, n int32 }
-	succ := make([]span, len(g.Blocks))
+	succ := resize(b.spans, len(g.Blocks))
+	b.spans = succ
 	tab := 0
 	for bi := range g.Blocks {
 		blk := &g.Blocks[bi]
@@ -360,10 +366,12 @@ func (b *Builder) blocks(img *Image) {
 			blk.Term = TermFall
 			fall()
 		}
-		succ[bi] = span{off, int32(len(g.edges)) - off}
+		succ[bi] = edgeSpan{off, int32(len(g.edges)) - off}
 	}
 	// Predecessors: count, then fill, in the same flat array.
-	npred := make([]int32, len(g.Blocks)+1)
+	npred := resize(b.npred, len(g.Blocks)+1)
+	b.npred = npred
+	clear(npred)
 	for _, s := range g.edges {
 		npred[s+1]++
 	}
@@ -371,8 +379,10 @@ func (b *Builder) blocks(img *Image) {
 		npred[i] += npred[i-1]
 	}
 	base := int32(len(g.edges))
-	g.edges = append(g.edges, make([]int32, len(g.edges))...)
-	fill := make([]int32, len(g.Blocks))
+	g.edges = slices.Grow(g.edges, len(g.edges))[:2*len(g.edges)]
+	fill := resize(b.fill, len(g.Blocks))
+	b.fill = fill
+	clear(fill)
 	for bi := range g.Blocks {
 		sp := succ[bi]
 		for _, s := range g.edges[sp.off : sp.off+sp.n] {

@@ -1,6 +1,7 @@
 package cfg
 
 import (
+	"debug/elf"
 	"testing"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -111,4 +112,44 @@ func TestBuildGCC(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkBuildAnalyze builds and analyses every function of a compiled
+// program, with three register variables per function.
+func BenchmarkBuildAnalyze(b *testing.B) {
+	bin := compileC(b, cfgSrc, "-O2")
+	f, err := elf.Open(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	img := imageOf(b, f)
+	syms, _ := f.Symbols()
+	var funcs [][]Range
+	ninst := 0
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Size > 0 && s.Value != 0 {
+			funcs = append(funcs, []Range{{s.Value, s.Value + s.Size}})
+		}
+	}
+	var bld Builder
+	a := NewAnalyzer()
+	var locs []VarLoc
+	b.ResetTimer()
+	for b.Loop() {
+		ninst = 0
+		for _, rs := range funcs {
+			g, err := bld.Build(img, rs)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ninst += len(g.Insts)
+			locs = locs[:0]
+			for v, reg := range []int16{5, 4, 3} {
+				locs = append(locs, VarLoc{Var: int32(v), Lo: rs[0].Lo, Hi: rs[0].Hi, Kind: InReg, Reg: reg, Size: 8})
+			}
+			a.Analyze(g, &Input{Locs: locs})
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*ninst), "ns/inst")
 }

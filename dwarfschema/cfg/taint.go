@@ -425,7 +425,7 @@ func (u *uop) addSrc(c int16) {
 
 // readArg adds what reading argument x costs: its register, or the memory
 // operand's slot, global or address registers.
-func (a *Analyzer) readArg(u *uop, i int, x x86asm.Arg, isLea bool) {
+func (a *Analyzer) readArg(u *uop, i int, x x86asm.Arg) {
 	switch x := x.(type) {
 	case x86asm.Reg:
 		c, _ := regCell(x)
@@ -438,7 +438,6 @@ func (a *Analyzer) readArg(u *uop, i int, x x86asm.Arg, isLea bool) {
 		}
 		u.addSrc(base)
 		u.addSrc(index)
-		_ = isLea // an address of a slot or global is derived from it, like a load
 	}
 }
 
@@ -483,7 +482,7 @@ func (a *Analyzer) buildUops() {
 				if x == nil {
 					break
 				}
-				a.readArg(u, i, x, in.Op == x86asm.LEA)
+				a.readArg(u, i, x)
 			}
 			a.writeArg(u, i, in.Args[0])
 		case cRMW, cRMWNoF, cAdcSbb, cCmov, cDefault:
@@ -491,7 +490,7 @@ func (a *Analyzer) buildUops() {
 				if x == nil {
 					break
 				}
-				a.readArg(u, i, x, false)
+				a.readArg(u, i, x)
 			}
 			a.writeArg(u, i, in.Args[0])
 		case cCmp, cJrcxz:
@@ -499,7 +498,7 @@ func (a *Analyzer) buildUops() {
 				if x == nil {
 					break
 				}
-				a.readArg(u, i, x, false)
+				a.readArg(u, i, x)
 			}
 			if c == cJrcxz {
 				u.addSrc(cellRCX)
@@ -512,14 +511,14 @@ func (a *Analyzer) buildUops() {
 			a.writeArg(u, i, in.Args[0])
 		case cJmp, cCall:
 			if _, ok := in.Args[0].(x86asm.Rel); !ok && in.Args[0] != nil {
-				a.readArg(u, i, in.Args[0], false)
+				a.readArg(u, i, in.Args[0])
 			}
 			if c == cCall || a.isTailJump(i) {
 				a.callSite(u, i)
 			}
 		case cPush:
 			if in.Args[0] != nil {
-				a.readArg(u, i, in.Args[0], false)
+				a.readArg(u, i, in.Args[0])
 			}
 			if o := add(a.sp[i], -8); o != unknownSP {
 				u.dst = a.slot(o)
@@ -539,8 +538,8 @@ func (a *Analyzer) buildUops() {
 				a.writeArg(u, i, in.Args[0])
 			}
 		case cXchg, cXadd, cCmpxchg:
-			a.readArg(u, i, in.Args[0], false)
-			a.readArg(u, i, in.Args[1], false)
+			a.readArg(u, i, in.Args[0])
+			a.readArg(u, i, in.Args[1])
 			a.writeArg(u, i, in.Args[0])
 			var v uop
 			v.dst = noCell
@@ -554,7 +553,7 @@ func (a *Analyzer) buildUops() {
 				u.class = cNop
 			}
 		case cMulDiv:
-			a.readArg(u, i, in.Args[0], false)
+			a.readArg(u, i, in.Args[0])
 			u.addSrc(cellRAX)
 			u.addSrc(cellRDX)
 			u.dst, u.dst2 = cellRAX, cellRDX

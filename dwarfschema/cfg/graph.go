@@ -191,23 +191,50 @@ func normalize(rs []Range) []Range {
 // and returns the number of bytes that did not decode.
 func decodeRange(insts *[]Inst, pc uint64, code []byte) (bad int) {
 	for off := 0; off < len(code); {
-		var in x86asm.Inst
-		if isEndbr(code[off:]) {
+		// Decode in place: an Inst is some 200 bytes.
+		*insts = append(*insts, Inst{PC: pc + uint64(off)})
+		in := &(*insts)[len(*insts)-1].Inst
+		switch {
+		case isEndbr(code[off:]):
 			// x86asm does not know endbr64/endbr32 (f3 0f 1e fa/fb): they
 			// are no-ops for dataflow.
-			in = x86asm.Inst{Op: x86asm.NOP, Len: 4, Mode: 64}
-		} else {
+			*in = x86asm.Inst{Op: x86asm.NOP, Len: 4, Mode: 64}
+		case decodeFastInto(in, code[off:]):
+		default:
 			var err error
-			in, err = x86asm.Decode(code[off:], 64)
+			*in, err = x86asm.Decode(code[off:], 64)
 			if err != nil || in.Op == 0 || in.Len <= 0 {
-				in = x86asm.Inst{Len: 1, Mode: 64}
+				*in = x86asm.Inst{Len: 1, Mode: 64}
 				bad++
 			}
+			fixDisp(in)
 		}
-		*insts = append(*insts, Inst{PC: pc + uint64(off), Inst: in})
 		off += in.Len
 	}
 	return bad
+}
+
+// fixDisp sign-extends 32-bit memory displacements, which x86asm (as of
+// v0.32.0) returns zero-extended: [rbp-0x118] would read as
+// [rbp+0xfffffee8]. In 64-bit mode a disp32 is always sign-extended; only
+// the moffs forms of mov (a0-a3) carry a full 64-bit address.
+func fixDisp(in *x86asm.Inst) {
+	if op := in.Opcode >> 24; op >= 0xa0 && op <= 0xa3 {
+		return
+	}
+	for k, a := range in.Args {
+		m, ok := a.(x86asm.Mem)
+		if !ok {
+			if a == nil {
+				break
+			}
+			continue
+		}
+		if m.Disp >= 1<<31 && m.Disp < 1<<32 {
+			m.Disp -= 1 << 32
+			in.Args[k] = m
+		}
+	}
 }
 
 func isEndbr(b []byte) bool {

@@ -180,6 +180,31 @@ end:`,
 		vars: []tvar{{name: "v", kind: InFrameSlot, off: -20, size: 4, from: "start", to: "end"}},
 		want: map[string]Tags{"v": TagCond},
 	}, {
+		name: "large frame: 32-bit negative displacements (integer and SSE)",
+		asm: `
+start:	push rbp
+	mov rbp, rsp
+	sub rsp, 0x400
+	mov [rbp-0x200], edi
+	movss [rbp-0x300], xmm0
+	mov eax, [rbp-0x200]
+	cmp eax, 5
+	jg big
+	movss xmm1, [rbp-0x300]
+	ucomiss xmm1, xmm2
+	ja big
+	leave
+	ret
+big:	leave
+	ret
+end:`,
+		fb: FrameBaseRule{Kind: FrameCFA},
+		vars: []tvar{
+			{name: "v", kind: InFrameSlot, off: -0x210, size: 4, from: "start", to: "end"},
+			{name: "f", kind: InFrameSlot, off: -0x310, size: 4, from: "start", to: "end"},
+		},
+		want: map[string]Tags{"v": TagCond, "f": TagCond},
+	}, {
 		name: "-O0 frame slot, rbp frame base (clang)",
 		asm: `
 start:	push rbp

@@ -781,13 +781,15 @@ func containsInt16(s []int16, x int16) bool {
 // ---------------------------------------------------------------- dataflow
 
 func orInto(dst, src []uint64) (changed bool) {
+	dst = dst[:len(src)]
+	var diff uint64
 	for i, x := range src {
-		if y := dst[i] | x; y != dst[i] {
-			dst[i] = y
-			changed = true
-		}
+		y := dst[i]
+		n := y | x
+		diff |= n ^ y
+		dst[i] = n
 	}
-	return changed
+	return diff != 0
 }
 
 func (a *Analyzer) cell(c int16) []uint64 {

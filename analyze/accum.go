@@ -26,25 +26,19 @@ import (
 // and maximum stay exact in every mode: the degenerate cases of method.md §5
 // and the normal range of §8 use them.
 type sampleSet struct {
+	// The first cache line holds what every observation reads.
 	n        float64 // observations
 	min, max float64
-
-	// Exact mode. Keys are float64 bits, canonical (+0 for ±0, one NaN).
-	nsmall int32 // used entries of skey/scnt, while slots is nil
-	skey   [smallN]uint64
-	scnt   [smallN]float64
-	// Dense mode, for integers within a window: counts of base+i.
-	dense []uint32
-	base  int64
-	// The table: a slot is used when its count is non-zero. last is the
-	// slot of the previous observation: runs of one value skip the hash.
-	slots    []slot
-	distinct int32 // in dense or slots
-	last     int32
-
-	limit int32
-	seed  uint64
-	res   *reservoir // reservoir mode
+	base     int64           // dense mode: value of dense[0]
+	dense    *[denseN]uint32 // dense mode, for integers within a window
+	slots    []slot          // table mode: a slot is used when its count is non-zero
+	nsmall   int32           // used entries of small, before any other mode
+	distinct int32           // in dense or slots
+	last     int32           // slot of the previous observation: runs skip the hash
+	limit    int32           //
+	res      *reservoir      // reservoir mode
+	seed     uint64          //
+	small    [smallN]slot    // inline mode: keys are canonical float64 bits
 }
 
 const (
@@ -52,8 +46,9 @@ const (
 	denseN = 256
 )
 
-// slot is one entry of the exact table: key and count side by side, so an
-// observation touches one cache line.
+// slot is one entry of the exact table or of the inline entries: key
+// (canonical float64 bits: +0 for ±0, one NaN) and count side by side, so
+// an observation touches one cache line.
 type slot struct {
 	key   uint64
 	count float64
@@ -116,13 +111,13 @@ func (s *sampleSet) add(x float64) {
 	k := canon(x)
 	if s.slots == nil {
 		for i := int32(0); i < s.nsmall; i++ {
-			if s.skey[i] == k {
-				s.scnt[i]++
+			if s.small[i].key == k {
+				s.small[i].count++
 				return
 			}
 		}
 		if s.nsmall < smallN {
-			s.skey[s.nsmall], s.scnt[s.nsmall] = k, 1
+			s.small[s.nsmall] = slot{k, 1}
 			s.nsmall++
 			return
 		}
@@ -162,14 +157,14 @@ func hash64(k uint64) uint64 { return (k ^ k>>29) * 0x9e3779b97f4a7c15 >> 17 }
 func (s *sampleSet) toDense(x float64) bool {
 	lo, hi := x, x
 	for i := range s.nsmall {
-		v := math.Float64frombits(s.skey[i])
+		v := math.Float64frombits(s.small[i].key)
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	if !(lo >= -1<<52 && hi <= 1<<52 && hi-lo < denseN/2) { // NaN fails too
 		return false
 	}
 	for i := range s.nsmall {
-		if v := math.Float64frombits(s.skey[i]); float64(int64(v)) != v {
+		if v := math.Float64frombits(s.small[i].key); float64(int64(v)) != v {
 			return false
 		}
 	}
@@ -178,9 +173,9 @@ func (s *sampleSet) toDense(x float64) bool {
 	}
 	// Room mostly above: counters grow.
 	s.base = int64(lo) - int64(denseN-(hi-lo))/4
-	s.dense = make([]uint32, denseN)
+	s.dense = new([denseN]uint32)
 	for i := range s.nsmall {
-		s.dense[int64(math.Float64frombits(s.skey[i]))-s.base] = uint32(s.scnt[i])
+		s.dense[int64(math.Float64frombits(s.small[i].key))-s.base] = uint32(s.small[i].count)
 	}
 	s.dense[int64(x)-s.base]++
 	s.distinct, s.nsmall = s.nsmall+1, 0
@@ -214,11 +209,11 @@ func (s *sampleSet) toTable() {
 	s.slots = make([]slot, 4*smallN)
 	mask := uint64(len(s.slots) - 1)
 	for j := range s.nsmall {
-		i := hash64(s.skey[j]) & mask
+		i := hash64(s.small[j].key) & mask
 		for s.slots[i].count != 0 {
 			i = (i + 1) & mask
 		}
-		s.slots[i] = slot{s.skey[j], s.scnt[j]}
+		s.slots[i] = s.small[j]
 	}
 	s.distinct, s.nsmall = s.nsmall, 0
 }
@@ -257,8 +252,8 @@ func (s *sampleSet) entries() (vals, counts []float64) {
 	}
 	if s.slots == nil {
 		for i := range s.nsmall {
-			vals = append(vals, math.Float64frombits(s.skey[i]))
-			counts = append(counts, s.scnt[i])
+			vals = append(vals, math.Float64frombits(s.small[i].key))
+			counts = append(counts, s.small[i].count)
 		}
 		return vals, counts
 	}

@@ -1,11 +1,15 @@
 package analyze
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -124,4 +128,62 @@ func benchFuncs() int {
 		return v
 	}
 	return 2000
+}
+
+// BenchmarkAnalyzeMemory analyses a normal profile and a 1 GiB buggy
+// profile (VPROF_BENCH_BUGGY_MB, default 1024) in a child process and
+// reports its peak resident memory (VmHWM), the issue's "1 GB profile
+// analysed without exceeding 1 GB of memory". It writes about 1.2 GB to the
+// temporary directory, so it runs only when VPROF_BENCH_MEMORY=1.
+func BenchmarkAnalyzeMemory(b *testing.B) {
+	if os.Getenv("VPROF_BENCH_MEMORY") != "1" {
+		b.Skip("set VPROF_BENCH_MEMORY=1 (writes ~1.2 GB of profiles)")
+	}
+	mb := int64(1024)
+	if v, err := strconv.ParseInt(os.Getenv("VPROF_BENCH_BUGGY_MB"), 10, 64); err == nil && v > 0 {
+		mb = v
+	}
+	dir := b.TempDir()
+	normal, buggy := filepath.Join(dir, "normal.vprof"), filepath.Join(dir, "buggy.vprof")
+	n := synth{funcs: benchFuncs(), threads: 8, bytes: 128 << 20, seed: 1}.write(b, normal)
+	m := synth{funcs: benchFuncs(), threads: 8, bytes: mb << 20, seed: 2, buggy: true}.write(b, buggy)
+	b.SetBytes(n + m)
+	for b.Loop() {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAnalyzeChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "VPROF_CHILD_NORMAL="+normal, "VPROF_CHILD_BUGGY="+buggy)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("child: %v\n%s", err, out)
+		}
+		i := bytes.Index(out, []byte("peak-rss-kb "))
+		if i < 0 {
+			b.Fatalf("child printed no peak: %s", out)
+		}
+		var kb float64
+		fmt.Sscan(string(out[i+len("peak-rss-kb "):]), &kb)
+		b.ReportMetric(kb/1024, "peak-RSS-MiB")
+		b.ReportMetric(float64(m)/(1<<20), "buggy-MiB")
+	}
+}
+
+// TestAnalyzeChild is BenchmarkAnalyzeMemory's child: it analyses the
+// files named in its environment and prints its peak resident memory.
+func TestAnalyzeChild(t *testing.T) {
+	normal, buggy := os.Getenv("VPROF_CHILD_NORMAL"), os.Getenv("VPROF_CHILD_BUGGY")
+	if normal == "" || buggy == "" {
+		t.Skip("run by BenchmarkAnalyzeMemory")
+	}
+	res, err := Analyze([]string{normal}, []string{buggy}, DefaultOptions(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			fmt.Printf("peak-rss-kb %s top %s\n", f[1], res.Functions[0].Name)
+		}
+	}
 }

@@ -30,8 +30,10 @@ type Run struct {
 	lastKey uint64
 	lastTS  *threadState
 
-	frames []frameRes // the current sample's resolved frames
-	fstamp []uint64   // which event each entry of frames belongs to
+	frames  []frameRes // the current sample's resolved frames
+	fstamp  []uint64   // which event each entry of frames belongs to
+	pcCache *[1 << pcCacheBits]pcEntry
+	gen     uint32 // generation of pcCache's entries; 0 is never valid
 
 	recs    []valRec // the current block's value samples, in sample order
 	touched []int32  // variables of the current block, by first appearance
@@ -104,6 +106,7 @@ func (a *Analyzer) BeginRun(kind Kind, name string, hdr proffile.Header) (*Run, 
 		via:     map[[2]int32]float64{},
 		threads: map[uint64]*threadState{},
 	}
+	r.pcCache, r.gen = new([1 << pcCacheBits]pcEntry), 1
 	r.interval = float64(hdr.IntervalNS) / 1e9
 	if r.interval <= 0 {
 		r.interval = 1e-3
@@ -129,6 +132,7 @@ func (r *Run) Record(rec any) error {
 	}
 	switch x := rec.(type) {
 	case *proffile.Object:
+		r.gen++
 		oi := r.a.loadObject(x)
 		for len(r.objs) <= int(x.ID) {
 			r.objs = append(r.objs, nil)
@@ -139,8 +143,10 @@ func (r *Run) Record(rec any) error {
 		}
 		r.growFuncs()
 	case *proffile.Mapping:
+		r.gen++
 		r.space.Observe(x)
 	case *proffile.ProcEvent:
+		r.gen++
 		r.space.Observe(x)
 		if x.Kind == proffile.ProcExit || x.Kind == proffile.ProcExec {
 			// A process that exits or replaces its image ends its threads'
@@ -220,18 +226,36 @@ func (r *Run) frame(pid int32, s *proffile.Sample, i int, stamp uint64) *frameRe
 	if i > 0 && pc > 0 {
 		pc--
 	}
-	*fr = frameRes{fn: 0}
-	id, link, ok := r.space.Resolve(pid, pc)
-	if !ok || int(id) >= len(r.objs) || r.objs[id] == nil {
+	// Samples revisit the same PCs (hot loops, call sites): a direct-mapped
+	// cache in front of the mapping and function look-ups.
+	h := (pc*0x9e3779b97f4a7c15 ^ uint64(uint32(pid))) >> (64 - pcCacheBits)
+	e := &r.pcCache[h]
+	if e.gen == r.gen && e.pc == pc && e.pid == pid {
+		*fr = e.res
 		return fr
 	}
-	oi := r.objs[id]
-	fr.oi, fr.link, fr.fn = oi, link, oi.unknown
-	if f := oi.inner.lookup(link); f >= 0 && int(f) < len(oi.funcMap) {
-		fr.fn = oi.funcMap[f]
-		fr.prog = oi.program
+	*fr = frameRes{fn: 0}
+	if id, link, ok := r.space.Resolve(pid, pc); ok && int(id) < len(r.objs) && r.objs[id] != nil {
+		oi := r.objs[id]
+		fr.oi, fr.link, fr.fn = oi, link, oi.unknown
+		if f := oi.inner.lookup(link); f >= 0 && int(f) < len(oi.funcMap) {
+			fr.fn = oi.funcMap[f]
+			fr.prog = oi.program
+		}
 	}
+	*e = pcEntry{gen: r.gen, pid: pid, pc: pc, res: *fr}
 	return fr
+}
+
+const pcCacheBits = 11
+
+// pcEntry is one entry of the PC cache; gen invalidates every entry at
+// once when the address space changes.
+type pcEntry struct {
+	gen uint32
+	pid int32
+	pc  uint64
+	res frameRes
 }
 
 func (r *Run) sample(pid int32, s *proffile.Sample) {

@@ -13,10 +13,10 @@ import (
 // maxWorkers bounds the goroutines that process value samples.
 const maxWorkers = 4
 
-// A file streams through three stages: the reading goroutine decodes
-// records and does everything that needs a whole sample (costs, frames,
-// the variable-based cost) and groups the block's values by variable;
-// workers then process the groups, each worker the variables v with
+// A file streams through three stages: a goroutine decodes the records;
+// the feeding goroutine does everything that needs a whole sample (costs,
+// frames, the variable-based cost) and groups each block's values by
+// variable; workers then process the groups, each worker the variables v with
 // v % workers == its number, so no two goroutines touch one variable's
 // state and the result does not depend on scheduling. Records other than
 // blocks (new objects, exits) wait until the workers are idle.
@@ -104,6 +104,76 @@ func (r *Run) stopPipeline() {
 	}
 }
 
+// blockCopy is a block copied out of the Reader, which reuses its own.
+type blockCopy struct {
+	b    proffile.Block
+	pcs  []uint64
+	vals []proffile.Value
+}
+
+func (c *blockCopy) from(b *proffile.Block) {
+	c.b.PID, c.b.TID = b.PID, b.TID
+	c.b.Samples = append(c.b.Samples[:0], b.Samples...)
+	np, nv := 0, 0
+	for i := range b.Samples {
+		np += len(b.Samples[i].Stack)
+		nv += len(b.Samples[i].Values)
+	}
+	if cap(c.pcs) < np {
+		c.pcs = make([]uint64, np, np*5/4)
+	}
+	if cap(c.vals) < nv {
+		c.vals = make([]proffile.Value, nv, nv*5/4)
+	}
+	c.pcs, c.vals = c.pcs[:np], c.vals[:nv]
+	np, nv = 0, 0
+	for i := range c.b.Samples {
+		s := &c.b.Samples[i]
+		n := copy(c.pcs[np:], s.Stack)
+		s.Stack = c.pcs[np : np+n : np+n]
+		np += n
+		m := copy(c.vals[nv:], s.Values)
+		s.Values = c.vals[nv : nv+m : nv+m]
+		nv += m
+	}
+}
+
+// item is one record (or the reading error) handed from the reading
+// goroutine to the analysis.
+type item struct {
+	rec   any
+	blk   *blockCopy
+	err   error
+	bytes int64 // read so far
+}
+
+// read runs the Reader in its own goroutine: decoding overlaps analysis.
+// It stops at the end of the records, at an error, or when stop closes.
+func read(rd *proffile.Reader, out chan<- item, free chan *blockCopy, stop <-chan struct{}) {
+	defer close(out)
+	for {
+		rec, err := rd.Next()
+		it := item{rec: rec, err: err, bytes: rd.Recovery().Bytes}
+		if b, ok := rec.(*proffile.Block); ok && err == nil {
+			select {
+			case it.blk = <-free:
+			case <-stop:
+				return
+			}
+			it.blk.from(b)
+			it.rec = nil
+		}
+		select {
+		case out <- it:
+		case <-stop:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
 // feed streams a profile through the run.
 func (r *Run) feed(rd *proffile.Reader, size int64, progress Progress) error {
 	defer r.End()
@@ -113,32 +183,45 @@ func (r *Run) feed(rd *proffile.Reader, size int64, progress Progress) error {
 	}
 	const step = 64 << 20
 	next := int64(step)
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
+	items := make(chan item, 8)
+	free := make(chan *blockCopy, 10)
+	for range cap(free) {
+		free <- &blockCopy{}
+	}
+	stop := make(chan struct{})
+	defer func() {
+		close(stop)
+		for range items { // wait for the reading goroutine to leave rd
+		}
+	}()
+	go read(rd, items, free, stop)
+	for it := range items {
+		if errors.Is(it.err, io.EOF) {
 			break
 		}
-		if err != nil {
-			r.a.warnf("%s: %v: analysing the records before it", r.Name, err)
+		if it.err != nil {
+			r.a.warnf("%s: %v: analysing the records before it", r.Name, it.err)
 			break
 		}
-		if b, ok := rec.(*proffile.Block); ok && r.pipe != nil {
+		if c := it.blk; c != nil {
+			b := &c.b
 			ts := r.thread(b.PID, b.TID)
 			for i := range b.Samples {
 				r.sample(b.PID, &b.Samples[i])
 			}
-			r.dispatch(ts)
+			if r.pipe != nil {
+				r.dispatch(ts)
+			}
+			free <- c
 		} else {
 			r.quiesce()
-			if err := r.Record(rec); err != nil {
+			if err := r.Record(it.rec); err != nil {
 				return fmt.Errorf("%s: %v", r.Name, err)
 			}
 		}
-		if progress != nil {
-			if n := rd.Recovery().Bytes; n >= next {
-				progress(r.Name, n, size)
-				next = n + step
-			}
+		if progress != nil && it.bytes >= next {
+			progress(r.Name, it.bytes, size)
+			next = it.bytes + step
 		}
 	}
 	r.stopPipeline()

@@ -30,12 +30,22 @@ func (t *funcTable) lookup(pc uint64) int32 {
 	if l := t.last; l < len(t.segs) && pc >= t.segs[l].lo && pc < t.segs[l].hi {
 		return t.segs[l].fn
 	}
-	i := sort.Search(len(t.segs), func(i int) bool { return t.segs[i].hi > pc })
-	if i == len(t.segs) || pc < t.segs[i].lo {
+	// The first segment ending above pc (sort.Search without the closure:
+	// this runs for nearly every frame of every sample).
+	lo, hi := 0, len(t.segs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.segs[m].hi > pc {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	if lo == len(t.segs) || pc < t.segs[lo].lo {
 		return -1
 	}
-	t.last = i
-	return t.segs[i].fn
+	t.last = lo
+	return t.segs[lo].fn
 }
 
 // ivl is one function range with its inline depth (0: out of line).

@@ -712,10 +712,11 @@ func (a *Analyzer) buildEntries() {
 		default:
 			// A register-relative slot is converted where the register's
 			// offset from the CFA is known (an rbp-based location usually
-			// starts before the prologue has set rbp up).
+			// starts before the prologue has set rbp up; a few instructions
+			// in, rbp is a frame pointer or it is not one).
 			var off int32
 			ok := false
-			for k := s; k < e && !ok; k++ {
+			for k := s; k < e && k < s+64 && !ok; k++ {
 				off, ok = a.slotOffset(ExprRef{Kind: l.Kind, Reg: l.Reg, Off: l.Off}, int(k))
 			}
 			if !ok {

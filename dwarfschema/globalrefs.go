@@ -22,7 +22,9 @@ import (
 // recv_group_scan_log_recs three frames up). Narrowed, it is read in the
 // frame of a function that uses it, at any depth, and costs a read only
 // there. A global referenced by no instruction (used only through pointers
-// or another object's GOT) keeps no location: it is listed, never sampled.
+// only) keeps no location: it is listed, never sampled. In PIC code a
+// global is reached through its GOT slot, which is resolved through the
+// slot's dynamic relocation.
 //
 // It returns the number of globals narrowed and of those left unsampled.
 func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
@@ -69,6 +71,8 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 		}
 		return -1
 	}
+
+	got := gotTargets(ef)
 
 	var text []*elf.Section
 	for _, sec := range ef.Sections {
@@ -120,6 +124,9 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 					default:
 						continue
 					}
+					if t, ok := got[ea]; ok {
+						ea = t // PIC code loads the global's address from its GOT slot
+					}
 					if g := find(ea); g >= 0 {
 						if u := users[g]; len(u) == 0 || u[len(u)-1] != FuncID(fi) {
 							users[g] = append(u, FuncID(fi))
@@ -166,4 +173,36 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 		return 0
 	})
 	return narrowed, unreferenced
+}
+
+// gotTargets maps GOT slots (and other relocated pointer words) to the
+// link-time address they will hold, from the dynamic relocations:
+// R_X86_64_GLOB_DAT and R_X86_64_64 name a symbol defined here,
+// R_X86_64_RELATIVE holds its target in the addend.
+func gotTargets(ef *elf.File) map[uint64]uint64 {
+	sec := ef.Section(".rela.dyn")
+	if sec == nil || sec.Type != elf.SHT_RELA {
+		return nil
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil
+	}
+	syms, _ := ef.DynamicSymbols() // index i+1 in r_info: the null symbol is omitted
+	out := map[uint64]uint64{}
+	for ; len(data) >= 24; data = data[24:] {
+		off := ef.ByteOrder.Uint64(data)
+		info := ef.ByteOrder.Uint64(data[8:])
+		addend := int64(ef.ByteOrder.Uint64(data[16:]))
+		switch elf.R_X86_64(info & 0xffffffff) {
+		case elf.R_X86_64_RELATIVE:
+			out[off] = uint64(addend)
+		case elf.R_X86_64_GLOB_DAT, elf.R_X86_64_64:
+			i := int(info>>32) - 1
+			if i >= 0 && i < len(syms) && syms[i].Section != elf.SHN_UNDEF && syms[i].Value != 0 {
+				out[off] = syms[i].Value + uint64(addend)
+			}
+		}
+	}
+	return out
 }

@@ -33,9 +33,9 @@
 
 #define CLUSTER_SLOTS 16384
 #define CLUSTER_NAMELEN 40
-#define N_COMMANDS 900000
+#define N_COMMANDS 1500000
 #define N_KEYS 40000
-#define CLUSTER_NODES_EVERY 15000    /* a client refreshes its slot map */
+#define CLUSTER_NODES_EVERY 20000    /* a client refreshes its slot map */
 #define CRON_EVERY 150               /* clusterCron runs (commands between runs) */
 
 #define CLUSTER_NODE_MASTER 1

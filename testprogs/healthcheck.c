@@ -275,6 +275,8 @@ int main(int argc, char **argv)
 
 	pthread_t wd, pt[N_PROXY_THREADS];
 	struct proxy_arg pa[N_PROXY_THREADS];
+	/* the first round of checks runs at start-up, before traffic is accepted */
+	hc_watchdog_callback();
 	if (pthread_create(&wd, NULL, watchdog_thread, NULL) != 0) {
 		perror("pthread_create");
 		return 1;

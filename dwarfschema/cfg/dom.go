@@ -214,6 +214,11 @@ func (b *Builder) loops() {
 	for i := range loopOf {
 		loopOf[i] = -1
 	}
+	// Latches, bodies and exits go to flat buffers that the loops slice
+	// once complete: a header's back edges are all found together, and
+	// the loops are completed one after the other.
+	lat := b.latches[:0]
+	offs := b.loopOffs[:0] // per loop: latches start, body start, exits start
 	for h := range g.Blocks {
 		for _, u := range g.Blocks[h].Preds {
 			if !g.Dominates(h, int(u)) {
@@ -224,13 +229,13 @@ func (b *Builder) loops() {
 				li = int32(len(g.Loops))
 				loopOf[h] = li
 				g.Loops = append(g.Loops, Loop{Header: int32(h), Parent: -1})
+				offs = append(offs, int32(len(lat)), 0, 0)
 				n := len(g.inLoop)
 				g.inLoop = slices.Grow(g.inLoop, words)[:n+words]
 				clear(g.inLoop[n:])
 				g.inLoop[int(li)*words+h/64] |= 1 << (h % 64)
 			}
-			l := &g.Loops[li]
-			l.Latches = append(l.Latches, u)
+			lat = append(lat, u)
 			set := g.inLoop[int(li)*words : int(li+1)*words]
 			st := b.stack[:0]
 			if set[u/64]&(1<<(u%64)) == 0 {
@@ -252,23 +257,38 @@ func (b *Builder) loops() {
 		}
 	}
 	b.fill = loopOf
+	body := b.bodies[:0]
+	exits := b.exits[:0]
 	for li := range g.Loops {
-		l := &g.Loops[li]
+		offs[3*li+1], offs[3*li+2] = int32(len(body)), int32(len(exits))
 		set := g.inLoop[li*words : (li+1)*words]
 		for w, x := range set {
 			for x != 0 {
 				v := int32(w*64 + bits.TrailingZeros64(x))
 				x &= x - 1
-				l.Body = append(l.Body, v)
+				body = append(body, v)
 				for _, s := range g.Blocks[v].Succs {
 					if set[s/64]&(1<<(s%64)) == 0 {
-						l.Exits = append(l.Exits, Edge{v, s})
+						exits = append(exits, Edge{v, s})
 					}
 				}
 			}
 		}
+	}
+	for li := range g.Loops {
+		l := &g.Loops[li]
+		end := func(k int, total int) int32 {
+			if li+1 < len(g.Loops) {
+				return offs[3*(li+1)+k]
+			}
+			return int32(total)
+		}
+		l.Latches = lat[offs[3*li]:end(0, len(lat)):end(0, len(lat))]
+		l.Body = body[offs[3*li+1]:end(1, len(body)):end(1, len(body))]
+		l.Exits = exits[offs[3*li+2]:end(2, len(exits)):end(2, len(exits))]
 		sortInt32(l.Latches)
 	}
+	b.latches, b.bodies, b.exits, b.loopOffs = lat, body, exits, offs
 	// Parent: the smallest other loop whose body holds this header.
 	for li := range g.Loops {
 		best := -1

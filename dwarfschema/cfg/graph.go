@@ -10,6 +10,7 @@
 package cfg
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -111,6 +112,10 @@ type Builder struct {
 	tree     []int32
 	spans    []edgeSpan
 	npred    []int32
+	latches  []int32
+	bodies   []int32
+	exits    []Edge
+	loopOffs []int32
 }
 
 // edgeSpan is a block's successors in Graph.edges.
@@ -173,7 +178,7 @@ func (b *Builder) Build(img *Image, ranges []Range) (*Graph, error) {
 
 func normalize(rs []Range) []Range {
 	out := rs[:0]
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
+	slices.SortFunc(rs, func(a, b Range) int { return cmp.Compare(a.Lo, b.Lo) })
 	for _, r := range rs {
 		if r.Hi <= r.Lo {
 			continue

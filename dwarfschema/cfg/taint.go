@@ -1,8 +1,10 @@
 package cfg
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -83,7 +85,7 @@ func NewGlobals(locs []VarLoc) *Globals {
 			g.ents = append(g.ents, globalEnt{uint64(l.Off), uint64(l.Off) + uint64(max(l.Size, 1)), l.Var})
 		}
 	}
-	sort.Slice(g.ents, func(i, j int) bool { return g.ents[i].lo < g.ents[j].lo })
+	slices.SortFunc(g.ents, func(a, b globalEnt) int { return cmp.Compare(a.lo, b.lo) })
 	return g
 }
 
@@ -571,7 +573,7 @@ func (a *Analyzer) buildUops() {
 		}
 	}
 	a.slotOffs = append(a.slotOffs[:0], a.slotByCell...)
-	sort.Slice(a.slotOffs, func(i, j int) bool { return a.slotOffs[i] < a.slotOffs[j] })
+	slices.Sort(a.slotOffs)
 }
 
 // isTailJump reports a jmp that leaves the function: a direct jump outside
@@ -730,7 +732,7 @@ func (a *Analyzer) buildEntries() {
 			}
 		}
 	}
-	sort.Slice(a.entries, func(i, j int) bool { return a.entries[i].start < a.entries[j].start })
+	slices.SortStableFunc(a.entries, func(x, y locEntry) int { return cmp.Compare(x.start, y.start) })
 	seen := uint64(0)
 	for _, e := range a.entries {
 		if e.cell < 64 {

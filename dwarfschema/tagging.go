@@ -22,9 +22,8 @@ const (
 	attrCallSiteValueGNU dwarf.Attr = 0x2111
 )
 
-// TagStats says how the tag pass went (for tests and `vprof schema`
-// diagnostics).
-type TagStats struct {
+// tagStats says how the tag pass went (for tests and benchmarks).
+type tagStats struct {
 	Funcs      int // functions with code analysed
 	Skipped    int // functions whose code is not in a mapped section
 	BadBytes   int // undecodable bytes over all functions
@@ -35,7 +34,7 @@ type TagStats struct {
 }
 
 // lastTagStats holds the figures of the latest inferTags run.
-var lastTagStats atomic.Pointer[TagStats]
+var lastTagStats atomic.Pointer[tagStats]
 
 // inferTags sets Var.Tags of s from the binary alone (method.md §2): the
 // control-flow graph of each function, back edges, compares feeding
@@ -46,7 +45,7 @@ var lastTagStats atomic.Pointer[TagStats]
 // A function whose code cannot be read is skipped (counted), not an error.
 func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
 	t0 := time.Now()
-	st := &TagStats{}
+	st := &tagStats{}
 	defer func() {
 		st.Time = time.Since(t0)
 		lastTagStats.Store(st)

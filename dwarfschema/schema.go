@@ -169,8 +169,10 @@ func (k LocKind) String() string {
 // Var lives at the given location. A PC not covered by any Loc of a variable
 // means the variable is not accessible there.
 //
-// Conventions of Load: a global's or file static's Loc spans the whole
-// object, [0, ^uint64(0)). A function-scope static's LocAddr spans its
+// Conventions of Load: the DWARF pass gives a global or file static a Loc
+// over the whole object, [0, ^uint64(0)); narrowGlobals (globalrefs.go)
+// then restricts it to the code of the functions whose instructions
+// reference its storage. A function-scope static's LocAddr spans its
 // function's code (out-of-line and inlined). gcc starts entries after a
 // call at the return address - 1, inside the call instruction, so that a
 // caller frame looked up at return address - 1 (method.md §3) finds the

@@ -39,11 +39,12 @@ sampled and not listed (--all lists them too).
 --metadata prints instead where each variable lives over each range of
 code: pc_start pc_end variable location offset size basic_type_ptr.
 location is reg:REG (in a register), fbreg (at frame base + offset),
-addr:ADDR (at a fixed address; a global's range is * *, the whole
-object), breg:REG (at register + offset), const (the value is offset),
-or expr:... (a DWARF expression evaluated at sampling time).
-basic_type_ptr says the pointee of a pointer is read too. Addresses are
-link-time; a variable is not sampled at a PC outside its ranges.
+addr:ADDR (at a fixed address), breg:REG (at register + offset), const
+(the value is offset), or expr:... (a DWARF expression evaluated at
+sampling time). basic_type_ptr says the pointee of a pointer is read
+too. Addresses are link-time; a variable is not sampled at a PC outside
+its ranges. A global's ranges are the code of the functions that use it
+(* * would be the whole object).
 
 --format json prints both, with the expressions in hex.
 

@@ -67,7 +67,7 @@ func TestSchemaCommand(t *testing.T) {
 			[]string{" file ", " function ", " line ", " variable ", " type ", " tags", "#global", "g_count", "g_total", "work ", "long int"},
 			[]string{"pc_start"}, "variables monitored"},
 		{"metadata", []string{"schema", "--metadata", bin}, 0,
-			[]string{"pc_start", "pc_end", "location", "offset", "basic_type_ptr", "addr:0x", "work::", " *  "},
+			[]string{"pc_start", "pc_end", "location", "offset", "basic_type_ptr", "addr:0x", "work::"},
 			[]string{" tags"}, "locations"},
 		{"func filter", []string{"schema", "--func", "^work$", "--all", bin}, 0,
 			[]string{"work", "sum", "limit"}, []string{"#global", "main "}, ""},

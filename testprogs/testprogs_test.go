@@ -370,10 +370,15 @@ func TestRunModes(t *testing.T) {
 			if testing.Short() {
 				return
 			}
-			nt, bt := n.cpu, b.cpu
-			if p.Measure == "wall" {
-				nt, bt = n.wall, b.wall
+			// The faster of the two runs of each mode: other processes on the
+			// machine only ever add time.
+			pick := func(r [2]runResult) time.Duration {
+				if p.Measure == "wall" {
+					return min(r[0].wall, r[1].wall)
+				}
+				return min(r[0].cpu, r[1].cpu)
 			}
+			nt, bt := pick(res["normal"]), pick(res["buggy"])
 			if ratio := bt.Seconds() / nt.Seconds(); ratio <= 1.3 {
 				t.Errorf("buggy/normal %s time = %.2fs/%.2fs = %.2f, want > 1.3", p.Measure, bt.Seconds(), nt.Seconds(), ratio)
 			}

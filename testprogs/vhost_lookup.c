@@ -34,7 +34,7 @@
 
 #define MAX_STRING_LEN 8192
 #define N_MODULES 64
-#define N_RELOADS 4
+#define N_RELOADS 5
 #define MODULE_CONF_SIZE 64
 
 typedef struct cmd_parms cmd_parms;

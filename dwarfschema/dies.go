@@ -132,8 +132,8 @@ type locRec struct {
 }
 
 type loader struct {
-	s   *Schema
-	opt Options
+	s    *Schema
+	opt  Options
 	w    *dwarfFile
 	d    *dwarf.Data
 	base dieOff // added to the offsets of the file being walked

@@ -244,13 +244,13 @@ type dwarfFile struct {
 	ef      *elf.File
 	osf     *os.File // nil when ef is the binary itself (its file is closed by Load)
 	d       *dwarf.Data
-	info    []byte // .debug_info, for unit headers
-	loc     []byte // .debug_loc (DWARF 2-4)
-	locl    []byte // .debug_loclists (DWARF 5)
-	addr    []byte // .debug_addr (DWARF 5)
-	str     []byte // .debug_str (read for a supplementary file's strings)
+	info    []byte     // .debug_info, for unit headers
+	loc     []byte     // .debug_loc (DWARF 2-4)
+	locl    []byte     // .debug_loclists (DWARF 5)
+	addr    []byte     // .debug_addr (DWARF 5)
+	str     []byte     // .debug_str (read for a supplementary file's strings)
 	sup     *dwarfFile // supplementary file (dwz's .gnu_debugaltlink, DWARF 5 .debug_sup)
-	hasCode bool   // ef has the program's code (not a debug-only file)
+	hasCode bool       // ef has the program's code (not a debug-only file)
 }
 
 func (w *dwarfFile) close() {

@@ -115,12 +115,15 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 					if !ok {
 						continue
 					}
+					// disp32 is sign-extended in 64-bit mode; x86asm
+					// v0.32.0 zero-extends it.
+					disp := int64(int32(m.Disp))
 					var ea uint64
 					switch {
 					case m.Base == x86asm.RIP:
-						ea = next + uint64(m.Disp)
+						ea = next + uint64(disp)
 					case m.Base == 0 && m.Index == 0 && m.Segment == 0:
-						ea = uint64(m.Disp)
+						ea = uint64(disp)
 					default:
 						continue
 					}

@@ -248,7 +248,7 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 	vid := make([]VarID, l.vars.len())
 	funcSel := make([]int8, len(s.Funcs)) // 0 unknown, 1 selected, -1 not
 	globalSel := l.opt.FuncRegex == nil || l.opt.FuncRegex.MatchString(GlobalFunc)
-	s.Vars = make([]Var, 0, l.vars.len()/2)
+	s.Vars = make([]Var, 0, l.vars.len())
 	for i := range vid {
 		vid[i] = -1
 		vr := l.vars.at(i)

@@ -44,11 +44,13 @@ func TestCosts(t *testing.T) {
 		wantViaShare        float64
 		wantVars, wantCount int
 	}{
-		{name: "work", pc: 2, vc: 1, raw: 2, wantPlain: 5, wantVia: "qsort", wantViaShare: 0.5},
+		// work holds the inlined inl: the PCs of inl's body are inside work
+		// too (variable-based cost), and its self time is work's (the symbol).
+		{name: "work", pc: 2, vc: 4, raw: 4, wantPlain: 1, wantVia: "qsort", wantViaShare: 0.5},
 		{name: "cmp", pc: 1, vc: 0, raw: 1, wantPlain: 4},
 		{name: "helper", pc: 2, vc: 2, raw: 2, wantPlain: 2},
 		{name: "main", pc: 0, vc: 1, raw: 1, wantPlain: 0},
-		{name: "inl", pc: 3, vc: 3, raw: 3, wantPlain: 1},
+		{name: "inl", pc: 3, vc: 3, raw: 3, wantPlain: 0},
 	}
 	for _, c := range cases {
 		f := findFunc(t, res, c.name)
@@ -76,8 +78,9 @@ func TestCosts(t *testing.T) {
 	for _, e := range fl.Entries {
 		names = append(names, e.Name)
 	}
-	// Means over all three runs: work has 4 ms in the normal run.
-	want := []string{"work", "inl", "helper", "memcpy", "cmp"}
+	// Means over all three runs: work has 4 ms in the normal run; inl's
+	// samples are work's, the symbol's.
+	want := []string{"work", "helper", "memcpy", "cmp"}
 	if !slices.Equal(names, want) {
 		t.Errorf("flat order %v, want %v", names, want)
 	}
@@ -696,21 +699,31 @@ func TestSampleSetReservoir(t *testing.T) {
 }
 
 func TestFlatten(t *testing.T) {
-	got := flatten([]ivl{
+	ft := flatten([]ivl{
 		{0x100, 0x200, 0, 1},
 		{0x140, 0x160, 1, 2},
 		{0x150, 0x158, 2, 3},
 		{0x160, 0x170, 1, 4},
 		{0x300, 0x310, 0, 5},
 	})
-	want := []seg{
-		{0x100, 0x140, 1}, {0x140, 0x150, 2}, {0x150, 0x158, 3}, {0x158, 0x160, 2},
-		{0x160, 0x170, 4}, {0x170, 0x200, 1}, {0x300, 0x310, 5},
+	type want struct {
+		lo, hi uint64
+		chain  []int32
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("flatten:\n got %x\nwant %x", got, want)
+	wants := []want{
+		{0x100, 0x140, []int32{1}}, {0x140, 0x150, []int32{2, 1}}, {0x150, 0x158, []int32{3, 2, 1}},
+		{0x158, 0x160, []int32{2, 1}}, {0x160, 0x170, []int32{4, 1}}, {0x170, 0x200, []int32{1}},
+		{0x300, 0x310, []int32{5}},
 	}
-	ft := funcTable{segs: got}
+	if len(ft.segs) != len(wants) {
+		t.Fatalf("%d segments, want %d: %+v", len(ft.segs), len(wants), ft.segs)
+	}
+	for i, w := range wants {
+		sg := ft.segs[i]
+		if sg.lo != w.lo || sg.hi != w.hi || sg.fn != w.chain[0] || !slices.Equal(ft.chain(i), w.chain) {
+			t.Errorf("segment %d: [%#x,%#x) fn %d chain %v, want [%#x,%#x) %v", i, sg.lo, sg.hi, sg.fn, ft.chain(i), w.lo, w.hi, w.chain)
+		}
+	}
 	for _, c := range []struct {
 		pc   uint64
 		want int32

@@ -131,6 +131,7 @@ type objInfo struct {
 	schema  *dwarfschema.Schema
 	funcMap []int32 // schema FuncID (or len(Funcs)+symbol index) -> global function
 	varMap  []int32 // schema VarID -> global variable, -1 if not monitored
+	global  []bool  // schema VarID -> a global variable
 	inner   funcTable
 	outer   funcTable
 	unknown int32 // global function for PCs of this object outside every function
@@ -320,6 +321,14 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 		}
 	}
 	oi.unknown = a.internFunc("["+filepath.Base(o.Path)+"]", "["+filepath.Base(o.Path)+"]", false, "", 0)
+	// Inline chains in global function indices.
+	for i, f := range oi.inner.chains {
+		if f >= 0 && int(f) < len(oi.funcMap) {
+			oi.inner.chains[i] = oi.funcMap[f]
+		} else {
+			oi.inner.chains[i] = oi.unknown
+		}
+	}
 
 	// Variables: keyed by defining function and name; the Nth variable of
 	// one name in one function (by declaration line) gets "#N".
@@ -340,6 +349,7 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 	})
 	seen := map[vk]int{}
 	oi.varMap = make([]int32, len(s.Vars))
+	oi.global = make([]bool, len(s.Vars))
 	for _, i := range order {
 		v := &s.Vars[i]
 		fn := int32(-1)
@@ -354,6 +364,7 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 			name = fmt.Sprintf("%s#%d", v.Name, n)
 		}
 		oi.varMap[i] = a.internVar(fkey+"\x00"+name, name, fn, v)
+		oi.global[i] = fn < 0
 	}
 	if key != "" {
 		a.objKey[key] = oi

@@ -50,6 +50,12 @@
 //   - "via" names the library function the program frame called (the
 //     outermost library frame above it), e.g. qsort rather than memcpy
 //     inside qsort; its share is of the function's PC cost.
+//   - Inlined code: a PC in an inlined body is inside the inlined function
+//     and inside every function it is inlined into (one machine frame holds
+//     that whole chain). The PC cost goes to the innermost function; the
+//     variable-based cost of an event, and the functions a global was
+//     sampled in, count the whole chain. The flat profile charges self time
+//     to the out-of-line function (the symbol), as gprof and perf do.
 //   - A PC inside a program object but outside every function (PLT stubs)
 //     is not a program frame: its cost passes to the caller.
 //   - A pointer to a basic type whose pointee could not be read (NULL) is

@@ -76,10 +76,12 @@ type runPCs struct {
 }
 
 type frameRes struct {
-	oi   *objInfo
-	link uint64
-	fn   int32 // global function, or the object's/analysis' unknown bucket
-	prog bool  // a program frame: in a program object and inside a function
+	oi    *objInfo
+	link  uint64
+	fn    int32   // global function, or the object's/analysis' unknown bucket
+	phys  int32   // the out-of-line function holding the code (the symbol)
+	chain []int32 // fn, then the functions it is inlined into, out to phys
+	prog  bool    // a program frame: in a program object and inside a function
 }
 
 // maxWalk bounds the frames walked to find the innermost program frame.
@@ -234,13 +236,16 @@ func (r *Run) frame(pid int32, s *proffile.Sample, i int, stamp uint64) *frameRe
 		*fr = e.res
 		return fr
 	}
-	*fr = frameRes{fn: 0}
+	*fr = frameRes{}
 	if id, link, ok := r.space.Resolve(pid, pc); ok && int(id) < len(r.objs) && r.objs[id] != nil {
 		oi := r.objs[id]
-		fr.oi, fr.link, fr.fn = oi, link, oi.unknown
-		if f := oi.inner.lookup(link); f >= 0 && int(f) < len(oi.funcMap) {
-			fr.fn = oi.funcMap[f]
-			fr.prog = oi.program
+		fr.oi, fr.link, fr.fn, fr.phys = oi, link, oi.unknown, oi.unknown
+		if i := oi.inner.find(link); i >= 0 {
+			if f := oi.inner.segs[i].fn; f >= 0 && int(f) < len(oi.funcMap) {
+				fr.chain = oi.inner.chain(i)
+				fr.fn, fr.phys = fr.chain[0], fr.chain[len(fr.chain)-1]
+				fr.prog = oi.program
+			}
 		}
 	}
 	*e = pcEntry{gen: r.gen, pid: pid, pc: pc, res: *fr}
@@ -278,7 +283,8 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 		r.self[0] += w
 		r.unattributed += w
 	} else {
-		r.self[r.frame(pid, s, 0, stamp).fn] += w
+		// Self time goes to the symbol, as gprof and perf count it.
+		r.self[r.frame(pid, s, 0, stamp).phys] += w
 		charged := false
 		for i := 0; i < nf && i < maxWalk; i++ {
 			fr := r.frame(pid, s, i, stamp)
@@ -308,8 +314,8 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 // valRec is one value sample between the two phases of a block.
 type valRec struct {
 	gv      int32
-	obj     int32 // object index of the PC it was read at; -1: unknown
-	fn      int32 // program function there, for globals; -1 otherwise
+	obj     int32   // object index of the PC it was read at; -1: unknown
+	chain   []int32 // globals: the program functions containing that PC
 	hasPtee bool
 	tick    uint64
 	link    uint64
@@ -336,16 +342,26 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 	}
 	a.varStamp[gv] = stamp
 	r.values++
-	rec := valRec{gv: gv, obj: -1, fn: -1, tick: s.Tick, bits: v.Bits, pointee: v.Pointee, hasPtee: v.HasPointee}
+	rec := valRec{gv: gv, obj: -1, tick: s.Tick, bits: v.Bits, pointee: v.Pointee, hasPtee: v.HasPointee}
 	if int(v.Frame) < nf {
 		if fr := r.frame(pid, s, int(v.Frame), stamp); fr.oi != nil {
-			if a.funcStamp[fr.fn] != stamp {
-				a.funcStamp[fr.fn] = stamp
-				r.vc[fr.fn] += w
+			// The PC is inside the innermost function and every function
+			// it is inlined into.
+			if len(fr.chain) == 0 {
+				if a.funcStamp[fr.fn] != stamp {
+					a.funcStamp[fr.fn] = stamp
+					r.vc[fr.fn] += w
+				}
+			}
+			for _, f := range fr.chain {
+				if a.funcStamp[f] != stamp {
+					a.funcStamp[f] = stamp
+					r.vc[f] += w
+				}
 			}
 			rec.obj, rec.link = fr.oi.idx, fr.link
-			if fr.prog {
-				rec.fn = fr.fn
+			if fr.prog && oi.global[v.Var] {
+				rec.chain = fr.chain
 			}
 		}
 	}
@@ -433,9 +449,13 @@ func (r *Run) variable(ts *threadState, gv int32, recs []valRec) {
 	vi.count[k] += float64(len(recs))
 	if vi.fn < 0 {
 		for i := range recs {
-			if f := recs[i].fn; f >= 0 && f != vi.last {
-				vi.funcs[f] = struct{}{}
-				vi.last = f
+			for _, f := range recs[i].chain {
+				if f != vi.last {
+					vi.funcs[f] = struct{}{}
+				}
+			}
+			if c := recs[i].chain; len(c) > 0 {
+				vi.last = c[0]
 			}
 		}
 	}

@@ -404,8 +404,8 @@ func (a *Analyzer) locations(keys []abEntry, f int32, top int) []Location {
 			k := e.key
 			oi := a.objs[k.obj]
 			if inF {
-				lf := oi.inner.lookup(k.pc)
-				if lf < 0 || int(lf) >= len(oi.funcMap) || oi.funcMap[lf] != f {
+				i := oi.inner.find(k.pc)
+				if i < 0 || !slices.Contains(oi.inner.chain(i), f) {
 					continue
 				}
 			}

@@ -11,24 +11,29 @@ import (
 	"github.com/vprof/vprof/dwarfschema"
 )
 
-// seg is a PC range [lo, hi) executing function fn (a schema FuncID).
+// seg is a PC range [lo, hi) executing function fn (a schema FuncID), and
+// the inline chain there: chains[coff : coff+clen] of its funcTable, fn
+// first, then the functions it is inlined into, out to the out-of-line
+// function that holds the machine code.
 type seg struct {
-	lo, hi uint64
-	fn     int32
+	lo, hi     uint64
+	fn         int32
+	coff, clen int32
 }
 
 // funcTable answers "which function executes at this link-time PC" in
 // O(log n), with a one-entry cache for the common case of consecutive
 // samples in one function.
 type funcTable struct {
-	segs []seg
-	last int
+	segs   []seg
+	chains []int32
+	last   int
 }
 
-// lookup returns the function at pc, or -1.
-func (t *funcTable) lookup(pc uint64) int32 {
+// find returns the index of the segment holding pc, or -1.
+func (t *funcTable) find(pc uint64) int {
 	if l := t.last; l < len(t.segs) && pc >= t.segs[l].lo && pc < t.segs[l].hi {
-		return t.segs[l].fn
+		return l
 	}
 	// The first segment ending above pc (sort.Search without the closure:
 	// this runs for nearly every frame of every sample).
@@ -45,7 +50,21 @@ func (t *funcTable) lookup(pc uint64) int32 {
 		return -1
 	}
 	t.last = lo
-	return t.segs[lo].fn
+	return lo
+}
+
+// lookup returns the function at pc, or -1.
+func (t *funcTable) lookup(pc uint64) int32 {
+	if i := t.find(pc); i >= 0 {
+		return t.segs[i].fn
+	}
+	return -1
+}
+
+// chain returns the inline chain of segment i, innermost first.
+func (t *funcTable) chain(i int) []int32 {
+	s := &t.segs[i]
+	return t.chains[s.coff : s.coff+s.clen : s.coff+s.clen]
 }
 
 // ivl is one function range with its inline depth (0: out of line).
@@ -57,9 +76,10 @@ type ivl struct {
 
 // flatten paints nested ranges into disjoint segments where the deepest
 // range covering a PC wins: the innermost inlined instance is the function
-// executing there (method.md §2). Ranges are expected to nest; a range that
-// overlaps another without nesting is clipped where the later one starts.
-func flatten(ivs []ivl) []seg {
+// executing there (method.md §2); each segment records the chain of ranges
+// covering it. Ranges are expected to nest; a range that overlaps another
+// without nesting is clipped where the later one starts.
+func flatten(ivs []ivl) funcTable {
 	slices.SortFunc(ivs, func(a, b ivl) int {
 		switch {
 		case a.lo != b.lo:
@@ -69,18 +89,28 @@ func flatten(ivs []ivl) []seg {
 		}
 		return cmpU64(b.hi, a.hi)
 	})
-	var out []seg
-	emit := func(lo, hi uint64, fn int32) {
-		if lo >= hi {
-			return
-		}
-		if n := len(out); n > 0 && out[n-1].fn == fn && out[n-1].hi == lo {
-			out[n-1].hi = hi
-			return
-		}
-		out = append(out, seg{lo, hi, fn})
-	}
+	var t funcTable
 	var stack []ivl
+	chainOff := int32(-1) // chain of the current stack, once recorded
+	emit := func(lo, hi uint64) {
+		if lo >= hi || len(stack) == 0 {
+			return
+		}
+		if chainOff < 0 {
+			chainOff = int32(len(t.chains))
+			for i := len(stack) - 1; i >= 0; i-- {
+				if f := stack[i].fn; i == len(stack)-1 || f != t.chains[len(t.chains)-1] {
+					t.chains = append(t.chains, f)
+				}
+			}
+		}
+		fn := stack[len(stack)-1].fn
+		if n := len(t.segs); n > 0 && t.segs[n-1].hi == lo && t.segs[n-1].coff == chainOff {
+			t.segs[n-1].hi = hi
+			return
+		}
+		t.segs = append(t.segs, seg{lo: lo, hi: hi, fn: fn, coff: chainOff, clen: int32(len(t.chains)) - chainOff})
+	}
 	var pos uint64
 	for _, iv := range ivs {
 		if iv.lo >= iv.hi {
@@ -88,24 +118,26 @@ func flatten(ivs []ivl) []seg {
 		}
 		for len(stack) > 0 && stack[len(stack)-1].hi <= iv.lo {
 			top := stack[len(stack)-1]
-			emit(max(pos, top.lo), top.hi, top.fn)
+			emit(max(pos, top.lo), top.hi)
 			pos = max(pos, top.hi)
 			stack = stack[:len(stack)-1]
+			chainOff = -1
 		}
 		if len(stack) > 0 {
-			top := stack[len(stack)-1]
-			emit(max(pos, top.lo), iv.lo, top.fn)
+			emit(max(pos, stack[len(stack)-1].lo), iv.lo)
 		}
 		pos = max(pos, iv.lo)
 		stack = append(stack, iv)
+		chainOff = -1
 	}
 	for len(stack) > 0 {
 		top := stack[len(stack)-1]
-		emit(max(pos, top.lo), top.hi, top.fn)
+		emit(max(pos, top.lo), top.hi)
 		pos = max(pos, top.hi)
 		stack = stack[:len(stack)-1]
+		chainOff = -1
 	}
-	return out
+	return t
 }
 
 func cmpU64(a, b uint64) int {
@@ -118,11 +150,11 @@ func cmpU64(a, b uint64) int {
 	return 0
 }
 
-// buildTables makes the innermost-function table (inlines included) and
-// the out-of-line table (for basic blocks) of a schema. A schema without
-// Funcs (no DWARF, no symbol-derived functions) falls back to its symbols;
-// their indices are then offset by len(s.Funcs) so callers can tell them
-// apart.
+// buildTables makes the innermost-function table (inlines included, with
+// their chains) and the out-of-line table (for basic blocks) of a schema. A
+// schema without Funcs (no DWARF, no symbol-derived functions) falls back to
+// its symbols; their indices are then offset by len(s.Funcs) so callers can
+// tell them apart.
 func buildTables(s *dwarfschema.Schema) (inner, outer funcTable) {
 	var ivs []ivl
 	for i, f := range s.Funcs {
@@ -130,23 +162,22 @@ func buildTables(s *dwarfschema.Schema) (inner, outer funcTable) {
 			ivs = append(ivs, ivl{r.Lo, r.Hi, 0, int32(i)})
 		}
 	}
-	outer.segs = flatten(slices.Clone(ivs))
-	for _, in := range s.Inlines {
-		if in.Func < 0 || int(in.Func) >= len(s.Funcs) {
-			continue
-		}
-		for _, r := range in.Ranges {
-			ivs = append(ivs, ivl{r.Lo, r.Hi, in.Depth, in.Func})
-		}
-	}
 	if len(s.Funcs) == 0 {
 		for i, sym := range s.Symbols {
 			hi := sym.Value + max(sym.Size, 1)
 			ivs = append(ivs, ivl{sym.Value, hi, 0, int32(len(s.Funcs) + i)})
 		}
-		outer.segs = flatten(slices.Clone(ivs))
 	}
-	inner.segs = flatten(ivs)
+	outer = flatten(slices.Clone(ivs))
+	for _, in := range s.Inlines {
+		if in.Func < 0 || int(in.Func) >= len(s.Funcs) {
+			continue
+		}
+		for _, r := range in.Ranges {
+			ivs = append(ivs, ivl{r.Lo, r.Hi, max(in.Depth, 1), in.Func})
+		}
+	}
+	inner = flatten(ivs)
 	return inner, outer
 }
 

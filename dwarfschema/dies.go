@@ -776,9 +776,15 @@ func (l *loader) scopeLocs(scope []PCRange, loc locRec) {
 }
 
 // parseAddr wraps godwarf.ParseAddr, which reads the header without
-// checking that the section is long enough for it.
+// checking that the section is long enough for it. Only 8-byte addresses
+// without segment selectors are accepted: debugAddr's bounds checks assume
+// them (DebugAddr.Get itself slices unchecked).
 func parseAddr(b []byte) *godwarf.DebugAddrSection {
-	if len(b) < 8 || (binary.LittleEndian.Uint32(b) == 0xffffffff && len(b) < 16) {
+	h := 6 // length (4), version (2), then address_size, segment_selector_size
+	if len(b) >= 4 && binary.LittleEndian.Uint32(b) == 0xffffffff {
+		h = 14
+	}
+	if len(b) < h+2 || b[h] != 8 || b[h+1] != 0 {
 		return nil
 	}
 	return godwarf.ParseAddr(b)

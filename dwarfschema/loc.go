@@ -352,6 +352,9 @@ func (l *loader) locList5(v int32, ci *cuInfo, off uint64) error {
 // loclistxOffset resolves DW_FORM_loclistx index i: an offset, relative to
 // DW_AT_loclists_base, read from the offset array that starts there.
 func loclistxOffset(b []byte, base, i uint64) (uint64, error) {
+	if base > uint64(len(b)) {
+		return 0, fmt.Errorf("DW_AT_loclists_base %#x outside .debug_loclists (%d bytes)", base, len(b))
+	}
 	size := uint64(4)
 	if base >= 20 && binary.LittleEndian.Uint32(b[base-20:]) == 0xffffffff {
 		size = 8

@@ -86,9 +86,13 @@ func (l *loader) strip(off dieOff) *typeRec {
 }
 
 // kindOf returns how values of the type at off are read, and their size.
-func (l *loader) kindOf(off dieOff) (Kind, int32) {
+func (l *loader) kindOf(off dieOff) (Kind, int32) { return l.kindOfDepth(off, 0) }
+
+// kindOfDepth is kindOf; depth bounds the recursion through array
+// elements and enum bases (a cycle is bad input).
+func (l *loader) kindOfDepth(off dieOff, depth int) (Kind, int32) {
 	t := l.strip(off)
-	if t == nil {
+	if t == nil || depth > maxTypeDepth {
 		return KindAggregate, 0
 	}
 	size := int32(t.size)
@@ -113,7 +117,7 @@ func (l *loader) kindOf(off dieOff) (Kind, int32) {
 	case dwarf.TagEnumerationType:
 		if size == 0 {
 			if t.hasType {
-				_, size = l.kindOf(t.typ)
+				_, size = l.kindOfDepth(t.typ, depth+1)
 			} else {
 				size = 4
 			}
@@ -126,7 +130,7 @@ func (l *loader) kindOf(off dieOff) (Kind, int32) {
 		return KindPointer, size
 	case dwarf.TagArrayType:
 		if size == 0 && t.hasType {
-			_, es := l.kindOf(t.typ)
+			_, es := l.kindOfDepth(t.typ, depth+1)
 			n := int64(es)
 			for _, d := range t.dims {
 				if d < 0 {

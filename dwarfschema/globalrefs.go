@@ -9,9 +9,12 @@ import (
 )
 
 // narrowGlobals restricts each global's location, which DWARF makes valid
-// over the whole object, to the code of the functions that reference it:
+// over the whole object, to the code of the functions that read it:
 // instructions whose memory operand (RIP-relative or absolute) falls in the
-// global's storage.
+// global's storage, other than the destination of a plain store. Code that
+// only stores to a global (main setting a configuration value) is not
+// shaped by its value; code that reads it (every tag, loop, cond and args,
+// is about reads) is.
 //
 // Why: a global is attributed to every function containing a PC at which it
 // was sampled (method.md §5), and the sampler reads a variable in the
@@ -110,9 +113,9 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 					continue
 				}
 				next := pc + uint64(in.Len)
-				for _, a := range in.Args {
+				for ai, a := range in.Args {
 					m, ok := a.(x86asm.Mem)
-					if !ok {
+					if !ok || (ai == 0 && storeOnly(in.Op)) {
 						continue
 					}
 					// disp32 is sign-extended in 64-bit mode; x86asm
@@ -208,4 +211,20 @@ func gotTargets(ef *elf.File) map[uint64]uint64 {
 		}
 	}
 	return out
+}
+
+// storeOnly reports whether op's first operand, when in memory, is written
+// without being read.
+func storeOnly(op x86asm.Op) bool {
+	switch op {
+	case x86asm.MOV, x86asm.MOVSS, x86asm.MOVSD, x86asm.MOVSD_XMM, x86asm.MOVAPS, x86asm.MOVUPS,
+		x86asm.MOVAPD, x86asm.MOVUPD, x86asm.MOVDQA, x86asm.MOVDQU, x86asm.MOVQ, x86asm.MOVD,
+		x86asm.MOVNTI, x86asm.MOVNTDQ, x86asm.MOVNTPS, x86asm.MOVNTPD, x86asm.MOVHPS, x86asm.MOVLPS,
+		x86asm.POP,
+		x86asm.SETA, x86asm.SETAE, x86asm.SETB, x86asm.SETBE, x86asm.SETE, x86asm.SETG, x86asm.SETGE,
+		x86asm.SETL, x86asm.SETLE, x86asm.SETNE, x86asm.SETNO, x86asm.SETNP, x86asm.SETNS, x86asm.SETO,
+		x86asm.SETP, x86asm.SETS:
+		return true
+	}
+	return false
 }

@@ -187,3 +187,12 @@ func TestAnalyzeChild(t *testing.T) {
 		}
 	}
 }
+
+// TestMain removes the benchmarks' profiles when the process ends.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchFiles.normal != "" {
+		os.RemoveAll(filepath.Dir(benchFiles.normal))
+	}
+	os.Exit(code)
+}

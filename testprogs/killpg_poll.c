@@ -42,7 +42,7 @@
 
 #define HTTPD_CHILDREN 16
 #define REQUESTS_PER_CHILD 600
-#define DUMMY_TIMEOUT_MS 80
+#define DUMMY_TIMEOUT_MS 100
 #define BODY_SIZE 16384
 
 typedef int apr_status_t;

@@ -17,6 +17,11 @@ testprogs:
 test: build testprogs chromium xray-tools
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
+	FUZZTIME=2s ./scripts/fuzz.sh
+
+# Every fuzz target for FUZZTIME each (default 2s; crashers land in testdata).
+fuzz:
+	./scripts/fuzz.sh
 
 # Debian's chromium, for the timeline's browser tests; clang and llvm-xray
 # for its test on a real XRay trace.

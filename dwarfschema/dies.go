@@ -344,6 +344,10 @@ func (l *loader) walk() error {
 		}
 		return &stack[len(stack)-1]
 	}
+	// Every entry takes at least one byte: more entries than bytes means
+	// the reader makes no progress (debug/dwarf returns endless null
+	// entries after some corrupt abbreviations).
+	budget := len(l.w.info) + 1
 	for {
 		e, err := r.Next()
 		if err != nil {
@@ -351,6 +355,9 @@ func (l *loader) walk() error {
 		}
 		if e == nil {
 			break
+		}
+		if budget--; budget < 0 {
+			return fmt.Errorf("corrupt .debug_info: more entries than bytes")
 		}
 		if e.Tag == 0 {
 			if len(stack) > 0 {
@@ -440,7 +447,7 @@ func (l *loader) walk() error {
 		case dwarf.TagArrayType:
 			tr := l.typeRec(e, parent.prefix)
 			if e.Children {
-				if err := l.arrayDims(r, &tr); err != nil {
+				if err := l.arrayDims(r, &tr, &budget); err != nil {
 					return err
 				}
 			}
@@ -469,7 +476,7 @@ func (l *loader) walk() error {
 }
 
 // arrayDims reads the subrange children of an array type.
-func (l *loader) arrayDims(r *dwarf.Reader, tr *typeRec) error {
+func (l *loader) arrayDims(r *dwarf.Reader, tr *typeRec, budget *int) error {
 	depth := 1
 	for depth > 0 {
 		c, err := r.Next()
@@ -478,6 +485,9 @@ func (l *loader) arrayDims(r *dwarf.Reader, tr *typeRec) error {
 		}
 		if c == nil {
 			return nil
+		}
+		if *budget--; *budget < 0 {
+			return fmt.Errorf("corrupt .debug_info: more entries than bytes")
 		}
 		if c.Tag == 0 {
 			depth--

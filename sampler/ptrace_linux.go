@@ -13,7 +13,7 @@ import (
 // that attached it.
 const (
 	traceOptions = unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEFORK |
-		unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEEXIT
+		unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACEVFORKDONE | unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEEXIT
 	// No PTRACE_O_EXITKILL: if vprof dies, the kernel detaches its tracees
 	// and they run on; a recorder crash must not kill the program.
 )

@@ -150,6 +150,7 @@ type thread struct {
 	proc      *process
 	listening bool // in a group-stop, PTRACE_LISTEN'ed
 	exiting   bool // PTRACE_EVENT_EXIT seen
+	vfork     bool // waiting for a vfork child (uninterruptible: not stopped)
 	gone      bool
 	intr      bool // a PTRACE_INTERRUPT is pending
 	schedFD   int

@@ -19,7 +19,7 @@ func (r *Recorder) tick(now int64) {
 		p := r.procList[pi]
 		r.tickThr = append(r.tickThr[:0], p.threads...)
 		for _, t := range r.tickThr {
-			if t.gone || t.listening || t.exiting || p.exited {
+			if t.gone || t.listening || t.exiting || t.vfork || p.exited {
 				continue
 			}
 			r.tickThread(t, now)

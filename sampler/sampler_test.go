@@ -76,7 +76,8 @@ func TestValuesKnownPhases(t *testing.T) {
 	}
 	checkAll("spin", "n", func(v proffile.Value) bool { return v.Bits == n }, fmt.Sprint(n))
 	checkAll("spin", "mark", func(v proffile.Value) bool { return v.Bits == 99 }, "99 (on the stack)")
-	is := checkAll("spin", "i", func(v proffile.Value) bool { return int64(v.Bits) >= 0 && int64(v.Bits) < n }, "in [0, n)")
+	// A loop index is n (16) once incremented past the end, at the exit test.
+	is := checkAll("spin", "i", func(v proffile.Value) bool { return int64(v.Bits) >= 0 && int64(v.Bits) <= n }, "in [0, n]")
 	distinct := map[uint64]bool{}
 	for _, v := range is {
 		distinct[v.Bits] = true
@@ -87,7 +88,7 @@ func TestValuesKnownPhases(t *testing.T) {
 	if len(distinct) < 10 {
 		t.Errorf("spin.i took %d distinct values; want a range", len(distinct))
 	}
-	checkAll("inner", "j", func(v proffile.Value) bool { return v.Bits < 16 }, "in [0, 16) (inlined function)")
+	checkAll("inner", "j", func(v proffile.Value) bool { return v.Bits <= 16 }, "in [0, 16] (inlined function)")
 	cs := checkAll("main", "c", func(v proffile.Value) bool { return v.Bits < calls && v.Frame >= 1 }, "in [0, calls) in a caller frame")
 	// The caller's c is the callee's call argument at the same tick.
 	calls2 := map[int]uint64{}

@@ -178,6 +178,12 @@ func (r *Recorder) handle(t *thread, ws unix.WaitStatus) {
 				r.adopt(int(msg))
 			}
 		}
+		// A vfork parent sleeps uninterruptibly until its child execs or
+		// exits (PTRACE_EVENT_VFORK_DONE): it is not stopped meanwhile.
+		t.vfork = trapCause(ws) == unix.PTRACE_EVENT_VFORK
+		ptraceCont(t.tid, 0)
+	case unix.PTRACE_EVENT_VFORK_DONE:
+		t.vfork = false
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_EXEC:
 		t = r.execed(t)
@@ -289,19 +295,28 @@ func (r *Recorder) stopThread(t *thread, ws *unix.WaitStatus) bool {
 	}
 	t.intr = true
 	for {
-		wpid, st, err := wait4(t.tid, 0)
-		if err != nil || wpid != t.tid {
-			// The task vanished without a status (a non-leader that
-			// exec'd takes the process id): its events come via drain.
+		// Wait for any tracee, not just t: t may be unable to stop until
+		// another tracee moves on (a vfork parent waits for its child, an
+		// exec waits for the other threads' exit stops), so the others'
+		// events are handled meanwhile.
+		wpid, st, err := wait4(-1, 0)
+		if err != nil {
 			t.intr = false
 			return false
+		}
+		if wpid != t.tid {
+			r.dispatch(wpid, st)
+			if t.gone || r.threads[t.tid] != t || !t.intr {
+				return false
+			}
+			continue
 		}
 		if !st.Stopped() {
 			r.handle(t, st) // exited
 			return false
 		}
 		switch trapCause(st) {
-		case unix.PTRACE_EVENT_EXEC, unix.PTRACE_EVENT_EXIT:
+		case unix.PTRACE_EVENT_EXEC, unix.PTRACE_EVENT_EXIT, unix.PTRACE_EVENT_VFORK:
 			r.handle(t, st)
 			return false
 		}
@@ -428,27 +443,33 @@ func (r *Recorder) finish() (*Result, error) {
 		if r.cfg.OnDetached != nil {
 			r.cfg.OnDetached(res)
 		}
-		res.ExitStatus = waitExit(r.first.pid)
+		res.ExitStatus = r.waitExit(r.first.pid)
 	}
 	return res, nil
 }
 
 // waitExit waits for an untraced child and returns its shell-style status.
-func waitExit(pid int) int {
+// SIGTERM or SIGHUP to vprof stops the wait (status 128+n).
+func (r *Recorder) waitExit(pid int) int {
 	for {
 		var ws unix.WaitStatus
-		_, err := unix.Wait4(pid, &ws, 0, nil)
-		if err == unix.EINTR {
+		wpid, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		switch {
+		case err == unix.EINTR:
 			continue
-		}
-		if err != nil {
+		case err != nil:
 			return 0
-		}
-		if ws.Exited() {
+		case wpid == pid && ws.Exited():
 			return ws.ExitStatus()
-		}
-		if ws.Signaled() {
+		case wpid == pid && ws.Signaled():
 			return 128 + int(ws.Signal())
+		}
+		select {
+		case s := <-r.sigs:
+			if s == syscall.SIGTERM || s == syscall.SIGHUP {
+				return 128 + int(s.(syscall.Signal))
+			}
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }

@@ -112,6 +112,7 @@ type evaluator struct {
 	frames []unwind.Frame
 	idx    int // frame whose entry values are asked
 	nest   int
+	regs   [4]unwind.Regs // per nesting level: the caller's registers, carried-over ones included
 }
 
 func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
@@ -151,9 +152,10 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	// gcc writes call-site values only in terms of what survives the call,
 	// which includes caller-saved registers the callee leaves alone
 	// (-fipa-ra): carried-over registers count here.
-	regs := caller.Regs
+	regs := &e.regs[e.nest] // not a local: Eval's context escapes
+	*regs = caller.Regs
 	regs.Valid |= regs.Weak
-	ctx := unwind.Context{Regs: &regs, Mem: &e.r.mem, CFA: caller.CFA, HasCFA: caller.HasCFA, Bias: caller.Map.Bias, Entry: e}
+	ctx := unwind.Context{Regs: regs, Mem: &e.r.mem, CFA: caller.CFA, HasCFA: caller.HasCFA, Bias: caller.Map.Bias, Entry: e}
 	if o.index != nil {
 		ctx.FrameBase, ctx.HasFB = e.r.frameBase(o, caller)
 	}

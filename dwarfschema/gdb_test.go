@@ -140,6 +140,9 @@ func TestLocationsAgainstGDB(t *testing.T) {
 	if _, err := exec.LookPath("gdb"); err != nil {
 		t.Skip("gdb not installed")
 	}
+	if out, err := exec.Command("gdb", "-nx", "-batch", "-ex", "python print(6*7)").CombinedOutput(); err != nil || !strings.Contains(string(out), "42") {
+		t.Skip("gdb has no Python")
+	}
 	for _, tc := range []struct {
 		name, cc, ext, src string
 		flags              []string

@@ -31,6 +31,11 @@ func TestCosts(t *testing.T) {
 		{tid: 2, tick: 5, stack: []uint64{L(pcMemcpy)}},
 		// the inlined body belongs to the inlined function.
 		{tid: 2, tick: 6, ms: 3, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vX, 1)}},
+		// work's own variable read inside the body inlined into it: read in
+		// work's logical frame, as at a call site of a callee not inlined.
+		{tid: 2, tick: 7, ms: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 2)}},
+		// a global read there is read in the code of inl, the innermost.
+		{tid: 2, tick: 8, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vG, 7)}},
 	}
 	b1 := feed(t, a, Buggy, "b1", buggy)
 	feed(t, a, Buggy, "b2", nil) // absent from b2: means halve
@@ -44,13 +49,14 @@ func TestCosts(t *testing.T) {
 		wantViaShare        float64
 		wantVars, wantCount int
 	}{
-		// work holds the inlined inl: the PCs of inl's body are inside work
-		// too (variable-based cost), and its self time is work's (the symbol).
-		{name: "work", pc: 2, vc: 4, raw: 4, wantPlain: 1, wantVia: "qsort", wantViaShare: 0.5},
+		// work holds the inlined inl: its self time is work's (the symbol);
+		// an event in inl's body counts for work's variable-based cost when
+		// work's own variable was read there.
+		{name: "work", pc: 2, vc: 3, raw: 3, wantPlain: 1, wantVia: "qsort", wantViaShare: 0.5},
 		{name: "cmp", pc: 1, vc: 0, raw: 1, wantPlain: 4},
 		{name: "helper", pc: 2, vc: 2, raw: 2, wantPlain: 2},
 		{name: "main", pc: 0, vc: 1, raw: 1, wantPlain: 0},
-		{name: "inl", pc: 3, vc: 3, raw: 3, wantPlain: 0},
+		{name: "inl", pc: 6, vc: 4, raw: 6, wantPlain: 0},
 	}
 	for _, c := range cases {
 		f := findFunc(t, res, c.name)
@@ -69,7 +75,18 @@ func TestCosts(t *testing.T) {
 			t.Errorf("%s: via %+v, want none", c.name, f.Via)
 		}
 	}
-	if !near(b1.unattributed, 1e-3) || !near(b1.total, 9e-3) {
+	// The global g counts for the functions whose code it was read in:
+	// helper, and inl (not work, which holds inl's body).
+	for name, want := range map[string]bool{"helper": true, "inl": true, "work": false, "main": false} {
+		got := false
+		for _, j := range findFunc(t, res, name).Vars {
+			got = got || res.Variables[j].Name == "g"
+		}
+		if got != want {
+			t.Errorf("%s: has global g %v, want %v", name, got, want)
+		}
+	}
+	if !near(b1.unattributed, 1e-3) || !near(b1.total, 12e-3) {
 		t.Errorf("unattributed %g total %g", b1.unattributed, b1.total)
 	}
 	// Flat: every symbol by self time (memcpy 2 ms: ties broken by name).

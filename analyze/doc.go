@@ -50,12 +50,23 @@
 //   - "via" names the library function the program frame called (the
 //     outermost library frame above it), e.g. qsort rather than memcpy
 //     inside qsort; its share is of the function's PC cost.
-//   - Inlined code: a PC in an inlined body is inside the inlined function
-//     and inside every function it is inlined into (one machine frame holds
-//     that whole chain). The PC cost goes to the innermost function; the
-//     variable-based cost of an event, and the functions a global was
-//     sampled in, count the whole chain. The flat profile charges self time
-//     to the out-of-line function (the symbol), as gprof and perf do.
+//   - Inlined code: a PC in an inlined body belongs to the inlined function
+//     (method.md §2); one machine frame there holds a chain of logical
+//     frames, the inlined function, then the functions it is inlined into.
+//     The PC cost goes to the innermost function. A value sample counts
+//     (variable-based cost) for the logical frame it was read in: a
+//     local's defining function, which is on the chain (an outer
+//     function's variables are readable inside the bodies inlined into
+//     it, as they are at the call site of a callee that is not inlined);
+//     a global's innermost function there (globals are located in the code
+//     of the functions that read them, dwarfschema/globalrefs.go, and that
+//     code excludes the bodies of other functions inlined into a reader),
+//     which is also the function the global counts for (§5). So inlining
+//     neither adds nor removes cost from a function: a caller gets an
+//     event when its own variables were read, as without inlining, not
+//     every event of every body inlined into it. The flat profile charges
+//     self time to the out-of-line function (the symbol), as gprof and
+//     perf do.
 //   - A PC inside a program object but outside every function (PLT stubs)
 //     is not a program frame: its cost passes to the caller.
 //   - A pointer to a basic type whose pointee could not be read (NULL) is

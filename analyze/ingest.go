@@ -314,8 +314,8 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 // valRec is one value sample between the two phases of a block.
 type valRec struct {
 	gv      int32
-	obj     int32   // object index of the PC it was read at; -1: unknown
-	chain   []int32 // globals: the program functions containing that PC
+	obj     int32 // object index of the PC it was read at; -1: unknown
+	fn      int32 // globals: the program function there (innermost); -1 otherwise
 	hasPtee bool
 	tick    uint64
 	link    uint64
@@ -342,26 +342,28 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 	}
 	a.varStamp[gv] = stamp
 	r.values++
-	rec := valRec{gv: gv, obj: -1, tick: s.Tick, bits: v.Bits, pointee: v.Pointee, hasPtee: v.HasPointee}
+	rec := valRec{gv: gv, obj: -1, fn: -1, tick: s.Tick, bits: v.Bits, pointee: v.Pointee, hasPtee: v.HasPointee}
 	if int(v.Frame) < nf {
 		if fr := r.frame(pid, s, int(v.Frame), stamp); fr.oi != nil {
-			// The PC is inside the innermost function and every function
-			// it is inlined into.
-			if len(fr.chain) == 0 {
-				if a.funcStamp[fr.fn] != stamp {
-					a.funcStamp[fr.fn] = stamp
-					r.vc[fr.fn] += w
-				}
+			// The value was read in the logical frame of the function that
+			// owns it: a local's defining function, which is on the inline
+			// chain at that PC (an outer function's variables are readable
+			// inside the bodies inlined into it, as at a call site of a
+			// callee that is not inlined); a global's reader, the innermost
+			// function there (the PCs of an inlined body belong to the
+			// inlined function, method.md §2, and globals are located in
+			// the code of the functions that read them).
+			f := fr.fn
+			if own := a.vars[gv].fn; own >= 0 && slices.Contains(fr.chain, own) {
+				f = own
 			}
-			for _, f := range fr.chain {
-				if a.funcStamp[f] != stamp {
-					a.funcStamp[f] = stamp
-					r.vc[f] += w
-				}
+			if a.funcStamp[f] != stamp {
+				a.funcStamp[f] = stamp
+				r.vc[f] += w
 			}
 			rec.obj, rec.link = fr.oi.idx, fr.link
 			if fr.prog && oi.global[v.Var] {
-				rec.chain = fr.chain
+				rec.fn = fr.fn
 			}
 		}
 	}
@@ -449,13 +451,9 @@ func (r *Run) variable(ts *threadState, gv int32, recs []valRec) {
 	vi.count[k] += float64(len(recs))
 	if vi.fn < 0 {
 		for i := range recs {
-			for _, f := range recs[i].chain {
-				if f != vi.last {
-					vi.funcs[f] = struct{}{}
-				}
-			}
-			if c := recs[i].chain; len(c) > 0 {
-				vi.last = c[0]
+			if f := recs[i].fn; f >= 0 && f != vi.last {
+				vi.funcs[f] = struct{}{}
+				vi.last = f
 			}
 		}
 	}

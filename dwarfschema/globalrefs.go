@@ -29,6 +29,15 @@ import (
 // global is reached through its GOT slot, which is resolved through the
 // slot's dynamic relocation.
 //
+// Functions are source functions, inline-aware (method.md §2: the PCs of an
+// inlined body belong to the inlined function): the function reading at an
+// instruction is the innermost inlined instance there, and a reader's code
+// is every PC where it is the innermost function, out of line or inlined,
+// not the bodies of other functions inlined into it. So a global read only
+// by a helper inlined into a large caller is sampled, and blamed, in the
+// helper, as it would be were the helper not inlined; and a global read by
+// a caller is not blamed on the callees inlined into it.
+//
 // It returns the number of globals narrowed and of those left unsampled.
 func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 	type glob struct {
@@ -101,7 +110,8 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 		return nil
 	}
 
-	users := make([][]FuncID, len(gs)) // per global, the functions referencing it
+	code2fn := innermostFuncs(s)
+	users := make([]map[FuncID]bool, len(gs)) // per global, the functions reading it
 	for fi := range s.Funcs {
 		f := &s.Funcs[fi]
 		for _, r := range f.Ranges {
@@ -134,9 +144,14 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 						ea = t // PIC code loads the global's address from its GOT slot
 					}
 					if g := find(ea); g >= 0 {
-						if u := users[g]; len(u) == 0 || u[len(u)-1] != FuncID(fi) {
-							users[g] = append(u, FuncID(fi))
+						reader := FuncID(fi)
+						if j := code2fn.find(pc); j >= 0 {
+							reader = code2fn.fn[j]
 						}
+						if users[g] == nil {
+							users[g] = map[FuncID]bool{}
+						}
+						users[g][reader] = true
 					}
 				}
 				b, pc = b[in.Len:], next
@@ -154,12 +169,18 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 		}
 		narrowed++
 		base := s.Locs[g.loc]
-		for _, fi := range users[i] {
-			for _, r := range s.Funcs[fi].Ranges {
-				l := base
-				l.PCStart, l.PCEnd = r.Lo, r.Hi
-				add = append(add, l)
+		for j := range code2fn.fn {
+			if !users[i][code2fn.fn[j]] {
+				continue
 			}
+			lo, hi := code2fn.lo[j], code2fn.hi[j]
+			if n := len(add); n > 0 && add[n-1].Var == base.Var && add[n-1].PCEnd == lo {
+				add[n-1].PCEnd = hi // adjacent code of readers: one entry
+				continue
+			}
+			l := base
+			l.PCStart, l.PCEnd = lo, hi
+			add = append(add, l)
 		}
 	}
 	out := s.Locs[:0]
@@ -227,4 +248,101 @@ func storeOnly(op x86asm.Op) bool {
 		return true
 	}
 	return false
+}
+
+// codeMap maps disjoint PC ranges [lo[i], hi[i]) to the function executing
+// there, sorted by lo.
+type codeMap struct {
+	lo, hi []uint64
+	fn     []FuncID
+}
+
+// find returns the index of the range holding pc, or -1.
+func (m *codeMap) find(pc uint64) int {
+	i := sort.Search(len(m.lo), func(i int) bool { return m.hi[i] > pc })
+	if i < len(m.lo) && pc >= m.lo[i] {
+		return i
+	}
+	return -1
+}
+
+// innermostFuncs paints the out-of-line ranges of s.Funcs and the ranges of
+// s.Inlines into disjoint ranges, each owned by the deepest instance
+// covering it (the innermost inlined function executing there; on equal
+// depth, the lower FuncID, for determinism).
+func innermostFuncs(s *Schema) codeMap {
+	type event struct {
+		pc    uint64
+		fn    FuncID
+		depth int32
+		start bool
+	}
+	var ev []event
+	add := func(fn FuncID, depth int32, rs []PCRange) {
+		for _, r := range rs {
+			if r.Hi > r.Lo {
+				ev = append(ev, event{r.Lo, fn, depth, true}, event{r.Hi, fn, depth, false})
+			}
+		}
+	}
+	for i := range s.Funcs {
+		add(FuncID(i), 0, s.Funcs[i].Ranges)
+	}
+	for i := range s.Inlines {
+		add(s.Inlines[i].Func, s.Inlines[i].Depth, s.Inlines[i].Ranges)
+	}
+	slices.SortFunc(ev, func(a, b event) int {
+		switch {
+		case a.pc != b.pc:
+			if a.pc < b.pc {
+				return -1
+			}
+			return 1
+		case a.start != b.start:
+			if !a.start {
+				return -1 // ends before starts at one PC
+			}
+			return 1
+		}
+		return 0
+	})
+	type live struct {
+		fn    FuncID
+		depth int32
+	}
+	var act []live
+	var m codeMap
+	for k := 0; k < len(ev); {
+		pc := ev[k].pc
+		for ; k < len(ev) && ev[k].pc == pc; k++ {
+			e := ev[k]
+			if e.start {
+				act = append(act, live{e.fn, e.depth})
+			} else if p := slices.Index(act, live{e.fn, e.depth}); p >= 0 {
+				act = slices.Delete(act, p, p+1)
+			}
+		}
+		// Close the open range; open the next one.
+		if n := len(m.lo); n > 0 && m.hi[n-1] == ^uint64(0) {
+			m.hi[n-1] = pc
+			if m.hi[n-1] == m.lo[n-1] {
+				m.lo, m.hi, m.fn = m.lo[:n-1], m.hi[:n-1], m.fn[:n-1]
+			}
+		}
+		if len(act) == 0 {
+			continue
+		}
+		best := act[0]
+		for _, a := range act[1:] {
+			if a.depth > best.depth || (a.depth == best.depth && a.fn < best.fn) {
+				best = a
+			}
+		}
+		if n := len(m.lo); n > 0 && m.hi[n-1] == pc && m.fn[n-1] == best.fn {
+			m.hi[n-1] = ^uint64(0) // same function continues
+			continue
+		}
+		m.lo, m.hi, m.fn = append(m.lo, pc), append(m.hi, ^uint64(0)), append(m.fn, best.fn)
+	}
+	return m
 }

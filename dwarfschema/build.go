@@ -156,6 +156,8 @@ func (l *loader) build() error {
 		}
 	}
 
+	nameFromSymbols(s.Funcs, s.Symbols)
+
 	// Code the DWARF does not describe (crt files, assembly, clones of
 	// functions compiled without -g) gets functions from the symbol table.
 	s.Funcs = funcsFromSymbols(s.Funcs, s.Symbols)
@@ -587,4 +589,37 @@ func dropUntagged(s *Schema) {
 		}
 	}
 	s.Locs = slices.Clip(locs)
+}
+
+// nameFromSymbols gives their linkage names to C++ functions whose DWARF
+// has none (gcc omits DW_AT_linkage_name for functions with internal
+// linkage, e.g. static functions in a namespace): the mangled symbol at the
+// start of one of the function's ranges, when it demangles to the
+// function's qualified name. Name is then the key the symbol table and
+// other tools use, and Display shows the parameters like other C++
+// functions.
+func nameFromSymbols(funcs []Func, syms []Symbol) {
+	for i := range funcs {
+		f := &funcs[i]
+		if strings.HasPrefix(f.Name, "_Z") || !strings.Contains(f.Name, "::") {
+			continue
+		}
+		for _, r := range f.Ranges {
+			k := sort.Search(len(syms), func(k int) bool { return syms[k].Value >= r.Lo })
+			for ; k < len(syms) && syms[k].Value == r.Lo; k++ {
+				name := stripClone(syms[k].Name)
+				if !strings.HasPrefix(name, "_Z") {
+					continue
+				}
+				if demangle.Filter(name, demangle.NoParams, demangle.NoTemplateParams) == f.Name ||
+					demangle.Filter(name, demangle.NoParams) == f.Name {
+					f.Name, f.Display = name, demangle.Filter(name)
+					break
+				}
+			}
+			if strings.HasPrefix(f.Name, "_Z") {
+				break
+			}
+		}
+	}
 }

@@ -573,6 +573,7 @@ func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, co
 	lastIdx := int32(-1)
 	rows := &l.rows
 	start := rows.len() // rows of the current sequence start here
+	lastStmt := false   // the last row kept is a statement (is_stmt)
 	for {
 		if err := lr.Next(&le); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -598,17 +599,21 @@ func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, co
 			lastIdx = i
 		}
 		row := LineRow{PC: le.Address, File: lastIdx, Line: int32(le.Line)}
-		// Within a sequence addresses only grow: a row at the PC of the
-		// previous one replaces it, and a row repeating the previous
-		// file and line adds nothing (most rows of -O2 code are one or
-		// the other; keeping them would multiply the table).
+		// Within a sequence addresses only grow. Several rows at one PC
+		// (gcc's location views: a statement, then the inlined code or
+		// epilogue that starts there) keep one: the last statement row,
+		// as gdb does, else the last row. A row repeating the previous
+		// file and line adds nothing. (Most rows of -O2 code are one or
+		// the other; keeping them would multiply the table.)
 		if n := rows.len(); n > start {
 			p := rows.at(n - 1)
 			if p.PC == row.PC {
-				*p = row
-				if n-1 > start {
-					if q := rows.at(n - 2); q.File == row.File && q.Line == row.Line {
-						rows.pop()
+				if le.IsStmt || !lastStmt {
+					*p, lastStmt = row, le.IsStmt
+					if n-1 > start {
+						if q := rows.at(n - 2); q.File == row.File && q.Line == row.Line {
+							rows.pop()
+						}
 					}
 				}
 				continue
@@ -617,6 +622,7 @@ func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, co
 				continue
 			}
 		}
+		lastStmt = le.IsStmt
 		rows.add(row)
 	}
 }

@@ -246,7 +246,7 @@ func mergeRanges(rs []PCRange) []PCRange {
 func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 	s := l.s
 	memo := map[dieOff]typeInfo{}
-	idx := map[varKey]VarID{}
+	idx := make(map[varKey]VarID, l.vars.len()/2)
 	vid := make([]VarID, l.vars.len())
 	funcSel := make([]int8, len(s.Funcs)) // 0 unknown, 1 selected, -1 not
 	globalSel := l.opt.FuncRegex == nil || l.opt.FuncRegex.MatchString(GlobalFunc)

@@ -32,7 +32,7 @@ func (c *chunked[T]) last() *T {
 	return c.at(c.n - 1)
 }
 
-// truncate drops the last element.
+// pop drops the last element.
 func (c *chunked[T]) pop() {
 	k := len(c.chunks) - 1
 	c.chunks[k] = c.chunks[k][:len(c.chunks[k])-1]

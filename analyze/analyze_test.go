@@ -274,6 +274,19 @@ func threads3(v int32, pc uint64, x int64, n int) []ev {
 	return out
 }
 
+// threads3x2 is, on each of threads 1, 2, 3, a run of n values x then a
+// run of n values x+1 of v.
+func threads3x2(v int32, pc uint64, x int64, n int) []ev {
+	var out []ev
+	for tid := int32(1); tid <= 3; tid++ {
+		for _, e := range append(constSeries(v, pc, 1, x, n), constSeries(v, pc, 1+uint64(n), x+1, n)...) {
+			e.tid = tid
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // run of n equal values of i at consecutive ticks from tick0.
 func constSeries(v int32, pc uint64, tick0 uint64, x int64, n int) []ev {
 	xs := make([]int64, n)
@@ -301,18 +314,22 @@ func TestVarVerdict(t *testing.T) {
 			ok: false, reason: ReasonTooFew},
 		{name: "normal only", normal: series(vI, pcWork, 1, 1), fn: "work", v: "i",
 			ok: true, r: 0.8, hasDim: false, reason: ReasonNormOnly},
-		// Three threads with one run each: value constants 5 vs 7 -> 0;
-		// delta all 0 -> single value 0.8; duration 10s vs 20s -> constants
-		// differ 0. Tie value/duration: duration wins.
-		{name: "tie: duration before value", normal: threads3(vI, pcWork, 5, 10), buggy: threads3(vI, pcWork, 7, 20),
+		// Three threads with two runs each: values {5,6} vs {7,8} -> H=1,
+		// 0; durations all 10 vs all 20 -> constants differ, 0. Tie
+		// value/duration: duration wins.
+		{name: "tie: duration before value", normal: threads3x2(vI, pcWork, 5, 10), buggy: threads3x2(vI, pcWork, 7, 20),
 			fn: "work", v: "i", ok: true, r: 0, dim: DimDuration, hasDim: true, reason: ReasonConstants},
+		// One run per thread in every run: the durations are how long the
+		// threads were sampled (10 vs 20 ticks), not how long values last.
+		{name: "never changes: no duration evidence", normal: threads3(vI, pcWork, 5, 10), buggy: threads3(vI, pcWork, 5, 20),
+			fn: "work", v: "i", ok: true, r: 0.8, dim: DimDuration, hasDim: true, reason: ReasonNoChange},
 		// Same run lengths: only value differs.
 		{name: "value only differs", normal: threads3(vI, pcWork, 5, 10), buggy: threads3(vI, pcWork, 7, 10),
 			fn: "work", v: "i", ok: true, r: 0, dim: DimValue, hasDim: true, reason: ReasonConstants},
-		// Natural variable: value skipped, delta/duration one value pooled
-		// -> 0.8; duration first on the tie.
+		// Natural variable: value skipped, delta one value pooled, duration
+		// never changes -> 0.8; duration first on the tie.
 		{name: "natural: no value dimension", normal: threads3(vStart, pcMain, 5, 10), buggy: threads3(vStart, pcMain, 999, 10),
-			fn: "main", v: "start_time", ok: true, r: 0.8, dim: DimDuration, hasDim: true, reason: ReasonOneValue},
+			fn: "main", v: "start_time", ok: true, r: 0.8, dim: DimDuration, hasDim: true, reason: ReasonNoChange},
 		// 3 samples a side: values tested (0.8), 2 deltas a side (no
 		// verdict), durations one value pooled (0.8, first on the tie).
 		{name: "dimension with too few", normal: series(vI, pcWork, 1, 1, 2, 3), buggy: series(vI, pcWork, 1, 1, 2, 3),

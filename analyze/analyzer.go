@@ -108,6 +108,7 @@ type varInfo struct {
 	fn      int32            // defining function, -1 for globals
 	last    int32            // cache of the last function added to funcs
 	count   [2]float64       // value samples per kind
+	changed [2]bool          // per kind: the value changed on some thread
 	sets    [2][numDims]*sampleSet
 	lo      [numDims]float64 // normal range with slack (buggy runs)
 	hi      [numDims]float64 //

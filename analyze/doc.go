@@ -83,6 +83,19 @@
 //     a decisive rule: constant sides that differ, present only when slow)
 //     wins over a DefaultDiscount given without a test (single value
 //     pooled, absent when slow); then the variable's name.
+//   - Duration of a value that never changes: when no thread of any run,
+//     normal or buggy, saw a variable's value change, each of its
+//     durations is one thread's whole span of samples (a configuration
+//     constant, a thread's argument): it measures how long the thread ran,
+//     which is longer in the slow run by definition, not how long the
+//     variable's values last (the thesis: "how many alarm intervals a
+//     variable value stays the same. This quantifies how often the values
+//     change"). Such a duration dimension gets DefaultDiscount ("never
+//     changes"), like a single value pooled; with fewer than MinSamples
+//     durations a side it still has no verdict. A value that changes on
+//     some thread of either kind keeps every duration, so a value stuck
+//     for the whole slow run while it changes in the normal runs (the
+//     hang of Postgres-14b1) is still compared.
 //   - A variable absent in the buggy runs has r = DefaultDiscount and no
 //     dimension, so rule 4 does not classify it.
 //   - Variables are matched across runs by defining function (linkage name;

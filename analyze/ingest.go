@@ -505,6 +505,9 @@ func (r *Run) variable(ts *threadState, gv int32, recs []valRec) {
 		} else {
 			if tv.has {
 				r.endRun(gv, tv, rp)
+				if tv.key != key {
+					vi.changed[k] = true
+				}
 			}
 			tv.first, tv.last, tv.key = rec.tick, rec.tick, key
 		}

@@ -14,6 +14,7 @@ const (
 	ReasonBuggyOnly = "present only when slow" // samples in buggy runs only: 0
 	ReasonNormOnly  = "absent when slow"       // samples in normal runs only: DefaultDiscount
 	ReasonNoVerdict = "no dimension with verdict"
+	ReasonNoChange  = "never changes" // duration of a value no thread saw change: DefaultDiscount
 )
 
 // DimVerdict is the variable-discounter's result for one dimension of one
@@ -127,6 +128,13 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 			continue
 		}
 		dv := o.dimVerdict(d, vi.sets[Normal][d], vi.sets[Buggy][d])
+		if d == DimDuration && dv.OK && !vi.changed[Normal] && !vi.changed[Buggy] {
+			// No thread of any run saw the value change: every duration
+			// is one thread's whole span of samples of v, which measures
+			// how long the thread ran, not how long v's values last.
+			dv = DimVerdict{Dim: d, Normal: dv.Normal, Buggy: dv.Buggy, Exact: dv.Exact, OK: true,
+				R: o.DefaultDiscount, Default: true, Reason: ReasonNoChange}
+		}
 		vv.Dims = append(vv.Dims, dv)
 	}
 	for j := range vv.Dims {

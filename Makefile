@@ -44,6 +44,11 @@ demo: build testprogs
 
 # The scoreboard: for every test program, the root-cause rank by vprof, by a
 # plain PC profile and by gprof (-pg builds). EVAL_FLAGS=-only a,b -runs 1
+# Recording overhead: plain vs vprof record vs perf record vs gprof (-pg),
+# interleaved; medians, ratios, vprof's cost per sample and a rate sweep.
+bench:
+	$(GO) run ./sampler/bench $(BENCH_FLAGS)
+
 eval: build testprogs
 	$(MAKE) -C testprogs pg
 	$(GO) run ./cmd/vprof-eval $(EVAL_FLAGS)

@@ -55,11 +55,17 @@ func ptraceEventMsg(tid int) (uint64, error) {
 	return msg, err
 }
 
-// wait4 waits for a state change of pid (-1: any tracee or child). It can
-// block, so it goes through the scheduler (Syscall6).
+// The tracer thread makes its blocking calls (wait4, the sleep between
+// ticks) as raw system calls too: through the Go scheduler, each block of
+// more than 20µs made sysmon hand the thread's P to another thread and
+// back, costing more CPU than the call itself at a thousand ticks a second.
+// The tracer blocks for microseconds to milliseconds; the price is that a
+// garbage collection waits for it that long (the recorder hardly allocates).
+
+// wait4 waits for a state change of pid (-1: any tracee or child).
 func wait4(pid int, opts int) (int, unix.WaitStatus, error) {
 	var status int32
-	r, _, e := unix.Syscall6(unix.SYS_WAIT4, uintptr(pid), uintptr(unsafe.Pointer(&status)), uintptr(opts|unix.WALL), 0, 0, 0)
+	r, _, e := unix.RawSyscall6(unix.SYS_WAIT4, uintptr(pid), uintptr(unsafe.Pointer(&status)), uintptr(opts|unix.WALL), 0, 0, 0)
 	if e != 0 {
 		return -1, 0, e
 	}
@@ -77,7 +83,7 @@ func readv(pid int, local []unix.Iovec, remote []unix.RemoteIovec) (int, error) 
 	if len(local) == 0 {
 		return 0, nil
 	}
-	r, _, e := unix.Syscall6(unix.SYS_PROCESS_VM_READV, uintptr(pid),
+	r, _, e := unix.RawSyscall6(unix.SYS_PROCESS_VM_READV, uintptr(pid),
 		uintptr(unsafe.Pointer(&local[0])), uintptr(len(local)),
 		uintptr(unsafe.Pointer(&remote[0])), uintptr(len(remote)), 0)
 	if e != 0 {
@@ -88,11 +94,17 @@ func readv(pid int, local []unix.Iovec, remote []unix.RemoteIovec) (int, error) 
 
 // pread reads from fd at offset 0 (a /proc file kept open).
 func pread(fd int, b []byte) (int, error) {
-	r, _, e := unix.Syscall6(unix.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0, 0, 0)
+	r, _, e := unix.RawSyscall6(unix.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0, 0, 0)
 	if e != 0 {
 		return 0, e
 	}
 	return int(r), nil
+}
+
+// sleepUntilMono sleeps until CLOCK_MONOTONIC reaches abs ns.
+func sleepUntilMono(abs int64) {
+	ts := unix.NsecToTimespec(abs)
+	unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 }
 
 // regsFromPtrace fills an unwinder register set from PTRACE_GETREGS.

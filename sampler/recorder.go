@@ -95,6 +95,7 @@ type Result struct {
 	Values     ValueStats
 	Unwind     unwind.Stats
 	TracerCPU  time.Duration // vprof's own CPU time
+	SetupCPU   time.Duration // of which before the first tick (loading the program's schema and CFI)
 	TargetCPU  time.Duration // CPU time of the traced threads while recorded
 	Processes  int
 	Threads    int
@@ -159,9 +160,18 @@ type thread struct {
 	cpuSample uint64 // CPU ns at the last sample
 	cpuStart  uint64
 	lastNS    int64 // wall time of the last sample
+	checkNS   int64 // wall time of the last CPU check
 	idle      int
 	nextCheck uint64
 	window    int
+	// a tick's stop: the capture taken while stopped, processed after
+	// every thread of the tick was resumed
+	cap        *capture
+	inBatch    bool
+	captured   bool
+	pendWeight int64
+	pendWhen   int64
+	tInt       int64 // when it was interrupted
 	// last light sample, reused while the thread stays blocked at the same
 	// place (wall clock).
 	lightSP, lightPC uint64
@@ -195,6 +205,8 @@ type Recorder struct {
 	stopSig      syscall.Signal
 	targetCPU    int64
 	lastFlush    int64
+	cpuAtStart   time.Duration // vprof's CPU time when the recording began
+	cpuAtTick    time.Duration // and at the first tick
 	sigs         <-chan os.Signal
 	deadline     int64
 	loadOpt      loadOptions
@@ -203,10 +215,9 @@ type Recorder struct {
 
 	// sampling scratch, reused by every sample
 	pregs   unix.PtraceRegs
-	regs    unwind.Regs
-	fp      fpRegs
-	hasFP   bool
-	mem     stackMem
+	cur     *capture // the capture being turned into a sample
+	light   *capture // for threads sampled without stopping them
+	stopped []*thread
 	frames  []unwind.Frame
 	stack   []uint64
 	values  []proffile.Value
@@ -235,12 +246,14 @@ type Recorder struct {
 
 const (
 	redZone       = 128     // below %rsp, used by leaf functions
-	minWindow     = 8 << 10 // stack bytes copied per sample, grown on need
+	minWindow     = 1 << 10 // stack bytes copied per sample: fitted to the stacks met
 	maxWindow     = 64 << 10
+	windowSlack   = 1 << 10 // beyond the deepest frame seen
 	maxSleep      = 2 * time.Millisecond
 	arenaBytes    = 256 << 10
 	detachTimeout = 5 * time.Second
 	flushEvery    = time.Second
+	tracerNice    = -10
 )
 
 // Record runs a recording to its end (see the package doc) and returns how
@@ -296,7 +309,7 @@ func Record(cfg Config) (*Result, error) {
 		batch:       newBatch(arenaBytes),
 		rng:         rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
 	}
-	r.mem.buf = make([]byte, maxWindow+redZone)
+	r.light = newCapture(maxWindow)
 	r.eval.r = r
 	r.loadOpt = loadOptions{
 		schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex},
@@ -336,6 +349,15 @@ func Record(cfg Config) (*Result, error) {
 
 func secs(ns int64) time.Duration { return time.Duration(ns) }
 
+// ownCPU is this process's CPU time so far.
+func ownCPU() time.Duration {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func (r *Recorder) warn(msg string) {
 	if !r.warned[msg] {
 		r.warned[msg] = true
@@ -371,6 +393,12 @@ func (r *Recorder) run() (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// Run this thread ahead of the program's: a stopped thread waits for
+	// the tracer to be scheduled, so a tracer waiting for a CPU holds the
+	// program up. Only now, after the launch: a child inherits the nice
+	// value of the thread that forks it. Raising the priority needs
+	// CAP_SYS_NICE (or root); without it the nice value stays as it is.
+	unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), tracerNice)
 	r.loop()
 	return r.finish()
 }
@@ -411,6 +439,7 @@ func (r *Recorder) begin(p *process) error {
 	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
 	r.monoBase = ts.Nano()
 	r.start = time.Now()
+	r.cpuAtStart = ownCPU()
 	r.nextTick = int64(r.cfg.Interval)
 	if r.cfg.Duration > 0 {
 		r.deadline = int64(r.cfg.Duration)
@@ -694,7 +723,7 @@ func (r *Recorder) startProcess(p *process, kind proffile.ProcEventKind) {
 
 // newThread registers thread tid of p.
 func (r *Recorder) newThread(p *process, tid int) *thread {
-	t := &thread{tid: tid, proc: p, window: minWindow, lastNS: r.now()}
+	t := &thread{tid: tid, proc: p, window: 8 << 10, lastNS: r.now()}
 	t.schedFD = openTaskFile(p.pid, tid, "schedstat")
 	t.sysFD = openTaskFile(p.pid, tid, "syscall")
 	if c, ok := r.readCPU(t); ok {

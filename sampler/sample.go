@@ -11,10 +11,34 @@ import (
 	"github.com/vprof/vprof/runtime/unwind"
 )
 
-// tick samples the threads due at this tick (method.md §3).
+// capture is what a sample needs from a thread: its registers and a copy
+// of its stack window, taken while it is stopped (or, for a thread blocked
+// in the kernel, its SP and PC and the stack, which does not move).
+type capture struct {
+	regs  unwind.Regs
+	fp    fpRegs
+	hasFP bool
+	mem   stackMem
+}
+
+func newCapture(window int) *capture {
+	c := &capture{}
+	c.mem.buf = make([]byte, window+redZone)
+	return c
+}
+
+// tick samples the threads due at this tick (method.md §3). Threads that
+// are running are all interrupted first and captured as each stops, then
+// resumed at once: a runnable thread waiting for a CPU stops as soon as
+// the stopping of the others frees one, instead of after a time slice.
+// Threads blocked in the kernel are read without being stopped.
 func (r *Recorder) tick(now int64) {
+	if r.tickN == 0 {
+		r.cpuAtTick = ownCPU()
+	}
 	r.tickN++
 	r.steps.Ticks++
+	r.stopped = r.stopped[:0]
 	for pi := 0; pi < len(r.procList); pi++ {
 		p := r.procList[pi]
 		r.tickThr = append(r.tickThr[:0], p.threads...)
@@ -25,10 +49,22 @@ func (r *Recorder) tick(now int64) {
 			r.tickThread(t, now)
 		}
 	}
+	if len(r.stopped) == 0 {
+		return
+	}
+	r.stopAll()
+	for _, t := range r.stopped {
+		if t.captured && !t.gone {
+			t.captured = false
+			r.steps.Full++
+			r.cur = t.cap
+			r.finishSample(t, t.pendWeight, t.pendWhen, proffile.Running, -1)
+		}
+	}
 }
 
-// tickThread decides whether t is sampled at this tick and samples it:
-// stopped if it is running, read from memory if it is blocked.
+// tickThread decides whether t is sampled at this tick: a blocked thread
+// is sampled at once, a running one is queued for stopAll.
 func (r *Recorder) tickThread(t *thread, now int64) {
 	t0 := r.now()
 	var weight int64
@@ -43,15 +79,27 @@ func (r *Recorder) tickThread(t *thread, now int64) {
 		if c <= t.cpu {
 			// Idle: check less often (up to every 16 ticks); the CPU time
 			// is not lost, the next sample's weight covers it.
+			t.checkNS = now
 			t.idle++
 			t.nextCheck = r.tickN + uint64(min(1+t.idle/4, 16))
 			r.steps.Decide += secs(r.now() - t0)
 			return
 		}
 		r.targetCPU += int64(c - t.cpu)
-		t.cpu, t.idle, t.nextCheck = c, 0, 0
+		busy := int64(c-t.cpu) >= (now-t.checkNS)*9/10
+		t.cpu, t.idle, t.nextCheck, t.checkNS = c, 0, 0, now
 		weight = int64(c - t.cpuSample)
 		t.cpuSample = c
+		if busy {
+			// On a CPU for (nearly) the whole interval: running. This
+			// saves reading its state; the chance that it entered a
+			// blocking call in the last tenth of the interval is small.
+			t.lastNS = now
+			r.steps.Decide += secs(r.now() - t0)
+			t.pendWeight, t.pendWhen = weight, t0
+			r.stopped = append(r.stopped, t)
+			return
+		}
 	} else {
 		weight = now - t.lastNS
 	}
@@ -61,44 +109,92 @@ func (r *Recorder) tickThread(t *thread, now int64) {
 	}
 	r.steps.Decide += secs(r.now() - t0)
 	if r.sys.Running {
-		r.sampleStopped(t, weight, t0)
+		t.pendWeight, t.pendWhen = weight, t0
+		r.stopped = append(r.stopped, t)
 	} else {
 		r.sampleBlocked(t, weight, t0)
 	}
 }
 
-// sampleStopped samples a running thread: stop, registers, stack window,
-// resume; the rest is done while it runs.
-func (r *Recorder) sampleStopped(t *thread, weight, when int64) {
-	p := t.proc
-	t0 := r.now()
-	var ws unix.WaitStatus
-	if !r.stopThread(t, &ws) {
-		return
+// stopAll interrupts the queued threads and captures each as it stops,
+// resuming it right after (a stopped thread is held for the copy only).
+// Other tracees' events are handled meanwhile: a thread may not stop
+// until another moves on (a vfork parent, an exec waiting for the other
+// threads' exit stops).
+func (r *Recorder) stopAll() {
+	pending := 0
+	for _, t := range r.stopped {
+		t.captured = false
+		if ptraceInterrupt(t.tid) != nil {
+			continue
+		}
+		t.intr, t.inBatch, t.tInt = true, true, r.now()
+		pending++
 	}
+	for pending > 0 {
+		wpid, ws, err := wait4(-1, 0)
+		if err != nil {
+			break
+		}
+		t := r.threads[wpid]
+		if t != nil && t.inBatch && ws.Stopped() {
+			switch trapCause(ws) {
+			case unix.PTRACE_EVENT_EXEC, unix.PTRACE_EVENT_EXIT, unix.PTRACE_EVENT_VFORK:
+			default:
+				t.intr, t.inBatch = false, false
+				pending--
+				r.capture(t, ws)
+				continue
+			}
+		}
+		r.dispatch(wpid, ws)
+		// The event may have ended the wait for some of the threads.
+		pending = 0
+		for _, x := range r.stopped {
+			if x.inBatch && (x.gone || !x.intr) {
+				x.inBatch = false
+			}
+			if x.inBatch {
+				pending++
+			}
+		}
+	}
+	for _, t := range r.stopped {
+		t.inBatch = false
+	}
+}
+
+// capture copies what a sample needs from stopped thread t, then resumes
+// it with handle(t, ws) (delivering the signal it stopped for, if any).
+func (r *Recorder) capture(t *thread, ws unix.WaitStatus) {
+	p := t.proc
 	t1 := r.now()
+	need := t.window + redZone
+	if t.cap == nil || cap(t.cap.mem.buf) < need {
+		t.cap = newCapture(t.window)
+	}
+	c := t.cap
 	if ptraceGetRegs(t.tid, &r.pregs) != nil {
 		r.handle(t, ws)
 		return
 	}
-	regsFromPtrace(&r.pregs, &r.regs)
-	r.hasFP = false
-	if r.needFP(p, r.regs.PC()) {
-		r.hasFP = ptraceGetFPRegs(t.tid, &r.fp) == nil
+	regsFromPtrace(&r.pregs, &c.regs)
+	c.hasFP = false
+	if r.needFP(p, c.regs.PC()) {
+		c.hasFP = ptraceGetFPRegs(t.tid, &c.fp) == nil
 	}
 	t2 := r.now()
-	r.mem.fill(p.pid, r.regs.SP()-redZone, t.window+redZone)
+	c.mem.fill(p.pid, c.regs.SP()-redZone, need)
 	t3 := r.now()
 	r.handle(t, ws) // resume: PTRACE_CONT, with the signal it stopped for if any
 	t4 := r.now()
 	s := &r.steps
-	s.Stop += secs(t1 - t0)
+	s.Stop += secs(t1 - t.tInt)
 	s.Regs += secs(t2 - t1)
 	s.Read += secs(t3 - t2)
 	s.Resume += secs(t4 - t3)
-	s.Stopped += secs(t4 - t0)
-	s.Full++
-	r.finishSample(t, weight, when, proffile.Running, -1)
+	s.Stopped += secs(t4 - t1)
+	t.captured = true
 }
 
 // sampleBlocked samples a thread blocked in the kernel without stopping it:
@@ -121,13 +217,15 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64) {
 		r.steps.Values += secs(t1 - t0)
 		return
 	}
-	r.regs = unwind.Regs{}
-	r.regs.Set(unwind.RSP, st.SP)
-	r.regs.Set(unwind.RIP, st.PC)
-	r.hasFP = false
+	c := r.light
+	c.regs = unwind.Regs{}
+	c.regs.Set(unwind.RSP, st.SP)
+	c.regs.Set(unwind.RIP, st.PC)
+	c.hasFP = false
 	t0 := r.now()
-	r.mem.fill(p.pid, st.SP-redZone, t.window+redZone)
+	c.mem.fill(p.pid, st.SP-redZone, t.window+redZone)
 	r.steps.Read += secs(r.now() - t0)
+	r.cur = c
 	r.finishSample(t, weight, when, state, nr)
 	if r.cfg.Clock == proffile.ClockWall {
 		t.lightSP, t.lightPC, t.lightNr = st.SP, st.PC, st.Nr
@@ -136,21 +234,16 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64) {
 	}
 }
 
-// finishSample unwinds the copied stack, reads the values and writes the
-// sample.
+// finishSample unwinds the copied stack of r.cur, reads the values and
+// writes the sample.
 func (r *Recorder) finishSample(t *thread, weight, when int64, state proffile.ThreadState, nr int32) {
 	p := t.proc
+	c := r.cur
 	t0 := r.now()
-	n := p.space.Walk(&r.regs, &r.mem, r.frames, &r.ustats)
+	n := p.space.Walk(&c.regs, &c.mem, r.frames, &r.ustats)
 	if r.unknownPC(n) && r.mapsDue(p) {
 		if r.refreshMaps(p) {
-			n = p.space.Walk(&r.regs, &r.mem, r.frames, &r.ustats)
-		}
-	}
-	if r.mem.misses > 0 {
-		r.steps.WindowMisses += uint64(r.mem.misses)
-		if t.window < maxWindow {
-			t.window *= 2
+			n = p.space.Walk(&c.regs, &c.mem, r.frames, &r.ustats)
 		}
 	}
 	stack := r.stack[:0]
@@ -171,10 +264,37 @@ func (r *Recorder) finishSample(t *thread, weight, when int64, state proffile.Th
 	r.finishValues(p.pid)
 	r.nlocals = len(r.values)
 	r.appendGlobals(p)
+	r.fitWindow(t, c, n)
 	t2 := r.now()
 	r.emit(t, weight, when, state, nr, stack)
 	r.steps.Unwind += secs(t1 - t0)
 	r.steps.Values += secs(t2 - t1)
+}
+
+// fitWindow sizes t's stack window to what its stacks use: the copy costs
+// by the page, and most stacks are shallow. It grows at once (doubling on
+// reads outside the window) and shrinks slowly.
+func (r *Recorder) fitWindow(t *thread, c *capture, n int) {
+	if c.mem.misses > 0 {
+		r.steps.WindowMisses += uint64(c.mem.misses)
+		t.window = min(2*t.window, maxWindow)
+		return
+	}
+	if n == 0 || !r.frames[n-1].HasCFA {
+		return
+	}
+	used := int(r.frames[n-1].CFA - c.mem.base)
+	if used <= 0 || used > maxWindow {
+		return
+	}
+	target := min((used+windowSlack+1023)&^1023, maxWindow)
+	switch {
+	case target > t.window:
+		t.window = target
+	case target < t.window:
+		t.window -= (t.window - target + 7) / 8
+	}
+	t.window = max(t.window, minWindow)
 }
 
 // emit writes the sample.

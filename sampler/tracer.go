@@ -50,9 +50,7 @@ func (r *Recorder) loop() {
 // sleepUntil sleeps until t ns after the start (an absolute deadline, so a
 // late wake-up does not shift later ticks).
 func (r *Recorder) sleepUntil(t int64) {
-	abs := r.monoBase + t
-	ts := unix.NsecToTimespec(abs)
-	unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil)
+	sleepUntilMono(r.monoBase + t)
 }
 
 // schedule sets the next tick: one interval later, or an exponentially
@@ -419,9 +417,9 @@ func (r *Recorder) finish() (*Result, error) {
 		Threads:   r.nthr,
 		Objects:   len(r.objList),
 	}
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
-		res.TracerCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	res.TracerCPU = ownCPU() - r.cpuAtStart
+	if r.cpuAtTick > 0 {
+		res.SetupCPU = r.cpuAtTick - r.cpuAtStart
 	}
 	res.TargetCPU = time.Duration(r.targetCPU)
 	if err := r.w.Close(tr); err != nil {

@@ -155,7 +155,7 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	regs := &e.regs[e.nest] // not a local: Eval's context escapes
 	*regs = caller.Regs
 	regs.Valid |= regs.Weak
-	ctx := unwind.Context{Regs: regs, Mem: &e.r.mem, CFA: caller.CFA, HasCFA: caller.HasCFA, Bias: caller.Map.Bias, Entry: e}
+	ctx := unwind.Context{Regs: regs, Mem: &e.r.cur.mem, CFA: caller.CFA, HasCFA: caller.HasCFA, Bias: caller.Map.Bias, Entry: e}
 	if o.index != nil {
 		ctx.FrameBase, ctx.HasFB = e.r.frameBase(o, caller)
 	}
@@ -188,7 +188,7 @@ func (r *Recorder) frameBase(o *object, f *unwind.Frame) (uint64, bool) {
 	if !ok || o.fbIsCFA[fn] {
 		return f.CFA, f.HasCFA
 	}
-	ctx := unwind.Context{Regs: &f.Regs, Mem: &r.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias}
+	ctx := unwind.Context{Regs: &f.Regs, Mem: &r.cur.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias}
 	var res unwind.Result
 	if unwind.Eval(o.schema.Funcs[fn].FrameBase, &ctx, &res) != nil || res.N != 1 {
 		return 0, false
@@ -335,7 +335,7 @@ func (r *Recorder) fromReg(pd *pending, f *unwind.Frame, i, reg int, loc *dwarfs
 		return
 	}
 	x := reg - unwind.XMM0
-	if i != 0 || !r.hasFP || x < 0 || x >= 16 || pd.size > 16 {
+	if i != 0 || !r.cur.hasFP || x < 0 || x >= 16 || pd.size > 16 {
 		r.vstats.Unavailable++
 		return
 	}
@@ -344,7 +344,7 @@ func (r *Recorder) fromReg(pd *pending, f *unwind.Frame, i, reg int, loc *dwarfs
 		r.vstats.Faulted++
 		return
 	}
-	copy(r.batch.bytesOf(off, pd.size), r.fp[xmmOffset+16*x:])
+	copy(r.batch.bytesOf(off, pd.size), r.cur.fp[xmmOffset+16*x:])
 	pd.off = off
 	r.pend = append(r.pend, *pd)
 }
@@ -352,7 +352,7 @@ func (r *Recorder) fromReg(pd *pending, f *unwind.Frame, i, reg int, loc *dwarfs
 // fromMem reads size bytes at addr: from the stack window when it holds
 // them, else queued in the batch.
 func (r *Recorder) fromMem(pd *pending, addr uint64) {
-	if b := r.mem.bytes(addr, pd.size); b != nil {
+	if b := r.cur.mem.bytes(addr, pd.size); b != nil {
 		off, ok := r.batch.alloc(pd.size)
 		if !ok {
 			r.vstats.Faulted++
@@ -374,7 +374,7 @@ func (r *Recorder) fromMem(pd *pending, addr uint64) {
 
 // fromExpr evaluates a general location expression in frame f.
 func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, expr []byte) {
-	ctx := unwind.Context{Regs: &f.Regs, Mem: &r.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias, Entry: &r.eval}
+	ctx := unwind.Context{Regs: &f.Regs, Mem: &r.cur.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias, Entry: &r.eval}
 	if o.index != nil {
 		ctx.FrameBase, ctx.HasFB = r.frameBase(o, f)
 	}
@@ -424,7 +424,7 @@ func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, expr
 		var src [16]byte
 		switch p.Kind {
 		case unwind.PieceMem:
-			b := r.mem.bytes(p.Addr, n)
+			b := r.cur.mem.bytes(p.Addr, n)
 			if b == nil || n > 16 {
 				r.vstats.Unavailable++
 				return
@@ -438,8 +438,8 @@ func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, expr
 					return
 				}
 				binary.LittleEndian.PutUint64(src[:], v)
-			} else if x := int(p.Reg) - unwind.XMM0; i == 0 && r.hasFP && x >= 0 && x < 16 {
-				copy(src[:], r.fp[xmmOffset+16*x:])
+			} else if x := int(p.Reg) - unwind.XMM0; i == 0 && r.cur.hasFP && x >= 0 && x < 16 {
+				copy(src[:], r.cur.fp[xmmOffset+16*x:])
 			} else {
 				r.vstats.Unavailable++
 				return

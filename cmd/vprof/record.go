@@ -203,8 +203,8 @@ func printSummary(w io.Writer, res *sampler.Result) {
 			overhead = fmt.Sprintf(" (%.1f%% of the program's %.2f s of CPU)",
 				100*res.TracerCPU.Seconds()/res.TargetCPU.Seconds(), res.TargetCPU.Seconds())
 		}
-		fmt.Fprintf(w, "  overhead: vprof used %.2f s of CPU%s; threads were held stopped %.1f µs per sample\n",
-			res.TracerCPU.Seconds(), overhead, us(s.Stopped, s.Full))
+		fmt.Fprintf(w, "  overhead: vprof used %.2f s of CPU%s, %.1f µs per sample after start-up; threads were held stopped %.1f µs per sample\n",
+			res.TracerCPU.Seconds(), overhead, us(res.TracerCPU-res.SetupCPU, n), us(s.Stopped, s.Full))
 	}
 }
 

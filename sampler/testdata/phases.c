@@ -35,7 +35,9 @@ static inline __attribute__((always_inline)) long inner(long x) {
 
 __attribute__((noinline)) long spin(long n, int call) {
 	volatile int mark = 99;
-	long s = 0;
+	/* The constant globals are read here, so they are sampled in spin:
+	 * vprof samples a global in the functions whose code reads it. */
+	long s = (long)(g_ratio * 4) + g_mode + g_neg + (long)(g_big >> 40) + *g_ptr;
 	for (long i = 0; i < n; i++) {
 		if (mark != 99)
 			break;
@@ -50,6 +52,9 @@ __attribute__((noinline)) long spin(long n, int call) {
 int main(int argc, char **argv) {
 	long n = argc > 1 ? atol(argv[1]) : 2000000;
 	int calls = argc > 2 ? atoi(argv[2]) : 40;
+	static int other = 1;
+	if (argc > 3) /* never in the tests: keeps gcc from folding *g_ptr */
+		g_ptr = &other;
 	long total = 0;
 	for (int c = 0; c < calls; c++) {
 		if (c == calls / 2)

@@ -1,0 +1,369 @@
+// Command bench measures what recording costs a program (`make bench`):
+// a 4-thread CPU-bound workload (testdata/bench4.c, fixed work) run plain,
+// under `vprof record` (1 kHz, values, depth 3), under `perf record -F
+// 1000`, and built with -pg (gprof), interleaved, several runs each; it
+// prints medians and ratios side by side, vprof's cost per sample by step,
+// and how the cost and lost ticks grow with the sampling rate.
+//
+// It measures on the machine it runs on, whatever else that machine is
+// doing: the load average is printed with the results, and interleaving
+// the configurations spreads the noise evenly.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/sampler"
+)
+
+func main() {
+	runs := flag.Int("runs", 5, "runs of each configuration (at least 5 for the report)")
+	threads := flag.Int("threads", 4, "workload threads")
+	rounds := flag.Int("rounds", 0, "workload rounds (0: calibrate to about -target of plain wall time)")
+	target := flag.Duration("target", 2*time.Second, "plain wall time to calibrate the workload to")
+	rates := flag.String("rates", "1000,2000,5000,10000", "sampling rates (Hz) of the rate sweep; empty skips it")
+	src := flag.String("src", "", "workload source (default: testdata/bench4.c next to this program)")
+	flag.Parse()
+	if err := run(*runs, *threads, *rounds, *target, *rates, *src); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// config is one way of running the workload.
+type config struct {
+	name string
+	run  func() (measure, error)
+}
+
+// measure is one run.
+type measure struct {
+	wall    time.Duration
+	cpu     time.Duration // program and profiler (children + vprof's own)
+	samples int64
+	lost    int64
+	res     *sampler.Result
+}
+
+func run(runs, threads, rounds int, target time.Duration, rates, src string) error {
+	dir, err := os.MkdirTemp("", "vprof-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if src == "" {
+		src = findSource()
+	}
+	exe := filepath.Join(dir, "bench4")
+	pg := filepath.Join(dir, "bench4-pg")
+	if err := gcc(src, exe); err != nil {
+		return err
+	}
+	haveGprof := gcc(src, pg, "-pg") == nil
+	havePerf := perfWorks(dir)
+
+	if rounds == 0 {
+		m, err := plain(exe, threads, 200)()
+		if err != nil {
+			return err
+		}
+		rounds = max(10, int(float64(200)*target.Seconds()/m.wall.Seconds()))
+	}
+	args := []string{exe, fmt.Sprint(threads), fmt.Sprint(rounds)}
+	fmt.Printf("vprof bench: %s, %d threads x %d rounds, %d runs each, %d CPUs, load average %s\n",
+		filepath.Base(src), threads, rounds, runs, runtime.NumCPU(), loadavg())
+
+	cfgs := []config{
+		{"plain", plain(exe, threads, rounds)},
+		{"vprof record (1 kHz, values, depth 3)", vprofRun(dir, args, time.Millisecond)},
+	}
+	if havePerf {
+		cfgs = append(cfgs, config{"perf record -F 1000", perfRun(dir, args)})
+	} else {
+		fmt.Println("  (perf record not usable here: skipped)")
+	}
+	if haveGprof {
+		cfgs = append(cfgs, config{"gcc -pg (gprof)", pgRun(dir, pg, threads, rounds)})
+	} else {
+		fmt.Println("  (gcc -pg failed: gprof column skipped)")
+	}
+	results, err := interleave(cfgs, runs)
+	if err != nil {
+		return err
+	}
+	table(os.Stdout, cfgs, results)
+	steps(os.Stdout, results[1])
+
+	if rates != "" {
+		var sweep []config
+		sweep = append(sweep, cfgs[0])
+		for _, f := range strings.Split(rates, ",") {
+			var hz int
+			if _, err := fmt.Sscan(strings.TrimSpace(f), &hz); err != nil || hz <= 0 {
+				return fmt.Errorf("bad rate %q", f)
+			}
+			sweep = append(sweep, config{fmt.Sprintf("vprof %d Hz", hz), vprofRun(dir, args, time.Second/time.Duration(hz))})
+		}
+		n := max(3, runs/2)
+		fmt.Printf("\nRate sweep (%d runs each, interleaved):\n", n)
+		res, err := interleave(sweep, n)
+		if err != nil {
+			return err
+		}
+		rateTable(os.Stdout, sweep, res)
+	}
+	return nil
+}
+
+// interleave runs every configuration once per round, rotating the order
+// so no configuration always follows the same one.
+func interleave(cfgs []config, runs int) ([][]measure, error) {
+	out := make([][]measure, len(cfgs))
+	for r := 0; r < runs; r++ {
+		for k := range cfgs {
+			i := (k + r) % len(cfgs)
+			m, err := cfgs[i].run()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", cfgs[i].name, err)
+			}
+			out[i] = append(out[i], m)
+		}
+	}
+	return out, nil
+}
+
+func findSource() string {
+	for _, p := range []string{"testdata/bench4.c", "sampler/bench/testdata/bench4.c"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "sampler/bench/testdata/bench4.c"
+}
+
+func gcc(src, out string, extra ...string) error {
+	args := append([]string{"-g", "-O2", "-pthread", "-o", out, src}, extra...)
+	if b, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("gcc %s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	return nil
+}
+
+func perfWorks(dir string) bool {
+	if _, err := exec.LookPath("perf"); err != nil {
+		return false
+	}
+	return exec.Command("perf", "record", "-q", "-F", "1000", "-o", filepath.Join(dir, "probe.data"), "--", "true").Run() == nil
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// childCPU is the CPU time of waited-for children so far.
+func childCPU() time.Duration {
+	var ru unix.Rusage
+	unix.Getrusage(unix.RUSAGE_CHILDREN, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func selfCPU() time.Duration {
+	var ru unix.Rusage
+	unix.Getrusage(unix.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func command(dir string, name string, args ...string) func() (measure, error) {
+	return func() (measure, error) {
+		cmd := exec.Command(name, args...)
+		cmd.Dir = dir
+		cmd.Stdout = io.Discard
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		c0 := childCPU()
+		t0 := time.Now()
+		err := cmd.Run()
+		m := measure{wall: time.Since(t0), cpu: childCPU() - c0}
+		if err != nil {
+			return m, fmt.Errorf("%v: %s", err, stderr.String())
+		}
+		return m, nil
+	}
+}
+
+func plain(exe string, threads, rounds int) func() (measure, error) {
+	return command(filepath.Dir(exe), exe, fmt.Sprint(threads), fmt.Sprint(rounds))
+}
+
+func perfRun(dir string, args []string) func() (measure, error) {
+	return command(dir, "perf", append([]string{"record", "-q", "-F", "1000", "-o", filepath.Join(dir, "perf.data"), "--"}, args...)...)
+}
+
+func pgRun(dir, pg string, threads, rounds int) func() (measure, error) {
+	return command(dir, pg, fmt.Sprint(threads), fmt.Sprint(rounds))
+}
+
+// vprofRun records in this process (the same code as `vprof record`), so
+// the recorder's own CPU time and its per-step costs are exact.
+func vprofRun(dir string, args []string, interval time.Duration) func() (measure, error) {
+	return func() (measure, error) {
+		devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		if err != nil {
+			return measure{}, err
+		}
+		defer devnull.Close()
+		sigs := make(chan os.Signal)
+		c0, s0 := childCPU(), selfCPU()
+		t0 := time.Now()
+		res, err := sampler.Record(sampler.Config{
+			Output: filepath.Join(dir, "bench.vprof"), Args: args, Interval: interval,
+			Clock: proffile.ClockCPU, Depth: 3, Stack: 64, Signals: sigs, Stdout: devnull,
+		})
+		m := measure{wall: time.Since(t0)}
+		if err != nil {
+			return m, err
+		}
+		if res.ExitStatus != 0 {
+			return m, errors.New("workload failed under vprof")
+		}
+		m.cpu = childCPU() - c0 + selfCPU() - s0
+		m.samples, m.lost, m.res = res.Trailer.Samples, res.Trailer.LostTicks, res
+		return m, nil
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func walls(ms []measure) []time.Duration {
+	var out []time.Duration
+	for _, m := range ms {
+		out = append(out, m.wall)
+	}
+	return out
+}
+
+func cpus(ms []measure) []time.Duration {
+	var out []time.Duration
+	for _, m := range ms {
+		out = append(out, m.cpu)
+	}
+	return out
+}
+
+func table(w io.Writer, cfgs []config, res [][]measure) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\nconfiguration\tmedian wall\tvs plain\tmedian CPU (program+profiler)\tvs plain\tmin..max wall\t")
+	base, baseCPU := median(walls(res[0])), median(cpus(res[0]))
+	for i, c := range cfgs {
+		ws := walls(res[i])
+		sort.Slice(ws, func(a, b int) bool { return ws[a] < ws[b] })
+		mw, mc := median(ws), median(cpus(res[i]))
+		fmt.Fprintf(tw, "%s\t%.3f s\t%+.1f%%\t%.3f s\t%+.1f%%\t%.3f..%.3f\t\n", c.name, mw.Seconds(),
+			100*(mw.Seconds()/base.Seconds()-1), mc.Seconds(), 100*(mc.Seconds()/baseCPU.Seconds()-1),
+			ws[0].Seconds(), ws[len(ws)-1].Seconds())
+	}
+	tw.Flush()
+}
+
+func steps(w io.Writer, ms []measure) {
+	var s sampler.StepStats
+	var samples, lost int64
+	var tracer time.Duration
+	for _, m := range ms {
+		r := m.res.Steps
+		s.Full += r.Full
+		s.Light += r.Light
+		s.Ticks += r.Ticks
+		s.Decide += r.Decide
+		s.Stop += r.Stop
+		s.Regs += r.Regs
+		s.Read += r.Read
+		s.Resume += r.Resume
+		s.Unwind += r.Unwind
+		s.Values += r.Values
+		s.Write += r.Write
+		s.Stopped += r.Stopped
+		samples += m.samples
+		lost += m.lost
+		tracer += m.res.TracerCPU - m.res.SetupCPU
+	}
+	n := s.Full + s.Light
+	if n == 0 {
+		return
+	}
+	us := func(d time.Duration, k uint64) float64 { return float64(d.Nanoseconds()) / float64(max(k, 1)) / 1e3 }
+	fmt.Fprintf(w, "\nvprof per sample (µs, mean of %d samples; %d ticks taken, %d lost):\n", n, s.Ticks, lost)
+	fmt.Fprintf(w, "  choose threads %.1f per tick (%.1f per sample)\n", us(s.Decide, s.Ticks), us(s.Decide, n))
+	fmt.Fprintf(w, "  stop   %.1f  (PTRACE_INTERRUPT to stopped: latency, the tracer sleeps)\n", us(s.Stop, s.Full))
+	fmt.Fprintf(w, "  regs   %.1f  (PTRACE_GETREGS)\n", us(s.Regs, s.Full))
+	fmt.Fprintf(w, "  copy   %.1f  (stack window, process_vm_readv)\n", us(s.Read, n))
+	fmt.Fprintf(w, "  resume %.1f  (PTRACE_CONT)\n", us(s.Resume, s.Full))
+	fmt.Fprintf(w, "  unwind %.1f  (CFI, cached)\n", us(s.Unwind, n))
+	fmt.Fprintf(w, "  values %.1f  (locations, batched reads, globals)\n", us(s.Values, n))
+	fmt.Fprintf(w, "  write  %.1f  (encoding)\n", us(s.Write, n))
+	fmt.Fprintf(w, "  held stopped %.1f per sample; vprof's CPU time %.1f per sample (everything after start-up: ticks, waits, flushes)\n",
+		us(s.Stopped, s.Full), us(tracer, n))
+}
+
+func rateTable(w io.Writer, cfgs []config, res [][]measure) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rate\tmedian wall\tvs plain\tsamples/s\tlost ticks\tvprof CPU per sample\t")
+	base := median(walls(res[0]))
+	for i, c := range cfgs {
+		mw := median(walls(res[i]))
+		if i == 0 {
+			fmt.Fprintf(tw, "%s\t%.3f s\t\t\t\t\t\n", c.name, mw.Seconds())
+			continue
+		}
+		var samples, lost, ticks int64
+		var tracer time.Duration
+		for _, m := range res[i] {
+			samples += m.samples
+			lost += m.lost
+			ticks += int64(m.res.Steps.Ticks)
+			tracer += m.res.TracerCPU - m.res.SetupCPU
+		}
+		var wall time.Duration
+		for _, m := range res[i] {
+			wall += m.wall
+		}
+		fmt.Fprintf(tw, "%s\t%.3f s\t%+.1f%%\t%.0f\t%.1f%%\t%.1f µs\t\n", c.name, mw.Seconds(), 100*(mw.Seconds()/base.Seconds()-1),
+			float64(samples)/wall.Seconds(), 100*float64(lost)/float64(max(lost+ticks, 1)),
+			float64(tracer.Nanoseconds())/float64(max(samples, 1))/1e3)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "(a rate is sustainable while lost ticks stay near 0%: past it, ticks take longer than the interval)")
+}
+

@@ -366,4 +366,3 @@ func rateTable(w io.Writer, cfgs []config, res [][]measure) {
 	tw.Flush()
 	fmt.Fprintln(w, "(a rate is sustainable while lost ticks stay near 0%: past it, ticks take longer than the interval)")
 }
-

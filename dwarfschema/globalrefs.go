@@ -202,8 +202,8 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 	return narrowed, unreferenced
 }
 
-// gotTargets maps GOT slots (and other relocated pointer words) to the
-// link-time address they will hold, from the dynamic relocations:
+// gotTargets maps GOT slots to the link-time address they will hold, from
+// the dynamic relocations:
 // R_X86_64_GLOB_DAT and R_X86_64_64 name a symbol defined here,
 // R_X86_64_RELATIVE holds its target in the addend.
 func gotTargets(ef *elf.File) map[uint64]uint64 {
@@ -215,10 +215,29 @@ func gotTargets(ef *elf.File) map[uint64]uint64 {
 	if err != nil {
 		return nil
 	}
+	// Only words in the GOT are slots: a RELATIVE relocation elsewhere is
+	// an initialised pointer variable (int *p = &x), whose reads read p.
+	var gots []*elf.Section
+	for _, name := range []string{".got", ".got.plt"} {
+		if g := ef.Section(name); g != nil {
+			gots = append(gots, g)
+		}
+	}
+	inGOT := func(a uint64) bool {
+		for _, g := range gots {
+			if a >= g.Addr && a < g.Addr+g.Size {
+				return true
+			}
+		}
+		return false
+	}
 	syms, _ := ef.DynamicSymbols() // index i+1 in r_info: the null symbol is omitted
 	out := map[uint64]uint64{}
 	for ; len(data) >= 24; data = data[24:] {
 		off := ef.ByteOrder.Uint64(data)
+		if !inGOT(off) {
+			continue
+		}
 		info := ef.ByteOrder.Uint64(data[8:])
 		addend := int64(ef.ByteOrder.Uint64(data[16:]))
 		switch elf.R_X86_64(info & 0xffffffff) {

@@ -112,16 +112,23 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 
 	code2fn := innermostFuncs(s)
 	users := make([]map[FuncID]bool, len(gs)) // per global, the functions reading it
+	var insts []decoded                       // one range's instructions, reused
 	for fi := range s.Funcs {
 		f := &s.Funcs[fi]
 		for _, r := range f.Ranges {
 			b := code(r)
+			insts = insts[:0]
 			for pc := r.Lo; len(b) > 0; {
 				in, err := x86asm.Decode(b, 64)
 				if err != nil || in.Len == 0 {
 					b, pc = b[1:], pc+1
 					continue
 				}
+				insts = append(insts, decoded{in, pc})
+				b, pc = b[in.Len:], pc+uint64(in.Len)
+			}
+			for k := range insts {
+				in, pc := &insts[k].Inst, insts[k].pc
 				next := pc + uint64(in.Len)
 				for ai, a := range in.Args {
 					m, ok := a.(x86asm.Mem)
@@ -140,21 +147,32 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 					default:
 						continue
 					}
+					// Taking an address (lea, or loading it from the GOT in
+					// PIC code) reads the global only if the address is
+					// then read through.
+					addrOnly := in.Op == x86asm.LEA
 					if t, ok := got[ea]; ok {
-						ea = t // PIC code loads the global's address from its GOT slot
+						ea, addrOnly = t, true
 					}
-					if g := find(ea); g >= 0 {
-						reader := FuncID(fi)
-						if j := code2fn.find(pc); j >= 0 {
-							reader = code2fn.fn[j]
-						}
-						if users[g] == nil {
-							users[g] = map[FuncID]bool{}
-						}
-						users[g][reader] = true
+					g := find(ea)
+					if g < 0 {
+						continue
 					}
+					if addrOnly {
+						dst, isReg := in.Args[0].(x86asm.Reg)
+						if !isReg || !readsThrough(insts[k+1:], dst, s.Vars[gs[g].v].Kind == KindAggregate) {
+							continue
+						}
+					}
+					reader := FuncID(fi)
+					if j := code2fn.find(pc); j >= 0 {
+						reader = code2fn.fn[j]
+					}
+					if users[g] == nil {
+						users[g] = map[FuncID]bool{}
+					}
+					users[g][reader] = true
 				}
-				b, pc = b[in.Len:], next
 			}
 		}
 	}
@@ -364,4 +382,31 @@ func innermostFuncs(s *Schema) codeMap {
 		m.lo, m.hi, m.fn = append(m.lo, pc), append(m.hi, ^uint64(0)), append(m.fn, best.fn)
 	}
 	return m
+}
+
+// decoded is one instruction at its address.
+type decoded struct {
+	x86asm.Inst
+	pc uint64
+}
+
+// readsThrough reports whether an address just placed in reg is read
+// through by the instructions that follow: the first use of reg as a
+// memory base or index within a few instructions decides (a plain store
+// through it is no read). An address used otherwise (passed to a call,
+// stored) counts as a read of an aggregate, which code reaches through its
+// base address, and not of a scalar, whose address is merely taken.
+func readsThrough(after []decoded, reg x86asm.Reg, aggregate bool) bool {
+	for k := 0; k < len(after) && k < 8; k++ {
+		in := &after[k].Inst
+		for ai, a := range in.Args {
+			if m, ok := a.(x86asm.Mem); ok && (m.Base == reg || m.Index == reg) {
+				return !(ai == 0 && storeOnly(in.Op))
+			}
+		}
+		if d, ok := in.Args[0].(x86asm.Reg); ok && d == reg && in.Op != x86asm.CMP && in.Op != x86asm.TEST {
+			break // reg is overwritten before any use as an address
+		}
+	}
+	return aggregate
 }

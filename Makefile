@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 VPROF   := $(BIN)/vprof
 
-.PHONY: all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
+.PHONY: check-slowdown all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
 
 all: build testprogs
 
@@ -18,6 +18,11 @@ test: build testprogs chromium xray-tools
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	FUZZTIME=2s ./scripts/fuzz.sh
+
+# The buggy mode of every test program is measurably slower (a timing:
+# run it on a quiet machine, not in make test).
+check-slowdown: testprogs
+	VPROF_CHECK_SLOWDOWN=1 $(GO) test -count=1 -run TestRunModes ./testprogs
 
 # Every fuzz target for FUZZTIME each (default 2s; crashers land in testdata).
 fuzz:

@@ -372,7 +372,9 @@ func TestRunModes(t *testing.T) {
 			}
 			n, b := res["normal"][0], res["buggy"][0]
 			t.Logf("normal %.2fs wall %.2fs cpu; buggy %.2fs wall %.2fs cpu", n.wall.Seconds(), n.cpu.Seconds(), b.wall.Seconds(), b.cpu.Seconds())
-			if testing.Short() {
+			// That the buggy mode is slower is a timing, not a unit test: on a
+			// shared machine it flakes. `make check-slowdown` asserts it.
+			if testing.Short() || os.Getenv("VPROF_CHECK_SLOWDOWN") == "" {
 				return
 			}
 			// The faster of the two runs of each mode: other processes on the

@@ -16,8 +16,8 @@ mkdir -p "$OUT"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-step "1. Schema: the variables vprof will sample in $BIN (functions matching recv_)"
-"$VPROF" schema --func '^recv_' "$BIN"
+step "1. Schema: the variables vprof will sample in $BIN (recv_* functions and globals)"
+"$VPROF" schema --func '^recv_|#global' "$BIN"
 
 if "$VPROF" record --help >/dev/null 2>&1; then
   step "2. Record a normal and a slow (buggy) run"

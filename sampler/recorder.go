@@ -35,8 +35,11 @@ type Config struct {
 	Stack      int // PC stack frames kept (default 64, at most 128)
 	Components []string
 	FuncRegex  *regexp.Regexp
-	Duration   time.Duration // 0: until the program exits
-	Recorder   string        // Header.Recorder
+	// AllVars samples every local and parameter DWARF describes, not only
+	// the tagged ones (method.md §2): more values per sample, more cost.
+	AllVars  bool
+	Duration time.Duration // 0: until the program exits
+	Recorder string        // Header.Recorder
 	// Warn receives warnings (no DWARF, no CFI...). Nil drops them.
 	Warn func(string)
 	// Progress, when set, is called about every second from another
@@ -312,7 +315,7 @@ func Record(cfg Config) (*Result, error) {
 	r.light = newCapture(maxWindow)
 	r.eval.r = r
 	r.loadOpt = loadOptions{
-		schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex},
+		schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars},
 		warn:   r.warn,
 	}
 
@@ -515,6 +518,7 @@ func (r *Recorder) launch() error {
 	r.startProcess(p, proffile.ProcStart)
 	r.newThread(p, pid)
 	r.refreshMaps(p)
+	r.w.Flush() // the header and layout on disk at once: readable even if vprof dies now
 	// Leave the SIGSTOP group-stop: SIGCONT, whose delivery is swallowed
 	// (the program never sees it), then continue from the seize stop.
 	r.swallowCont[pid] = true
@@ -628,6 +632,7 @@ func (r *Recorder) attach(pid int) error {
 		r.newThread(p, tid)
 	}
 	r.refreshMaps(p)
+	r.w.Flush()
 	return nil
 }
 

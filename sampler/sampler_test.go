@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/testprogs"
 )
 
 func TestValuesKnownPhases(t *testing.T) {
@@ -303,7 +305,7 @@ func TestAgreesWithGDB(t *testing.T) {
 
 func TestThreadsAndForks(t *testing.T) {
 	exe := buildC(t, "workers", "-g", "-pthread")
-	res, p := record(t, Config{Args: []string{exe, "4", "300", "2", "5"}})
+	res, p := record(t, Config{Args: []string{exe, "4", "300", "2", "5"}, Depth: 1})
 	if res.ExitStatus != 5 {
 		t.Errorf("exit status %d, want the program's 5", res.ExitStatus)
 	}
@@ -332,10 +334,22 @@ func TestThreadsAndForks(t *testing.T) {
 	if n := len(perPID[p.hdr.PID]); n != 4 {
 		t.Errorf("%d threads of the parent have samples (%v), want 4", n, perPID[p.hdr.PID])
 	}
+	// burn calls clock_gettime, which runs in the vDSO: those samples
+	// unwind through the vDSO's CFI and libc to burn, whose variable
+	// `until` is read there (program frames only count towards --depth).
+	vdso, until := 0, 0
 	for _, s := range p.samples {
-		if s.pid == p.hdr.PID && len(s.funcs) > 0 && !hasChain(s.funcs, []string{"burn"}) && !strings.HasPrefix(s.funcs[0], "libc") && s.funcs[0] != "" {
-			continue
+		if len(s.funcs) > 0 && strings.HasPrefix(s.funcs[0], "[vdso]") && hasChain(s.funcs, []string{"[vdso]:", "burn"}) {
+			vdso++
 		}
+	}
+	for _, v := range p.values("burn", "until") {
+		if strings.HasPrefix(p.samples[v.sample].funcs[0], "[vdso]") {
+			until++
+		}
+	}
+	if vdso == 0 || until == 0 {
+		t.Errorf("%d samples unwind from the vDSO to burn, %d read burn's variables there; want some of each", vdso, until)
 	}
 }
 
@@ -698,5 +712,131 @@ func TestRecorderKilled(t *testing.T) {
 	if st := procState(pid); st != "" && st != "Z" {
 		t.Errorf("program still in state %q 5 s after the recorder died", st)
 		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// TestValuesProgram records testprogs/values (see its header comment: known
+// values in six phases) with every local sampled, and checks each phase.
+func TestValuesProgram(t *testing.T) {
+	exe := testprogs.Path(t, "values")
+	out, read := pipeStdout(t)
+	res, p := record(t, Config{Args: []string{exe}, Depth: 3, AllVars: true, Stdout: out})
+	text := read()
+	if res.ExitStatus != 0 {
+		t.Fatalf("exit %d: %s", res.ExitStatus, text)
+	}
+	var nIter int64
+	if _, err := fmt.Sscanf(text, "values: N=%d", &nIter); err != nil {
+		t.Fatalf("output %q: %v", text, err)
+	}
+	const nTypes = 200000000
+	inFrame0 := func(fn string) func(val) bool {
+		return func(v val) bool { return p.samples[v.sample].funcs[0] == fn }
+	}
+	check := func(fn, name string, where func(val) bool, want func(uint64) bool, what string) int {
+		t.Helper()
+		n := 0
+		for _, v := range p.values(fn, name) {
+			if where != nil && !where(v) {
+				continue
+			}
+			n++
+			if !want(v.Bits) {
+				t.Errorf("%s.%s = %d (%#x) in sample %d (%v), want %s", fn, name, int64(v.Bits), v.Bits, v.sample, p.samples[v.sample].funcs, what)
+				return n
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s.%s: no value samples", fn, name)
+		}
+		return n
+	}
+	eq := func(x uint64) func(uint64) bool { return func(b uint64) bool { return b == x } }
+	// Phases 1 and 2: g_phase 0, then 42, then 7, never back.
+	last := uint64(0)
+	order := map[uint64]int{0: 0, 42: 1, 7: 2}
+	for _, v := range p.values("#global", "g_phase") {
+		o, ok := order[v.Bits]
+		if !ok || o < order[last] {
+			t.Fatalf("g_phase went %d -> %d", last, v.Bits)
+		}
+		last = v.Bits
+	}
+	check("#global", "g_phase", inFrame0("phase_busy"), func(b uint64) bool { return b == 42 || b == 7 }, "42 or 7 while phase_busy runs")
+	check("phase_busy", "i", nil, func(b uint64) bool { return int64(b) >= 0 && int64(b) <= nIter }, fmt.Sprintf("in 0..%d", nIter))
+	// Phase 3: types().
+	types := inFrame0("types")
+	check("#global", "g_ratio", types, eq(math.Float64bits(2.5)), "2.5")
+	check("#global", "g_color", types, eq(2), "COLOR_GREEN")
+	ptrs := 0
+	for _, v := range p.values("#global", "g_ptr") {
+		if types(v) {
+			if !v.HasPointee || v.Pointee != 1234 {
+				t.Errorf("g_ptr in types(): pointee %d (read %v), want 1234", v.Pointee, v.HasPointee)
+				break
+			}
+			ptrs++
+		}
+	}
+	if ptrs == 0 {
+		t.Errorf("no g_ptr value with its pointee in types()")
+	}
+	check("types", "stack_var", types, eq(77), "77 (volatile, on the stack)")
+	check("types", "color", types, eq(3), "COLOR_BLUE (parameter)")
+	check("types", "k", types, func(b uint64) bool { return b <= nTypes }, "in 0..N_TYPES")
+	// The inlined square_mod's parameter v is the same sample's k (its sq
+	// has no location: the compiler folded it into the sum).
+	ks := map[int]uint64{}
+	for _, v := range p.values("types", "k") {
+		ks[v.sample] = v.Bits
+	}
+	inl := 0
+	for _, v := range p.values("square_mod", "v") {
+		if k, ok := ks[v.sample]; ok {
+			inl++
+			if v.Bits != k {
+				t.Errorf("inlined square_mod.v = %d with types.k = %d", v.Bits, k)
+				break
+			}
+		}
+	}
+	if inl == 0 {
+		t.Errorf("no sample has the inlined square_mod's v next to types' k")
+	}
+	// Phase 4: the qsort comparator, called back from libc.
+	cmp := framesOf(p, "cmp_ints")
+	okChain := 0
+	for _, st := range cmp {
+		if hasChain(st, []string{"cmp_ints", "libc.so.6:", "sort_phase", "main"}) {
+			okChain++
+		}
+	}
+	if len(cmp) == 0 || okChain*2 < len(cmp) {
+		t.Errorf("%d of %d cmp_ints samples unwind through qsort to sort_phase and main", okChain, len(cmp))
+	}
+	check("#global", "g_sort_round", inFrame0("cmp_ints"), func(b uint64) bool { return b < 150 }, "in 0..149")
+	// Phase 5: memcmp through the PLT.
+	plt := 0
+	for _, s := range p.samples {
+		if len(s.funcs) > 1 && strings.HasPrefix(s.funcs[0], "libc.so.6:") && s.funcs[1] == "plt_phase" {
+			plt++
+		}
+	}
+	if plt == 0 {
+		t.Errorf("no sample in libc called from plt_phase through the PLT")
+	}
+	// Phase 6: chain_a(111) -> chain_b(222) -> chain_c(333), depths 2, 1, 0.
+	chain := inFrame0("chain_c")
+	check("chain_c", "c_val", chain, eq(333), "333")
+	for fn, want := range map[string]uint64{"chain_b": 222, "chain_a": 111} {
+		name := map[string]string{"chain_b": "b_val", "chain_a": "a_val"}[fn]
+		depth := map[string]uint8{"chain_b": 1, "chain_a": 2}[fn]
+		check(fn, name, chain, func(b uint64) bool { return b == want }, fmt.Sprint(want))
+		for _, v := range p.values(fn, name) {
+			if chain(v) && v.Frame != depth {
+				t.Errorf("%s.%s read in frame %d, want %d", fn, name, v.Frame, depth)
+				break
+			}
+		}
 	}
 }

@@ -209,7 +209,9 @@ const maxScalar = 16
 
 // readLocals queues the values of the variables accessible in the first
 // program frames (method.md §3): the innermost program frame and up to
-// depth callers. A variable is read once, in its shallowest frame.
+// depth callers. A variable is read once, in its shallowest frame. Globals
+// come this way too where the schema places them at the PCs of the
+// functions that read them; those valid everywhere come from readGlobals.
 func (r *Recorder) readLocals(p *process, frames []unwind.Frame) {
 	depth := 0
 	r.eval.frames = frames
@@ -244,7 +246,14 @@ func (r *Recorder) readLocals(p *process, frames []unwind.Frame) {
 			o.seen[loc.Var] = r.stamp
 			v := &o.schema.Vars[loc.Var]
 			size := int(v.Size)
-			if size <= 0 || size > maxScalar || v.Kind == dwarfschema.KindAggregate {
+			if v.Kind == dwarfschema.KindAggregate {
+				// Globals and function-scope statics only: a hash of
+				// their first bytes (duration dimension only).
+				if (!v.Static && v.Func != dwarfschema.NoFunc) || size <= 0 {
+					continue
+				}
+				size = min(size, aggBytes)
+			} else if size <= 0 || size > maxScalar {
 				continue
 			}
 			pd := pending{obj: o, v: loc.Var, kind: v.Kind, frame: uint8(i), slot: -1, size: size}

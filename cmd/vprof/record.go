@@ -67,6 +67,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	progress := fs.Bool("progress", false, "print progress every second even when standard error is not a terminal")
 	quiet := fs.Bool("q", false, "no progress and no summary")
 	funcRe := fs.String("func", "", "sample only variables of functions matching `REGEX` ('#global' matches globals)")
+	all := fs.Bool("all", false, "sample every local variable and parameter DWARF describes, not only those tagged loop/cond/args (more values, more cost)")
 	var comps multiFlag
 	fs.Var(&comps, "component", "sample only variables defined in source files under `PATH` (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
@@ -103,6 +104,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		Depth:      *depth,
 		Stack:      *stack,
 		Components: comps,
+		AllVars:    *all,
 		Duration:   *duration,
 		Recorder:   "vprof record " + strings.Join(args, " "),
 		Warn:       func(s string) { fmt.Fprintf(stderr, "vprof record: warning: %s\n", s) },

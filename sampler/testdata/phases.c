@@ -39,7 +39,10 @@ __attribute__((noinline)) long spin(long n, int call) {
 	 * vprof samples a global in the functions whose code reads it. */
 	long s = (long)(g_ratio * 4) + g_mode + g_neg + (long)(g_big >> 40) + *g_ptr;
 	for (long i = 0; i < n; i++) {
-		if (mark != 99)
+		/* Read every global: the schema samples a global in the
+		 * functions that read it. */
+		if (mark != 99 || g_mode != MODE_FAST || g_neg != -5 || g_big != 1UL << 40 ||
+		    *g_ptr != 1234 || g_ratio != 0.75)
 			break;
 		if (i % 3 == 0)
 			s += inner(i + call);

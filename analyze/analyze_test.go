@@ -584,14 +584,39 @@ func TestAbnormalLocations(t *testing.T) {
 	feed(t, a, Buggy, "b", buggy)
 	gi := a.varIdx["work\x00i"]
 	fw := a.funcIdx["work"]
-	locs := a.locations(a.abnormalIndex()[abGroup{gi, DimValue}], fw, 5)
-	var got []string
-	for _, l := range locs {
-		got = append(got, strings.Join([]string{l.String(), itoa(l.Block), itoa(int(l.Samples))}, " "))
+	str := func(locs []Location) []string {
+		var got []string
+		for _, l := range locs {
+			got = append(got, strings.Join([]string{l.String(), itoa(l.Block), itoa(int(l.Samples))}, " "))
+		}
+		return got
 	}
+	got := str(a.locations(a.abnormalIndex()[abGroup{gi, DimValue}], fw, false, 5))
 	want := []string{"prog.c:25 1 3", "prog.c:20 0 1", "prog.c:26 1 1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("locations %q, want %q", got, want)
+	}
+
+	// A global counts where its function is the innermost one: work's own
+	// code, not the body of inl inlined into it, whose samples are inl's.
+	a = New(DefaultOptions())
+	normal = nil
+	for i := range 101 {
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vG, int64(i))}})
+	}
+	feed(t, a, Normal, "n", normal)
+	feed(t, a, Buggy, "b", []ev{
+		{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vG, 500)}},    // line 20
+		{tid: 1, tick: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vG, 600)}}, // line 30, inl
+	})
+	gg := a.abnormalIndex()[abGroup{a.varIdx["#global\x00g"], DimValue}]
+	for _, c := range []struct {
+		fn   string
+		want []string
+	}{{"work", []string{"prog.c:20 0 1"}}, {"inl", []string{"prog.c:30 1 1"}}} {
+		if got := str(a.locations(gg, a.funcIdx[c.fn], true, 5)); !slices.Equal(got, c.want) {
+			t.Errorf("global g in %s: locations %q, want %q", c.fn, got, c.want)
+		}
 	}
 }
 

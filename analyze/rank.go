@@ -224,7 +224,7 @@ func (a *Analyzer) Result() *Result {
 			continue
 		}
 		if vv.HasDim {
-			fn.Locations = a.locations(ab[abGroup{vv.Var, vv.Dim}], f, o.Locations)
+			fn.Locations = a.locations(ab[abGroup{vv.Var, vv.Dim}], f, vv.Global, o.Locations)
 		}
 		if i < o.PatternTop {
 			fn.Pattern = classify(a.vars[vv.Var].tags, vv, o)
@@ -386,9 +386,11 @@ func (a *Analyzer) abnormalIndex() map[abGroup][]abEntry {
 
 // locations maps the abnormal samples of one variable and dimension to the
 // source lines with the most of them, and each line to the basic block of
-// function f that holds most of its samples. For a global, only samples read
-// inside f count, unless none were.
-func (a *Analyzer) locations(keys []abEntry, f int32, top int) []Location {
+// function f that holds most of its samples. Only samples read inside f
+// count, unless none were: for a local, at a PC on whose inline chain f is
+// (its logical frame); for a global, at a PC where f is the innermost
+// function (the code it counts for).
+func (a *Analyzer) locations(keys []abEntry, f int32, global bool, top int) []Location {
 	type lineKey struct {
 		file string
 		line int32
@@ -405,7 +407,10 @@ func (a *Analyzer) locations(keys []abEntry, f int32, top int) []Location {
 			oi := a.objs[k.obj]
 			if inF {
 				i := oi.inner.find(k.pc)
-				if i < 0 || !slices.Contains(oi.inner.chain(i), f) {
+				if i < 0 {
+					continue
+				}
+				if c := oi.inner.chain(i); global && c[0] != f || !global && !slices.Contains(c, f) {
 					continue
 				}
 			}

@@ -859,3 +859,25 @@ func TestSampleSetModes(t *testing.T) {
 		}
 	}
 }
+
+// TestPresentOnlyWhenSlowLocations checks that a variable without a value
+// dimension (a pointer to a structure) that only the buggy runs sampled is
+// located where it was read, as the abnormal samples of its verdict.
+func TestPresentOnlyWhenSlowLocations(t *testing.T) {
+	a := New(DefaultOptions())
+	feed(t, a, Normal, "n", []ev{{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, 1)}}})
+	var buggy []ev
+	for i := range 4 {
+		buggy = append(buggy, ev{tid: 1, tick: uint64(i + 1), stack: []uint64{P(pcHelper)},
+			vals: []proffile.Value{ptr(0, vNode, 0x5000+uint64(i)*64, 0)}})
+	}
+	feed(t, a, Buggy, "b", buggy)
+	res := a.Result()
+	f := findFunc(t, res, "helper")
+	if f.Variable != "node" || f.Reason != ReasonBuggyOnly || f.Discount != 0 {
+		t.Fatalf("helper: %s %s r %g, want node, %q, 0", f.Variable, f.Reason, f.Discount, ReasonBuggyOnly)
+	}
+	if len(f.Locations) != 1 || f.Locations[0].String() != "prog.c:50" || f.Locations[0].Samples != 4 {
+		t.Errorf("helper: locations %+v, want prog.c:50 with 4 samples", f.Locations)
+	}
+}

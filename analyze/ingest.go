@@ -469,8 +469,15 @@ func (r *Run) variable(ts *threadState, gv int32, recs []valRec) {
 		}
 		ds = a.set(gv, k, DimDelta)
 	}
+	// A variable the normal runs never sampled is "present only when slow"
+	// (method.md §5): every buggy sample is abnormal in the value
+	// dimension of that verdict, whatever dimensions v has otherwise.
+	onlySlow := rp != nil && vi.count[Normal] == 0
 	for i := range recs {
 		rec := &recs[i]
+		if onlySlow && rec.obj >= 0 {
+			a.countAbnormal(gv, DimValue, rec.obj, rec.link, 1)
+		}
 		var x float64
 		var key uint64
 		switch vi.mode {
@@ -489,7 +496,7 @@ func (r *Run) variable(ts *threadState, gv int32, recs []valRec) {
 		located := rp != nil && rec.obj >= 0
 		if vs != nil {
 			vs.add(x)
-			if located && vi.abnormal(DimValue, x) {
+			if located && !onlySlow && vi.abnormal(DimValue, x) {
 				a.countAbnormal(gv, DimValue, rec.obj, rec.link, 1)
 			}
 		}

@@ -143,6 +143,7 @@ type process struct {
 	resetMaps   bool  // the next mapping record starts a new image
 	mapsAt      int64 // last maps read (ns since start)
 	mapsBackoff int64
+	mapsGen     int    // counts re-reads of the maps that found new mappings
 	globalTick  uint64 // tick of globals
 	globals     []proffile.Value
 	gbuf        []byte
@@ -179,6 +180,7 @@ type thread struct {
 	// place (wall clock).
 	lightSP, lightPC uint64
 	lightNr          int32
+	lightGen         int
 	lightStack       []uint64
 	lightVals        []proffile.Value
 }

@@ -207,7 +207,7 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64) {
 		state, nr = proffile.Blocked, st.Nr
 	}
 	r.steps.Light++
-	if r.cfg.Clock == proffile.ClockWall && t.lightStack != nil && st.SP == t.lightSP && st.PC == t.lightPC && st.Nr == t.lightNr {
+	if r.cfg.Clock == proffile.ClockWall && t.lightStack != nil && st.SP == t.lightSP && st.PC == t.lightPC && st.Nr == t.lightNr && t.lightGen == p.mapsGen {
 		// Still blocked at the same place: same stack and stack values.
 		t0 := r.now()
 		r.values = append(r.values[:0], t.lightVals...)
@@ -228,9 +228,14 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64) {
 	r.cur = c
 	r.finishSample(t, weight, when, state, nr)
 	if r.cfg.Clock == proffile.ClockWall {
-		t.lightSP, t.lightPC, t.lightNr = st.SP, st.PC, st.Nr
-		t.lightStack = append(t.lightStack[:0], r.sample.Stack...)
-		t.lightVals = append(t.lightVals[:0], r.values[:r.nlocals]...)
+		// Reuse it while the thread stays there, unless some frame was
+		// in an unknown mapping (the next sample may know it).
+		t.lightStack = t.lightStack[:0]
+		if !r.unknownPC(len(r.sample.Stack)) {
+			t.lightSP, t.lightPC, t.lightNr, t.lightGen = st.SP, st.PC, st.Nr, p.mapsGen
+			t.lightStack = append(t.lightStack, r.sample.Stack...)
+			t.lightVals = append(t.lightVals[:0], r.values[:r.nlocals]...)
+		}
 	}
 }
 
@@ -322,8 +327,12 @@ func (r *Recorder) unknownPC(n int) bool {
 // mapsDue rate-limits re-reading /proc/PID/maps for PCs in no known
 // mapping (a library loaded since, or JIT code that no re-read will find).
 func (r *Recorder) mapsDue(p *process) bool {
-	return r.now()-p.mapsAt >= max(p.mapsBackoff, 5_000_000)
+	return r.now()-p.mapsAt >= max(p.mapsBackoff, 2_000_000)
 }
+
+// maxMapsBackoff bounds the wait between re-reads of /proc/PID/maps for
+// PCs in no known mapping.
+const maxMapsBackoff = 100_000_000
 
 // needFP reports whether a variable accessible at pc lives in an SSE
 // register (reading it needs PTRACE_GETFPREGS, done only then).
@@ -483,8 +492,11 @@ func (r *Recorder) refreshMaps(p *process) bool {
 	}
 	if added {
 		p.mapsBackoff = 0
+		p.mapsGen++
 	} else {
-		p.mapsBackoff = min(max(2*p.mapsBackoff, 20_000_000), 1_000_000_000)
+		// Unknown PCs that a re-read does not explain (JIT code, or a
+		// library not mapped yet): look again later, but not much later.
+		p.mapsBackoff = min(max(2*p.mapsBackoff, 10_000_000), maxMapsBackoff)
 	}
 	return added
 }

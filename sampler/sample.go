@@ -11,6 +11,10 @@ import (
 	"github.com/vprof/vprof/runtime/unwind"
 )
 
+// panicAtTick makes tick panic at that tick (tests: a recorder bug must
+// not harm the program). Zero never fires.
+var panicAtTick uint64
+
 // capture is what a sample needs from a thread: its registers and a copy
 // of its stack window, taken while it is stopped (or, for a thread blocked
 // in the kernel, its SP and PC and the stack, which does not move).
@@ -38,6 +42,9 @@ func (r *Recorder) tick(now int64) {
 	}
 	r.tickN++
 	r.steps.Ticks++
+	if r.tickN == panicAtTick {
+		panic("injected recorder fault")
+	}
 	r.stopped = r.stopped[:0]
 	for pi := 0; pi < len(r.procList); pi++ {
 		p := r.procList[pi]

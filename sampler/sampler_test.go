@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -838,5 +839,95 @@ func TestValuesProgram(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestRecorderPanicDetaches: a recorder bug (a panic on the tracer thread)
+// detaches the program, which runs on to its normal end.
+func TestRecorderPanicDetaches(t *testing.T) {
+	exe := buildC(t, "checksum", "-g")
+	want, err := exec.Command(exe, "150").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	panicAtTick = 50
+	defer func() { panicAtTick = 0 }()
+	out, read := pipeStdout(t)
+	prof := filepath.Join(t.TempDir(), "p.vprof")
+	_, err = Record(Config{Output: prof, Args: []string{exe, "150"}, Stdout: out, Signals: make(chan os.Signal)})
+	if err == nil || !strings.Contains(err.Error(), "internal error") || !strings.Contains(err.Error(), "left running") {
+		t.Fatalf("Record after an injected panic: %v", err)
+	}
+	// The detached program is still this process's child: wait for it.
+	pid := readPIDFromProfile(t, prof)[0]
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := read()
+	if strings.Fields(got)[1] != strings.Fields(string(want))[1] || ws.ExitStatus() != 0 {
+		t.Errorf("program after the recorder's panic: output %q status %v, want checksum %q", got, ws, strings.Fields(string(want))[1])
+	}
+}
+
+// TestAttachSIGINTDetaches: Ctrl-C (SIGINT) to vprof in attach mode ends
+// the recording and detaches; the program runs on.
+func TestAttachSIGINTDetaches(t *testing.T) {
+	exe := buildC(t, "checksum", "-g")
+	cmd, pid, br := startProgram(t, exe, "200")
+	sigs := make(chan os.Signal, 1)
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		sigs <- syscall.SIGINT
+	}()
+	res, p := record(t, Config{PID: pid, Signals: sigs})
+	if res.ExitStatus != 0 || !p.trailer.Detached || !strings.Contains(res.Reason, "SIGINT") {
+		t.Errorf("exit %d, detached %v, reason %q", res.ExitStatus, p.trailer.Detached, res.Reason)
+	}
+	var sum string
+	fmt.Fscan(br, &sum)
+	if err := cmd.Wait(); err != nil || sum == "" {
+		t.Errorf("program after detach: %v, output %q", err, sum)
+	}
+}
+
+func TestScheduleJitter(t *testing.T) {
+	for _, jitter := range []bool{false, true} {
+		r := &Recorder{cfg: Config{Interval: time.Millisecond, Jitter: jitter}, rng: rand.New(rand.NewPCG(1, 2))}
+		var gaps []float64
+		now := int64(0)
+		for i := 0; i < 20000; i++ {
+			prev := r.nextTick
+			r.schedule(now)
+			gaps = append(gaps, float64(r.nextTick-prev))
+			now = r.nextTick
+		}
+		var mean, sd float64
+		for _, g := range gaps {
+			mean += g
+		}
+		mean /= float64(len(gaps))
+		for _, g := range gaps {
+			sd += (g - mean) * (g - mean)
+		}
+		sd = math.Sqrt(sd / float64(len(gaps)))
+		// Exponential gaps: mean ~ the interval (slightly less: capped at
+		// 20x), standard deviation ~ the mean. Fixed gaps: no spread.
+		if math.Abs(mean-1e6) > 0.05e6 {
+			t.Errorf("jitter %v: mean gap %.0f ns, want about 1 ms", jitter, mean)
+		}
+		if jitter && (sd < 0.8*mean || sd > 1.2*mean) || !jitter && sd != 0 {
+			t.Errorf("jitter %v: gap standard deviation %.0f ns for a mean of %.0f", jitter, sd, mean)
+		}
+		if r.steps.Lost != 0 {
+			t.Errorf("jitter %v: %d ticks counted lost with ticks on time", jitter, r.steps.Lost)
+		}
+	}
+	// A tick taken late: the missed ticks are counted, not taken in a burst.
+	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
+	r.nextTick = 1e6
+	r.schedule(5.5e6)
+	if r.steps.Lost != 4 || r.nextTick != 6.5e6 {
+		t.Errorf("late tick: lost %d, next %d; want 4 lost and the next at 6.5 ms", r.steps.Lost, r.nextTick)
 	}
 }

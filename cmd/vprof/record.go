@@ -120,7 +120,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		tty := isTTY(stderr)
 		cfg.Progress = func(p sampler.Progress) {
 			line := fmt.Sprintf("vprof record: %s  %d threads  %d samples  %d value samples",
-				p.Elapsed.Truncate(time.Second), p.Threads, p.Samples, p.ValueSamples)
+				p.Elapsed.Round(100*time.Millisecond), p.Threads, p.Samples, p.ValueSamples)
 			if tty {
 				fmt.Fprintf(stderr, "\r\033[K%s", line)
 			} else {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -109,5 +110,17 @@ func TestRecordDurationLaunch(t *testing.T) {
 	_, info, _ := runVprof("info", out)
 	if !strings.Contains(info, "detached") {
 		t.Errorf("info: %s", info)
+	}
+}
+
+func TestRecordProgress(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.vprof")
+	code, _, stderr := runVprof("record", "--progress", "-o", out, "--", "sh", "-c", "i=0; while [ $i -lt 1500000 ]; do i=$((i+1)); done")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// A line a second (the loop runs 1 s or more) and the summary.
+	if !regexp.MustCompile(`vprof record: [0-9.]+s  1 threads  [0-9]+ samples`).MatchString(stderr) || !strings.Contains(stderr, "per sample (µs)") {
+		t.Errorf("stderr lacks progress or summary:\n%s", stderr)
 	}
 }

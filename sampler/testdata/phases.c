@@ -29,7 +29,7 @@ static inline __attribute__((always_inline)) long inner(long x) {
 	long acc = 0;
 	for (int j = 0; j < 16; j++)
 		if ((x ^ j) & 1)
-			acc += j * x;
+			acc += j * x + g_phase; /* g_phase is read here too */
 	return acc;
 }
 

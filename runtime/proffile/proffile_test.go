@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/vprof/vprof/dwarfschema"
@@ -272,5 +273,38 @@ func BenchmarkRead(b *testing.B) {
 				break
 			}
 		}
+	}
+}
+
+// A full disk gives an error that says so and where, from the first flush
+// on, and the profile is not renamed into place as if it were complete.
+func TestFullDisk(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	path := filepath.Join(t.TempDir(), "p.data")
+	if err := os.Symlink("/dev/full", path+PartialSuffix); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Create(path, Header{Target: "/bin/t"})
+	if err != nil {
+		t.Fatal(err) // the header is still in the buffer
+	}
+	s := Sample{Stack: []uint64{1, 2, 3}, Syscall: -1}
+	for i := 0; i < 10; i++ {
+		w.AddSample(1, 1, &s)
+	}
+	err = w.Flush()
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), path+PartialSuffix) {
+		t.Fatalf("Flush on a full disk: %v", err)
+	}
+	if err := w.AddSample(1, 1, &s); err == nil {
+		t.Error("AddSample after a write error: no error (errors must be sticky)")
+	}
+	if err := w.Close(Trailer{}); err == nil {
+		t.Error("Close on a full disk: no error")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a failed profile was renamed into place: %v", err)
 	}
 }

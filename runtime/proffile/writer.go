@@ -94,7 +94,7 @@ func (w *Writer) write(b []byte) {
 		return
 	}
 	if _, err := w.bw.Write(b); err != nil {
-		w.err = fmt.Errorf("write %s: %w (the records written so far stay readable)", w.tmp, err)
+		w.err = fileErr(w.tmp, err)
 	}
 }
 
@@ -276,7 +276,7 @@ func (w *Writer) Flush() error {
 	}
 	if w.err == nil {
 		if err := w.bw.Flush(); err != nil {
-			w.err = fmt.Errorf("write %s: %w (the records written so far stay readable)", w.tmp, err)
+			w.err = fileErr(w.tmp, err)
 		}
 	}
 	return w.err
@@ -323,4 +323,14 @@ func (w *Writer) Abort() error {
 	w.closed = true
 	w.Flush()
 	return w.f.Close()
+}
+
+// fileErr says that writing the profile failed, naming the file once (an
+// *os.PathError names it already).
+func fileErr(name string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%w (the records written so far stay readable)", err)
+	}
+	return fmt.Errorf("write %s: %w (the records written so far stay readable)", name, err)
 }

@@ -244,6 +244,7 @@ type Recorder struct {
 	nthr   int
 
 	// read by the progress goroutine
+	started  atomic.Pointer[time.Time]
 	samples  atomic.Int64
 	vsamples atomic.Int64
 	live     atomic.Int64
@@ -340,8 +341,8 @@ func Record(cfg Config) (*Result, error) {
 			case <-done:
 				break wait
 			case <-tk.C:
-				if !r.start.IsZero() {
-					cfg.Progress(Progress{Elapsed: time.Since(r.start), Threads: int(r.live.Load()),
+				if st := r.started.Load(); st != nil {
+					cfg.Progress(Progress{Elapsed: time.Since(*st), Threads: int(r.live.Load()),
 						Samples: r.samples.Load(), ValueSamples: r.vsamples.Load()})
 				}
 			}
@@ -444,6 +445,8 @@ func (r *Recorder) begin(p *process) error {
 	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
 	r.monoBase = ts.Nano()
 	r.start = time.Now()
+	start := r.start
+	r.started.Store(&start)
 	r.cpuAtStart = ownCPU()
 	r.nextTick = int64(r.cfg.Interval)
 	if r.cfg.Duration > 0 {

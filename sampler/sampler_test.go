@@ -522,8 +522,13 @@ func TestGroupStop(t *testing.T) {
 	time.Sleep(150 * time.Millisecond)
 	pid := readPIDFromProfile(t, outPath)[0]
 	syscall.Kill(pid, syscall.SIGSTOP)
-	time.Sleep(150 * time.Millisecond)
-	state := procState(pid)
+	state := ""
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if state = procState(pid); state == "T" || state == "t" {
+			break
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // stay stopped over some ticks
 	syscall.Kill(pid, syscall.SIGCONT)
 	if state != "T" && state != "t" {
 		t.Errorf("after SIGSTOP the program is in state %q, want stopped", state)

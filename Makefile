@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 VPROF   := $(BIN)/vprof
 
-.PHONY: check-slowdown all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
+.PHONY: debug-tools check-slowdown all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
 
 all: build testprogs
 
@@ -14,7 +14,7 @@ testprogs:
 	$(MAKE) -C testprogs
 
 # The test command of the README and of CI.
-test: build testprogs chromium xray-tools
+test: build testprogs chromium xray-tools debug-tools
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	FUZZTIME=2s ./scripts/fuzz.sh
@@ -34,6 +34,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+# gdb, to cross-check locations and values; dwz, for compressed debug files.
+debug-tools:
+	@command -v gdb >/dev/null 2>&1 && command -v dwz >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdb dwz; }
 
 xray-tools:
 	@command -v clang >/dev/null 2>&1 && command -v llvm-xray >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \

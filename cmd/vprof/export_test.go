@@ -83,6 +83,40 @@ func TestExportRealProfile(t *testing.T) {
 		}
 	}
 
+	// With a normal run to compare with, the most anomalous variables
+	// become counter tracks.
+	slow := filepath.Join(dir, "slow.data")
+	if code := mainStatus([]string{"record", "-o", slow, "--", bin, "buggy"}, &so, &se); code != 0 {
+		t.Fatalf("record buggy: exit %d\n%s", code, se.String())
+	}
+	so.Reset()
+	if code := mainStatus([]string{"export", "--format", "chrome", "--report", data, slow}, &so, &se); code != 0 {
+		t.Fatalf("export chrome --report: exit %d\n%s", code, se.String())
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Ph   string         `json:"ph"`
+			Name string         `json:"name"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(so.Bytes(), &tr); err != nil {
+		t.Fatalf("chrome --report: not JSON: %v", err)
+	}
+	counters := map[string]int{}
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "C" {
+			if _, ok := e.Args["value"].(float64); !ok {
+				t.Fatalf("counter event without a value: %+v", e)
+			}
+			counters[e.Name]++
+		}
+	}
+	if len(counters) == 0 {
+		t.Error("chrome --report: no counter tracks")
+	}
+	t.Logf("counter tracks: %v", counters)
+
 	// Bad input: one line, exit 2; bad usage: exit 1.
 	se.Reset()
 	if code := mainStatus([]string{"export", "--format", "pprof", "-o", pb, "/etc/hostname"}, &so, &se); code != 2 ||

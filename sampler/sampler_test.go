@@ -946,3 +946,25 @@ func TestScheduleJitter(t *testing.T) {
 		t.Errorf("late tick: lost %d, next %d; want 4 lost and the next at 6.5 ms", r.steps.Lost, r.nextTick)
 	}
 }
+
+// TestFuncFilter: --func keeps only the matching functions' variables
+// ('#global' would keep the globals).
+func TestFuncFilter(t *testing.T) {
+	exe := buildC(t, "phases", "-g")
+	_, p := record(t, Config{Args: []string{exe, "2000000", "6"}, Depth: 3, FuncRegex: regexp.MustCompile(`^spin$`)})
+	fns := map[string]int{}
+	for _, s := range p.samples {
+		for _, v := range s.s.Values {
+			o := p.objs[v.Obj]
+			vr := o.Schema.Vars[v.Var]
+			fn := "#global"
+			if vr.Func >= 0 {
+				fn = o.Schema.Funcs[vr.Func].Name
+			}
+			fns[fn]++
+		}
+	}
+	if fns["spin"] == 0 || len(fns) != 1 {
+		t.Errorf("values by function %v: want spin's only", fns)
+	}
+}

@@ -219,23 +219,24 @@ type Recorder struct {
 	mapsCooldown int64
 
 	// sampling scratch, reused by every sample
-	pregs   unix.PtraceRegs
-	cur     *capture // the capture being turned into a sample
-	light   *capture // for threads sampled without stopping them
-	stopped []*thread
-	frames  []unwind.Frame
-	stack   []uint64
-	values  []proffile.Value
-	pend    []pending
-	ptrs    []ptrRead
-	batch   *batch
-	stamp   uint32
-	eval    evaluator
-	sample  proffile.Sample
-	tickThr []*thread
-	procBuf [512]byte
-	sys     sysState
-	nlocals int
+	pregs    unix.PtraceRegs
+	cur      *capture // the capture being turned into a sample
+	light    *capture // for threads sampled without stopping them
+	stopped  []*thread
+	frames   []unwind.Frame
+	stack    []uint64
+	values   []proffile.Value
+	pend     []pending
+	ptrs     []ptrRead
+	batch    *batch
+	stamp    uint32
+	eval     evaluator
+	exprRegs unwind.Regs // a caller frame's registers, carried-over ones included
+	sample   proffile.Sample
+	tickThr  []*thread
+	procBuf  [512]byte
+	sys      sysState
+	nlocals  int
 
 	steps  StepStats
 	vstats valueStats

@@ -288,7 +288,7 @@ func (r *Recorder) readLocals(p *process, frames []unwind.Frame) {
 			case dwarfschema.LocAddr:
 				addr = loc.Addr + f.Map.Bias
 			case dwarfschema.LocExpr:
-				r.fromExpr(&pd, o, f, i, loc.Expr)
+				r.fromExpr(&pd, o, f, i, loc)
 				continue
 			default:
 				continue
@@ -382,8 +382,17 @@ func (r *Recorder) fromMem(pd *pending, addr uint64) {
 }
 
 // fromExpr evaluates a general location expression in frame f.
-func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, expr []byte) {
-	ctx := unwind.Context{Regs: &f.Regs, Mem: &r.cur.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias, Entry: &r.eval}
+func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc *dwarfschema.Loc) {
+	expr := loc.Expr
+	regs := &f.Regs
+	if !f.Exact && f.Regs.Weak != 0 && loc.PCEnd > f.PC-f.Map.Bias {
+		// As in frameReg: the location holds after the call returns, so
+		// the registers it names survived the callee.
+		r.exprRegs = f.Regs
+		r.exprRegs.Valid |= r.exprRegs.Weak
+		regs = &r.exprRegs
+	}
+	ctx := unwind.Context{Regs: regs, Mem: &r.cur.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias, Entry: &r.eval}
 	if o.index != nil {
 		ctx.FrameBase, ctx.HasFB = r.frameBase(o, f)
 	}

@@ -3,7 +3,6 @@ package sampler
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -158,7 +157,7 @@ func loadImage(name string, image []byte) (*object, error) {
 // symbolSchema is the schema of an object without DWARF use: its function
 // symbols (.symtab and .dynsym) as Funcs and Symbols.
 func symbolSchema(path string, ef *elf.File) *dwarfschema.Schema {
-	s := &dwarfschema.Schema{Path: path, Type: "exec", BuildID: buildID(ef)}
+	s := &dwarfschema.Schema{Path: path, Type: "exec", BuildID: dwarfschema.BuildID(ef)}
 	if ef.Type == elf.ET_DYN {
 		s.Type = "dyn"
 	}
@@ -192,33 +191,6 @@ func symbolSchema(path string, ef *elf.File) *dwarfschema.Schema {
 		}
 	}
 	return s
-}
-
-func buildID(ef *elf.File) string {
-	for _, sec := range ef.Sections {
-		if sec.Type != elf.SHT_NOTE {
-			continue
-		}
-		b, err := sec.Data()
-		if err != nil {
-			continue
-		}
-		for len(b) >= 12 {
-			bo := ef.ByteOrder
-			namesz, descsz, typ := bo.Uint32(b), bo.Uint32(b[4:]), bo.Uint32(b[8:])
-			b = b[12:]
-			nlen, dlen := (uint64(namesz)+3)&^3, (uint64(descsz)+3)&^3
-			if nlen > uint64(len(b)) || dlen > uint64(len(b))-nlen {
-				break
-			}
-			name, desc := b[:namesz], b[nlen:nlen+uint64(descsz)]
-			b = b[nlen+dlen:]
-			if typ == 3 && string(name) == "GNU\x00" {
-				return hex.EncodeToString(desc)
-			}
-		}
-	}
-	return ""
 }
 
 // prepare precomputes what the sampling path needs per Loc, Func and Var.

@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
-	"github.com/ianlancetaylor/demangle"
 	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/pcindex"
 	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/symtab"
 )
 
 // ValueSample is one sampled value of a variable, kept for value tracks.
@@ -62,9 +60,8 @@ type openFrame struct {
 
 type profReader struct {
 	names
-	as       *proffile.AddrSpace
+	tab      *symtab.Table
 	objs     map[uint16]*proffile.Object
-	idx      map[uint16]*pcindex.Index
 	interval int64
 	frames   []openFrame
 	cache    map[pcKey]int32 // resolved frame names
@@ -79,9 +76,8 @@ type pcKey struct {
 func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *Profile, error) {
 	h := r.Header()
 	p := &profReader{
-		as:       proffile.NewAddrSpace(),
+		tab:      symtab.New(),
 		objs:     map[uint16]*proffile.Object{},
-		idx:      map[uint16]*pcindex.Index{},
 		interval: h.IntervalNS,
 		cache:    map[pcKey]int32{},
 		kept:     map[[2]int64]bool{},
@@ -101,11 +97,10 @@ func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *
 		if err != nil {
 			return nil, nil, err
 		}
-		p.as.Observe(rec)
+		p.tab.Observe(rec)
 		switch v := rec.(type) {
 		case *proffile.Object:
 			p.objs[v.ID] = v
-			delete(p.idx, v.ID)
 		case *proffile.ThreadEvent:
 			if v.Name != "" {
 				tnames[[2]int32{v.PID, v.TID}] = v.Name
@@ -244,28 +239,13 @@ func (p *profReader) resolve(pid int32, pc uint64) int32 {
 }
 
 func (p *profReader) name(pid int32, pc uint64) string {
-	obj, link, ok := p.as.Resolve(pid, pc)
-	if !ok {
+	f := p.tab.Resolve(pid, pc, 0) // pc is already inside the call for callers
+	switch {
+	case !f.Known || p.tab.Objects[f.Obj] == nil:
 		return "[unknown]"
+	case f.Func >= 0 || f.Symbol:
+		return f.Display
 	}
-	o := p.objs[obj]
-	if o == nil || o.Schema == nil {
-		return "[unknown]"
-	}
-	ix := p.idx[obj]
-	if ix == nil {
-		ix = pcindex.New(o.Schema)
-		p.idx[obj] = ix
-	}
-	if f, ok := ix.Func(link); ok && int(f) < len(o.Schema.Funcs) {
-		fn := &o.Schema.Funcs[f]
-		if fn.Display != "" {
-			return fn.Display
-		}
-		return fn.Name
-	}
-	if s, ok := ix.Symbol(link); ok {
-		return demangle.Filter(s.Name)
-	}
-	return "[" + filepath.Base(o.Path) + "]"
+	// Code of an object without a symbol there: one name per object.
+	return "[" + symtab.BaseName(p.tab.Objects[f.Obj].Path) + "]"
 }

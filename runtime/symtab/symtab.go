@@ -7,6 +7,8 @@ package symtab
 import (
 	"fmt"
 
+	"github.com/ianlancetaylor/demangle"
+
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/pcindex"
 	"github.com/vprof/vprof/runtime/proffile"
@@ -17,6 +19,7 @@ type Frame struct {
 	Obj     uint16
 	Known   bool   // the PC lies in a mapped object
 	Program bool   // the object is a program object (has a schema to rank)
+	Symbol  bool   // named by an ELF symbol rather than DWARF (Func is -1)
 	Func    int32  // FuncID in the object's schema, or -1 (library symbol or unknown)
 	Outer   int32  // the out-of-line function containing PC (differs from Func in inlined code)
 	Name    string // linkage name (the key), or symbol name, or "[unknown]"
@@ -88,15 +91,16 @@ func (t *Table) Resolve(pid int32, pc uint64, depth int) Frame {
 		return f
 	}
 	if sym, ok := o.Index.Symbol(link); ok {
-		f.Name, f.Display = sym.Name, sym.Name
+		f.Name, f.Display, f.Symbol = sym.Name, demangle.Filter(sym.Name), true
 		return f
 	}
-	f.Name = fmt.Sprintf("[%s+%#x]", baseName(o.Path), link)
+	f.Name = fmt.Sprintf("[%s+%#x]", BaseName(o.Path), link)
 	f.Display = f.Name
 	return f
 }
 
-func baseName(p string) string {
+// BaseName is the last element of an object's path, as frames show it.
+func BaseName(p string) string {
 	for i := len(p) - 1; i >= 0; i-- {
 		if p[i] == '/' {
 			return p[i+1:]

@@ -47,9 +47,6 @@ func New(s *dwarfschema.Schema) *Index {
 	return ix
 }
 
-// Schema is the schema the index was built from.
-func (ix *Index) Schema() *dwarfschema.Schema { return ix.s }
-
 type event struct {
 	pc    uint64
 	id    int32 // Loc index, or for functions an entry number

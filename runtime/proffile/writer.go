@@ -83,9 +83,6 @@ func Create(path string, h Header) (*Writer, error) {
 	return w, nil
 }
 
-// Path is the name the profile will have after Close.
-func (w *Writer) Path() string { return w.path }
-
 // PartialPath is the name the profile has until Close.
 func (w *Writer) PartialPath() string { return w.tmp }
 

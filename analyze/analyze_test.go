@@ -757,42 +757,6 @@ func TestSampleSetReservoir(t *testing.T) {
 	}
 }
 
-func TestFlatten(t *testing.T) {
-	ft := flatten([]ivl{
-		{0x100, 0x200, 0, 1},
-		{0x140, 0x160, 1, 2},
-		{0x150, 0x158, 2, 3},
-		{0x160, 0x170, 1, 4},
-		{0x300, 0x310, 0, 5},
-	})
-	type want struct {
-		lo, hi uint64
-		chain  []int32
-	}
-	wants := []want{
-		{0x100, 0x140, []int32{1}}, {0x140, 0x150, []int32{2, 1}}, {0x150, 0x158, []int32{3, 2, 1}},
-		{0x158, 0x160, []int32{2, 1}}, {0x160, 0x170, []int32{4, 1}}, {0x170, 0x200, []int32{1}},
-		{0x300, 0x310, []int32{5}},
-	}
-	if len(ft.segs) != len(wants) {
-		t.Fatalf("%d segments, want %d: %+v", len(ft.segs), len(wants), ft.segs)
-	}
-	for i, w := range wants {
-		sg := ft.segs[i]
-		if sg.lo != w.lo || sg.hi != w.hi || sg.fn != w.chain[0] || !slices.Equal(ft.chain(i), w.chain) {
-			t.Errorf("segment %d: [%#x,%#x) fn %d chain %v, want [%#x,%#x) %v", i, sg.lo, sg.hi, sg.fn, ft.chain(i), w.lo, w.hi, w.chain)
-		}
-	}
-	for _, c := range []struct {
-		pc   uint64
-		want int32
-	}{{0x0ff, -1}, {0x100, 1}, {0x155, 3}, {0x15f, 2}, {0x1ff, 1}, {0x200, -1}, {0x305, 5}} {
-		if f := ft.lookup(c.pc); f != c.want {
-			t.Errorf("lookup(%#x) = %d, want %d", c.pc, f, c.want)
-		}
-	}
-}
-
 func TestSourceName(t *testing.T) {
 	for in, want := range map[string]string{
 		"foo":                  "foo",

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/pcindex"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
@@ -133,8 +134,12 @@ type objInfo struct {
 	funcMap []int32 // schema FuncID (or len(Funcs)+symbol index) -> global function
 	varMap  []int32 // schema VarID -> global variable, -1 if not monitored
 	global  []bool  // schema VarID -> a global variable
-	inner   funcTable
-	outer   funcTable
+	ix      *pcindex.Index
+	// chains: per inline chain ID of ix, the chain in global function
+	// indices; symChains: per symbol, a one-function chain (objects
+	// without functions in their schema).
+	chains    [][]int32
+	symChains [][]int32
 	unknown int32 // global function for PCs of this object outside every function
 }
 
@@ -291,7 +296,7 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 		s = &dwarfschema.Schema{Path: o.Path}
 	}
 	oi := &objInfo{path: o.Path, buildID: o.BuildID, program: o.Program, schema: s}
-	oi.inner, oi.outer = buildTables(s)
+	oi.ix = pcindex.New(s)
 
 	// Functions: static functions of one name in several files are told
 	// apart by file.
@@ -323,11 +328,23 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 	}
 	oi.unknown = a.internFunc("["+filepath.Base(o.Path)+"]", "["+filepath.Base(o.Path)+"]", false, "", 0)
 	// Inline chains in global function indices.
-	for i, f := range oi.inner.chains {
-		if f >= 0 && int(f) < len(oi.funcMap) {
-			oi.inner.chains[i] = oi.funcMap[f]
-		} else {
-			oi.inner.chains[i] = oi.unknown
+	oi.chains = make([][]int32, oi.ix.NumChains())
+	for id := range oi.chains {
+		c := oi.ix.ChainByID(int32(id))
+		g := make([]int32, len(c))
+		for i, f := range c {
+			if f >= 0 && int(f) < len(s.Funcs) {
+				g[i] = oi.funcMap[f]
+			} else {
+				g[i] = oi.unknown
+			}
+		}
+		oi.chains[id] = g
+	}
+	if len(s.Funcs) == 0 {
+		oi.symChains = make([][]int32, len(s.Symbols))
+		for i := range s.Symbols {
+			oi.symChains[i] = oi.funcMap[len(s.Funcs)+i : len(s.Funcs)+i+1 : len(s.Funcs)+i+1]
 		}
 	}
 

@@ -240,12 +240,10 @@ func (r *Run) frame(pid int32, s *proffile.Sample, i int, stamp uint64) *frameRe
 	if id, link, ok := r.space.Resolve(pid, pc); ok && int(id) < len(r.objs) && r.objs[id] != nil {
 		oi := r.objs[id]
 		fr.oi, fr.link, fr.fn, fr.phys = oi, link, oi.unknown, oi.unknown
-		if i := oi.inner.find(link); i >= 0 {
-			if f := oi.inner.segs[i].fn; f >= 0 && int(f) < len(oi.funcMap) {
-				fr.chain = oi.inner.chain(i)
-				fr.fn, fr.phys = fr.chain[0], fr.chain[len(fr.chain)-1]
-				fr.prog = oi.program
-			}
+		if c := oi.chainAt(link); c != nil {
+			fr.chain = c
+			fr.fn, fr.phys = c[0], c[len(c)-1]
+			fr.prog = oi.program
 		}
 	}
 	*e = pcEntry{gen: r.gen, pid: pid, pc: pc, res: *fr}

@@ -406,16 +406,16 @@ func (a *Analyzer) locations(keys []abEntry, f int32, global bool, top int) []Lo
 			k := e.key
 			oi := a.objs[k.obj]
 			if inF {
-				i := oi.inner.find(k.pc)
-				if i < 0 {
+				c := oi.chainAt(k.pc)
+				if c == nil {
 					continue
 				}
-				if c := oi.inner.chain(i); global && c[0] != f || !global && !slices.Contains(c, f) {
+				if global && c[0] != f || !global && !slices.Contains(c, f) {
 					continue
 				}
 			}
 			n := e.n
-			file, line := lineAt(oi.schema, k.pc)
+			file, line := oi.lineAt(k.pc)
 			lk := lineKey{file, line}
 			if file == "" {
 				lk = lineKey{"", 0}
@@ -427,7 +427,7 @@ func (a *Analyzer) locations(keys []abEntry, f int32, global bool, top int) []Lo
 			}
 			x.n += n
 			blk, addr := -1, uint64(0)
-			if of := oi.outer.lookup(k.pc); of >= 0 && int(of) < len(oi.schema.Funcs) {
+			if of, ok := oi.ix.OuterFunc(k.pc); ok && int(of) < len(oi.schema.Funcs) {
 				blk, addr = blockAt(&oi.schema.Funcs[of], k.pc)
 			}
 			if file == "" && blk < 0 {

@@ -28,12 +28,17 @@ type Index struct {
 
 	globals []int32
 
-	// Functions: segment i is [fstarts[i], fstarts[i+1]), executing
-	// inner[i] (innermost inlined instance) inside outer[i] (the
-	// out-of-line function); -1 where no function is known.
+	// Functions: segment i is [fstarts[i], fstarts[i+1]) and executes
+	// inline chain fchain[i] (-1 where no function is known). Chain c is
+	// chains[coffs[c]:coffs[c+1]]: the innermost inlined instance first,
+	// then the functions it is inlined into, out to the out-of-line
+	// function that holds the machine code. Chains are interned, so their
+	// IDs are dense and few.
 	fstarts []uint64
-	inner   []dwarfschema.FuncID
-	outer   []dwarfschema.FuncID
+	fchain  []int32
+	chains  []dwarfschema.FuncID
+	coffs   []int32
+	couter  []bool // chain ends at an out-of-line function
 }
 
 // New builds the index of s. Locs valid over the whole object (a global's
@@ -191,12 +196,16 @@ func (ix *Index) buildFuncs() {
 	}
 	for i := range s.Inlines {
 		in := &s.Inlines[i]
-		add(in.Func, in.Depth, in.Ranges)
+		add(in.Func, max(in.Depth, 1), in.Ranges)
 	}
 	sortEvents(ev)
+	ix.coffs = []int32{0}
+	interned := map[string]int32{}
+	var key []byte
 	// Live entries: few overlap at any PC (a function and its inline
 	// nest), so a slice with linear removal beats a map.
 	var live []int32
+	var chain []dwarfschema.FuncID
 	for k := 0; k < len(ev); {
 		pc := ev[k].pc
 		for ; k < len(ev) && ev[k].pc == pc; k++ {
@@ -206,25 +215,55 @@ func (ix *Index) buildFuncs() {
 				live = slices.Delete(live, p, p+1)
 			}
 		}
-		in, out := dwarfschema.FuncID(-1), dwarfschema.FuncID(-1)
-		bestIn, bestOut := int32(-1), int32(-1)
+		// The chain: one instance per inline depth, deepest first; of two
+		// at one depth (ranges that overlap without nesting) the lower
+		// function, for determinism. It ends at the out-of-line function.
+		slices.SortFunc(live, func(a, b int32) int {
+			ea, eb := ents[a], ents[b]
+			if ea.depth != eb.depth {
+				return int(eb.depth - ea.depth)
+			}
+			return int(ea.fn - eb.fn)
+		})
+		chain = chain[:0]
+		lastDepth := int32(-1)
 		for _, id := range live {
 			e := ents[id]
-			// Innermost: deepest instance; ties to the lower entry for
-			// determinism. Outermost: a depth-0 function.
-			if e.depth > bestIn || (e.depth == bestIn && e.fn < in) {
-				bestIn, in = e.depth, e.fn
+			if e.depth == lastDepth {
+				continue
 			}
-			if e.depth == 0 && (bestOut < 0 || e.fn < out) {
-				bestOut, out = 0, e.fn
+			lastDepth = e.depth
+			if n := len(chain); n > 0 && chain[n-1] == e.fn {
+				continue // recursion inlined into itself reads as one
+			}
+			chain = append(chain, e.fn)
+		}
+		// Inlined code outside every function's ranges (broken DWARF)
+		// has a chain without an out-of-line function.
+		outer := lastDepth == 0
+		cid := int32(-1)
+		if len(chain) > 0 {
+			key = append(key[:0], 0)
+			if outer {
+				key[0] = 1
+			}
+			for _, f := range chain {
+				key = append(key, byte(f), byte(f>>8), byte(f>>16), byte(f>>24))
+			}
+			var ok bool
+			if cid, ok = interned[string(key)]; !ok {
+				cid = int32(len(ix.coffs) - 1)
+				interned[string(key)] = cid
+				ix.chains = append(ix.chains, chain...)
+				ix.coffs = append(ix.coffs, int32(len(ix.chains)))
+				ix.couter = append(ix.couter, outer)
 			}
 		}
-		if n := len(ix.fstarts); n > 0 && ix.inner[n-1] == in && ix.outer[n-1] == out {
-			continue // same function as the segment before: merge
+		if n := len(ix.fstarts); n > 0 && ix.fchain[n-1] == cid {
+			continue // same chain as the segment before: merge
 		}
 		ix.fstarts = append(ix.fstarts, pc)
-		ix.inner = append(ix.inner, in)
-		ix.outer = append(ix.outer, out)
+		ix.fchain = append(ix.fchain, cid)
 	}
 }
 
@@ -257,23 +296,55 @@ func (ix *Index) Lookup(pc uint64) []int32 {
 // Globals returns the indices into Schema.Locs valid at every PC.
 func (ix *Index) Globals() []int32 { return ix.globals }
 
+// ChainID returns the ID of the inline chain executing at pc (see Chain),
+// or -1 where no function is known. IDs are dense in [0, NumChains()), so
+// a user can keep its own per-chain data in a slice.
+func (ix *Index) ChainID(pc uint64) int32 {
+	i := search(ix.fstarts, pc)
+	if i < 0 {
+		return -1
+	}
+	return ix.fchain[i]
+}
+
+// NumChains returns the number of distinct inline chains.
+func (ix *Index) NumChains() int { return len(ix.coffs) - 1 }
+
+// ChainByID returns chain id (the index's own storage: do not modify it).
+func (ix *Index) ChainByID(id int32) []dwarfschema.FuncID {
+	if id < 0 || int(id) >= ix.NumChains() {
+		return nil
+	}
+	return ix.chains[ix.coffs[id]:ix.coffs[id+1]:ix.coffs[id+1]]
+}
+
+// Chain returns the functions executing at pc, innermost first: the
+// innermost inlined instance (method.md §2: inlined code belongs to the
+// inlined function), then each function it is inlined into, out to the
+// out-of-line function whose machine code holds pc. Nil where no function
+// is known. The slice is the index's own; it does not allocate.
+func (ix *Index) Chain(pc uint64) []dwarfschema.FuncID {
+	return ix.ChainByID(ix.ChainID(pc))
+}
+
 // Func returns the function executing at pc: the innermost inlined
 // instance if pc is in inlined code.
 func (ix *Index) Func(pc uint64) (dwarfschema.FuncID, bool) {
-	i := search(ix.fstarts, pc)
-	if i < 0 || ix.inner[i] < 0 {
+	c := ix.Chain(pc)
+	if len(c) == 0 {
 		return -1, false
 	}
-	return ix.inner[i], true
+	return c[0], true
 }
 
 // OuterFunc returns the out-of-line function whose code contains pc.
 func (ix *Index) OuterFunc(pc uint64) (dwarfschema.FuncID, bool) {
-	i := search(ix.fstarts, pc)
-	if i < 0 || ix.outer[i] < 0 {
+	id := ix.ChainID(pc)
+	if id < 0 || !ix.couter[id] {
 		return -1, false
 	}
-	return ix.outer[i], true
+	c := ix.ChainByID(id)
+	return c[len(c)-1], true
 }
 
 // Line returns the source file and line of pc, from the line table.
@@ -304,6 +375,16 @@ func (ix *Index) Line(pc uint64) (file string, line int32, ok bool) {
 // Symbol returns the ELF symbol containing pc, for objects without DWARF
 // and for library frames.
 func (ix *Index) Symbol(pc uint64) (*dwarfschema.Symbol, bool) {
+	i := ix.SymbolIndex(pc)
+	if i < 0 {
+		return nil, false
+	}
+	return &ix.s.Symbols[i], true
+}
+
+// SymbolIndex returns the index in Schema.Symbols of the symbol containing
+// pc, or -1.
+func (ix *Index) SymbolIndex(pc uint64) int {
 	ss := ix.s.Symbols
 	lo, hi := 0, len(ss)
 	for lo < hi {
@@ -317,8 +398,8 @@ func (ix *Index) Symbol(pc uint64) (*dwarfschema.Symbol, bool) {
 	// Walk back over zero-sized or shorter symbols at lower addresses.
 	for i := lo - 1; i >= 0 && i >= lo-4; i-- {
 		if s := &ss[i]; pc < s.Value+max(s.Size, 1) {
-			return s, true
+			return i
 		}
 	}
-	return nil, false
+	return -1
 }

@@ -158,3 +158,44 @@ func BenchmarkNew(b *testing.B) {
 		New(s)
 	}
 }
+
+func TestChain(t *testing.T) {
+	r := func(lo, hi uint64) []dwarfschema.PCRange { return []dwarfschema.PCRange{{Lo: lo, Hi: hi}} }
+	s := &dwarfschema.Schema{
+		Funcs: []dwarfschema.Func{{Name: "f0", Ranges: r(0x100, 0x200)}, {Name: "f1", Ranges: r(0x300, 0x310)},
+			{Name: "f2"}, {Name: "f3"}, {Name: "f4"}},
+		Inlines: []dwarfschema.Inline{
+			{Func: 2, Depth: 1, Ranges: r(0x140, 0x160)},
+			{Func: 3, Depth: 2, Ranges: r(0x150, 0x158)},
+			{Func: 4, Depth: 1, Ranges: r(0x160, 0x170)},
+			{Func: 2, Depth: 1, Ranges: r(0x308, 0x30c)},
+			{Func: 3, Depth: 1, Ranges: r(0x400, 0x410)}, // outside every function
+		},
+	}
+	ix := New(s)
+	for _, c := range []struct {
+		pc    uint64
+		chain []dwarfschema.FuncID
+		outer dwarfschema.FuncID
+	}{
+		{0x0ff, nil, -1}, {0x100, []dwarfschema.FuncID{0}, 0}, {0x145, []dwarfschema.FuncID{2, 0}, 0},
+		{0x155, []dwarfschema.FuncID{3, 2, 0}, 0}, {0x15f, []dwarfschema.FuncID{2, 0}, 0},
+		{0x165, []dwarfschema.FuncID{4, 0}, 0}, {0x1ff, []dwarfschema.FuncID{0}, 0}, {0x200, nil, -1},
+		{0x309, []dwarfschema.FuncID{2, 1}, 1}, {0x405, []dwarfschema.FuncID{3}, -1},
+	} {
+		got := ix.Chain(c.pc)
+		if !reflect.DeepEqual(got, c.chain) && !(len(got) == 0 && len(c.chain) == 0) {
+			t.Errorf("Chain(%#x) = %v, want %v", c.pc, got, c.chain)
+		}
+		if o, _ := ix.OuterFunc(c.pc); o != c.outer {
+			t.Errorf("OuterFunc(%#x) = %d, want %d", c.pc, o, c.outer)
+		}
+	}
+	// The chain of f2 inlined in f0 is one ID wherever it occurs.
+	if a, b := ix.ChainID(0x141), ix.ChainID(0x15a); a != b || a < 0 {
+		t.Errorf("ChainID: %d and %d for the same chain", a, b)
+	}
+	if n := ix.NumChains(); n != 7 {
+		t.Errorf("NumChains = %d, want 7", n)
+	}
+}

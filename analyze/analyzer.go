@@ -140,7 +140,7 @@ type objInfo struct {
 	// without functions in their schema).
 	chains    [][]int32
 	symChains [][]int32
-	unknown int32 // global function for PCs of this object outside every function
+	unknown   int32 // global function for PCs of this object outside every function
 }
 
 // abKey identifies a counter of abnormal samples: variable, dimension and

@@ -61,6 +61,14 @@ type Options struct {
 	// dimension and kind: up to this many distinct values are counted
 	// exactly; beyond, a uniform reservoir of this many samples is kept.
 	MaxDistinct int
+	// Components keeps only variables declared in source files under
+	// these paths, as `vprof record --component` does at recording time
+	// (method.md §2): the others are ignored as if never sampled, and
+	// functions left without variables go to the hist-discounter. A
+	// recording of the whole program can so be narrowed to one component
+	// after the fact, and several components tried without recording
+	// again. Empty keeps all.
+	Components []string
 }
 
 // DefaultOptions returns the method's defaults (method.md §5-8).
@@ -381,8 +389,12 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 		if n := seen[vk{fn, v.Name}]; n > 1 {
 			name = fmt.Sprintf("%s#%d", v.Name, n)
 		}
-		oi.varMap[i] = a.internVar(fkey+"\x00"+name, name, fn, v)
 		oi.global[i] = fn < 0
+		if !a.inComponent(s, v) {
+			oi.varMap[i] = -1
+			continue
+		}
+		oi.varMap[i] = a.internVar(fkey+"\x00"+name, name, fn, v)
 	}
 	if key != "" {
 		a.objKey[key] = oi
@@ -390,6 +402,58 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 	oi.idx = int32(len(a.objs))
 	a.objs = append(a.objs, oi)
 	return oi
+}
+
+// inComponent reports whether v is declared in a source file under one of
+// Options.Components. A local without a file of its own takes its
+// function's. An absolute component is a path prefix; a relative one
+// ("buf0lru.c", "storage/innobase/buf/") matches from any directory
+// boundary of the file's path, as the compilation directory the recorder
+// matched against is not in the profile.
+func (a *Analyzer) inComponent(s *dwarfschema.Schema, v *dwarfschema.Var) bool {
+	if len(a.opt.Components) == 0 {
+		return true
+	}
+	f := v.File
+	if f < 0 && v.Func >= 0 && int(v.Func) < len(s.Funcs) {
+		f = s.Funcs[v.Func].File
+	}
+	if f < 0 || int(f) >= len(s.Files) {
+		return false
+	}
+	return matchComponent(s.Files[f], a.opt.Components)
+}
+
+func matchComponent(file string, comps []string) bool {
+	file = filepath.Clean(file)
+	for _, c := range comps {
+		if c == "" {
+			continue
+		}
+		c = filepath.Clean(c)
+		if c == "." {
+			return true
+		}
+		if filepath.IsAbs(c) {
+			if file == c || strings.HasPrefix(file, c+"/") {
+				return true
+			}
+			continue
+		}
+		c = strings.TrimPrefix(c, "./")
+		for rest := "/" + file; ; {
+			i := strings.Index(rest, "/"+c)
+			if i < 0 {
+				break
+			}
+			after := rest[i+1+len(c):]
+			if after == "" || after[0] == '/' {
+				return true
+			}
+			rest = rest[i+1:]
+		}
+	}
+	return false
 }
 
 func (a *Analyzer) internVar(key, name string, fn int32, v *dwarfschema.Var) int32 {

@@ -335,6 +335,9 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 		return
 	}
 	gv := oi.varMap[v.Var]
+	if gv < 0 {
+		return // outside Options.Components
+	}
 	if a.varStamp[gv] == stamp {
 		return // read once per thread and tick: the first (shallowest) read is kept
 	}

@@ -52,6 +52,14 @@ Examples:
   vprof report --normal n1.vprof,n2.vprof,n3.vprof --buggy b1.vprof,b2.vprof,b3.vprof --top 10
   vprof report --format json normal.vprof slow.vprof > report.json
   vprof report --explain recv_group_scan_log_recs normal.vprof slow.vprof
+  vprof report --component storage/innobase/buf/ normal.vprof slow.vprof
+
+--component narrows the analysis to the variables of one part of the
+program (a file or a directory, repeatable), as the thesis' evaluation
+did with the file that holds the root cause: the program's other
+functions are still ranked, by their PC cost and the hist-discounter.
+A recording of the whole program can be narrowed this way after the
+fact, trying one component after another without recording again.
 `
 
 func init() {
@@ -115,6 +123,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Locations, "locations", o.Locations, "source locations shown per function, at most `N`")
 	fs.IntVar(&o.HistWindow, "hist-window", o.HistWindow, "hist-discounter: ranks at most `N` apart count as alike")
 	fs.IntVar(&o.MaxDistinct, "max-distinct", o.MaxDistinct, "distinct values counted exactly per variable and dimension; beyond, a reservoir of `N` samples")
+	var comps multiFlag
+	fs.Var(&comps, "component", "analyse only variables declared in source files under `PATH` (repeatable), as record --component does")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -147,6 +157,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		progress = progressPrinter(stderr)
 	}
+	o.Components = comps
 	res, err := analyze.Analyze(normal, buggy, o, progress)
 	if err != nil {
 		return err

@@ -21,15 +21,15 @@ func writeRun(t *testing.T, path string, buggy bool, seed int, buildID string) {
 	t.Helper()
 	r := func(lo, hi uint64) []dwarfschema.PCRange { return []dwarfschema.PCRange{{Lo: lo, Hi: hi}} }
 	s := &dwarfschema.Schema{
-		Path: "/bin/app", BuildID: buildID, Type: "exec", HasDWARF: true, Files: []string{"/src/app.c"},
+		Path: "/bin/app", BuildID: buildID, Type: "exec", HasDWARF: true, Files: []string{"/src/app.c", "/src/lib/busy.c"},
 		Funcs: []dwarfschema.Func{
 			{Name: "main", File: 0, Line: 5, Ranges: r(0x1000, 0x1100)},
-			{Name: "busy", File: 0, Line: 20, Ranges: r(0x1100, 0x1200), Blocks: []uint64{0x1100}},
+			{Name: "busy", File: 1, Line: 20, Ranges: r(0x1100, 0x1200), Blocks: []uint64{0x1100}},
 			{Name: "scan", File: 0, Line: 40, Ranges: r(0x1200, 0x1300), Blocks: []uint64{0x1200, 0x1240}},
 			{Name: "_ZN3app5Store4findEv", Display: "app::Store::find()", File: 0, Line: 60, Ranges: r(0x1300, 0x1400)},
 		},
 		Vars: []dwarfschema.Var{
-			{Name: "i", Func: 1, Type: "int", Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop},
+			{Name: "i", Func: 1, File: 1, Type: "int", Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop},
 			{Name: "n", Func: 2, Type: "int", Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop},
 		},
 		Lines: []dwarfschema.LineRow{{PC: 0x1000, Line: 5}, {PC: 0x1100, Line: 21}, {PC: 0x1200, Line: 41}, {PC: 0x1240, Line: 44}, {PC: 0x1300, Line: 61}},
@@ -97,7 +97,7 @@ func TestReportCommand(t *testing.T) {
 		{"explain json", []string{"report", "--explain", "busy", "--format", "json", p("n1"), p("b1")}, 0, []string{`"function": "busy"`, `"hellinger"`}, ""},
 		{"explain unknown", []string{"report", "--explain", "sca", p("n1"), p("b1")}, 2, nil, `did you mean scan`},
 		{"other build", []string{"report", "--normal", p("n1"), "--buggy", p("b3")}, 0, []string{"scan"}, "different builds"},
-		{"help", []string{"report", "--help"}, 0, []string{"Examples:", "--explain"}, ""},
+		{"help", []string{"report", "--help"}, 0, []string{"Examples:", "--explain", "--component"}, ""},
 		{"no args", []string{"report"}, 1, nil, "need a normal and a buggy profile"},
 		{"one list", []string{"report", "--normal", p("n1"), p("b1")}, 1, nil, "give both --normal and --buggy"},
 		{"bad format", []string{"report", "--format", "xml", p("n1"), p("b1")}, 1, nil, `--format "xml"`},
@@ -162,6 +162,50 @@ func TestReportJSONShape(t *testing.T) {
 	for _, r := range rows {
 		if r["function"] == "app::Store::find()" && (r["discount_source"] != "hist" || r["dimension"] != "hist") {
 			t.Errorf("function without variables: %v", r)
+		}
+	}
+}
+
+// TestReportComponent narrows the analysis to the variables of one source
+// file or directory: the other functions keep their costs but lose their
+// variable verdicts to the hist-discounter.
+func TestReportComponent(t *testing.T) {
+	dir := t.TempDir()
+	n, b := filepath.Join(dir, "n"), filepath.Join(dir, "b")
+	writeRun(t, n, false, 0, "aa")
+	writeRun(t, b, true, 0, "aa")
+	tests := []struct {
+		comps      []string
+		busy, scan string // discount source of each
+	}{
+		{nil, "variable", "variable"},
+		{[]string{"lib/"}, "variable", "hist"},
+		{[]string{"busy.c"}, "variable", "hist"},
+		{[]string{"/src/lib"}, "variable", "hist"},
+		{[]string{"app.c"}, "hist", "variable"},
+		{[]string{"app.c", "lib"}, "variable", "variable"},
+		{[]string{"usy.c"}, "hist", "hist"}, // not at a path boundary
+		{[]string{"/src/li"}, "hist", "hist"},
+	}
+	for _, tt := range tests {
+		args := []string{"report", "--format", "json", "--top", "0"}
+		for _, c := range tt.comps {
+			args = append(args, "--component", c)
+		}
+		var so, se bytes.Buffer
+		if code := mainStatus(append(args, n, b), &so, &se); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tt.comps, code, se.String())
+		}
+		var rep reportJSON
+		if err := json.Unmarshal(so.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, r := range rep.Functions {
+			got[r.Function] = r.DiscountSource
+		}
+		if got["busy"] != tt.busy || got["scan"] != tt.scan {
+			t.Errorf("--component %v: busy %q scan %q, want %q %q", tt.comps, got["busy"], got["scan"], tt.busy, tt.scan)
 		}
 	}
 }

@@ -1,8 +1,15 @@
 // Package testprogs gives other packages' tests the C and C++ programs of this
 // directory: bug shapes from Table 3.1 of the vProf chapter, each with a normal
-// and a buggy mode (see README-style comments at the top of each source file),
-// their manifest (manifest.json), and binaries built on demand with
-// `make -C testprogs`.
+// and a buggy mode, their manifest (manifest.json), and binaries built on
+// demand with `make -C testprogs`.
+//
+// A bug program is a directory NAME/ whose functions sit in source files named
+// and grouped as in the application it reproduces (lru_scan/buf0lru.c,
+// lru_scan/buf0buf.c, ... and the driver in main.c, which describes the
+// program in its header comment). The manifest names the file that holds the
+// root cause (Source) and the --component path of the thesis' evaluation
+// protocol (Component: that file, "to limit the variables sampled").
+// A support program (values, soak) is a single file in this directory.
 //
 // Typical use in a test:
 //
@@ -19,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,12 +59,30 @@ type KeyVariable struct {
 	Function string `json:"function"`
 	// Linkage is the symbol name of a C++ global in a namespace, if any.
 	Linkage string `json:"linkage,omitempty"`
+	// File is the source file (in the program's directory) that declares the
+	// variable: for a local, its function's file.
+	File string `json:"file,omitempty"`
+	// Note says, for a variable outside the program's Component, that the
+	// thesis' protocol does not monitor it.
+	Note string `json:"note,omitempty"`
 }
 
 // Program is one manifest entry.
 type Program struct {
-	Name        string `json:"name"`
-	Source      string `json:"source"`   // file name in the testprogs directory
+	Name string `json:"name"`
+	// Source is the file that holds the root-cause function (and the ROOT
+	// CAUSE marker), relative to the program's directory NAME/; for a
+	// single-file program, its file in the testprogs directory.
+	Source string `json:"source"`
+	// Sources are every file of a program directory (its source files and
+	// headers), relative to that directory; empty for a single-file program.
+	Sources []string `json:"sources,omitempty"`
+	// Component is the `vprof record --component` path, relative to the
+	// testprogs directory, of the thesis' evaluation protocol: the source
+	// file that contains the root-cause function ("User identifies file that
+	// contains root cause function to limit number of variables sampled to
+	// that file", Table 3.2 of the vProf chapter).
+	Component   string `json:"component,omitempty"`
 	Language    string `json:"language"` // "c" or "c++"
 	Issue       string `json:"issue"`    // e.g. "MDEV-21826"
 	Application string `json:"application"`
@@ -77,6 +103,44 @@ type Program struct {
 	Buggy    string   `json:"buggy"`  // what the buggy mode sets
 	Features []string `json:"features"`
 	Purpose  string   `json:"purpose,omitempty"` // support programs only
+}
+
+// SourcePath returns the path of the file that holds the root cause.
+func (p Program) SourcePath() string {
+	if len(p.Sources) > 0 {
+		return filepath.Join(Dir(), p.Name, p.Source)
+	}
+	return filepath.Join(Dir(), p.Source)
+}
+
+// SourcePaths returns the paths of every file of the program.
+func (p Program) SourcePaths() []string {
+	if len(p.Sources) == 0 {
+		return []string{filepath.Join(Dir(), p.Source)}
+	}
+	out := make([]string, len(p.Sources))
+	for i, f := range p.Sources {
+		out[i] = filepath.Join(Dir(), p.Name, f)
+	}
+	return out
+}
+
+// ComponentPath returns the absolute --component path of the thesis'
+// protocol, or "" if the program names none.
+func (p Program) ComponentPath() string {
+	if p.Component == "" {
+		return ""
+	}
+	return filepath.Join(Dir(), p.Component)
+}
+
+// InComponent reports whether the key variable v is declared in a file under
+// the program's Component, and so is monitored under the thesis' protocol.
+func (p Program) InComponent(v KeyVariable) bool {
+	if p.Component == "" {
+		return true
+	}
+	return strings.HasPrefix(filepath.Join(p.Name, v.File), p.Component)
 }
 
 // MatchesSymbol reports whether the ELF symbol sym is the root-cause function
@@ -216,8 +280,8 @@ func checkProgram(p Program, bug bool) error {
 	if want == "" {
 		return fmt.Errorf("language %q, want c or c++", p.Language)
 	}
-	if p.Source != p.Name+want {
-		return fmt.Errorf("source %q, want %q", p.Source, p.Name+want)
+	if err := checkSources(p, want); err != nil {
+		return err
 	}
 	if !bug {
 		return nil
@@ -241,6 +305,48 @@ func checkProgram(p Program, bug bool) error {
 		if v.Name == "" || v.Function == "" {
 			return fmt.Errorf("key variable %+v: name and function are required", v)
 		}
+		if len(p.Sources) > 0 && !slices.Contains(p.Sources, v.File) {
+			return fmt.Errorf("key variable %s of %s: file %q is not one of the sources", v.Name, v.Function, v.File)
+		}
+	}
+	return nil
+}
+
+// checkSources checks the files of a program: a single file NAME.c or
+// NAME.cpp, or a directory whose sources are plain names with the language's
+// extension (or .h), the root cause's file among them, and the component
+// under the directory.
+func checkSources(p Program, ext string) error {
+	if len(p.Sources) == 0 {
+		if p.Component != "" {
+			return fmt.Errorf("component %q without sources", p.Component)
+		}
+		if p.Source != p.Name+ext {
+			return fmt.Errorf("source %q, want %q", p.Source, p.Name+ext)
+		}
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, f := range p.Sources {
+		if f == "" || strings.ContainsAny(f, "/\\ \t") || strings.HasPrefix(f, ".") {
+			return fmt.Errorf("bad source file name %q", f)
+		}
+		if e := filepath.Ext(f); e != ext && e != ".h" {
+			return fmt.Errorf("source %q: a %s program has %s and .h files", f, p.Language, ext)
+		}
+		if seen[f] {
+			return fmt.Errorf("source %q listed twice", f)
+		}
+		seen[f] = true
+	}
+	if !seen[p.Source] || filepath.Ext(p.Source) != ext {
+		return fmt.Errorf("source %q is not one of the %s sources", p.Source, ext)
+	}
+	if p.Component == "" {
+		return errors.New("a program directory needs a component")
+	}
+	if c := filepath.Clean(p.Component); c != p.Component || !strings.HasPrefix(c, p.Name+"/") {
+		return fmt.Errorf("component %q is not a clean path under %s/", p.Component, p.Name)
 	}
 	return nil
 }
@@ -255,45 +361,35 @@ func lineCol(data []byte, off int64) (line, col int) {
 }
 
 // Path returns the path of the built program name (testprogs/bin/NAME). If the
-// binary is missing or older than its source, it first runs `make -C
-// testprogs` (once per test binary, under a lock shared with other test
+// binary is missing or older than one of its source files, it first runs `make
+// -C testprogs` (once per test binary, under a lock shared with other test
 // processes) and fails the test with make's output if that fails.
 func Path(t testing.TB, name string) string {
 	t.Helper()
-	src, err := sourceOf(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(Dir(), "bin", name)
-	if fresh(bin, src) {
-		return bin
-	}
-	if err := build.run("all"); err != nil {
-		t.Fatal(err)
-	}
-	if !fresh(bin, src) {
-		t.Fatalf("testprogs: make -C %s did not build %s from %s", Dir(), bin, src)
-	}
-	return bin
+	return built(t, name, filepath.Join(Dir(), "bin", name), "all")
 }
 
 // PathPG returns the path of the program built with -pg for gprof
 // (testprogs/bin/pg/NAME), building it with `make -C testprogs pg` if needed.
 func PathPG(t testing.TB, name string) string {
 	t.Helper()
-	src, err := sourceOf(name)
+	return built(t, name, filepath.Join(Dir(), "bin", "pg", name), "pg")
+}
+
+func built(t testing.TB, name, bin, target string) string {
+	t.Helper()
+	srcs, err := sourcesOf(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(Dir(), "bin", "pg", name)
-	if fresh(bin, src) {
+	if fresh(bin, srcs) {
 		return bin
 	}
-	if err := build.run("pg"); err != nil {
+	if err := build.run(target); err != nil {
 		t.Fatal(err)
 	}
-	if !fresh(bin, src) {
-		t.Fatalf("testprogs: make -C %s pg did not build %s", Dir(), bin)
+	if !fresh(bin, srcs) {
+		t.Fatalf("testprogs: make -C %s %s did not build %s from %s", Dir(), target, bin, strings.Join(srcs, " "))
 	}
 	return bin
 }
@@ -316,27 +412,47 @@ func Synth(t testing.TB) string {
 	return bin
 }
 
-func sourceOf(name string) (string, error) {
+// sourcesOf returns the files program name is built from: every file of its
+// directory testprogs/NAME/, or its single file NAME.c or NAME.cpp.
+func sourcesOf(name string) ([]string, error) {
 	if name == "" || strings.ContainsAny(name, "/.") {
-		return "", fmt.Errorf("testprogs: bad program name %q", name)
+		return nil, fmt.Errorf("testprogs: bad program name %q", name)
+	}
+	dir := filepath.Join(Dir(), name)
+	if ents, err := os.ReadDir(dir); err == nil {
+		var out []string
+		for _, e := range ents {
+			if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+				out = append(out, filepath.Join(dir, e.Name()))
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("testprogs: no source files in %s", dir)
+		}
+		return out, nil
 	}
 	for _, ext := range []string{".c", ".cpp"} {
 		src := filepath.Join(Dir(), name+ext)
 		if _, err := os.Stat(src); err == nil {
-			return src, nil
+			return []string{src}, nil
 		}
 	}
-	return "", fmt.Errorf("testprogs: no source %s.c or %s.cpp in %s", name, name, Dir())
+	return nil, fmt.Errorf("testprogs: no directory %s/ and no source %s.c or %s.cpp in %s", name, name, name, Dir())
 }
 
-// fresh reports whether bin exists and is not older than src.
-func fresh(bin, src string) bool {
+// fresh reports whether bin exists and is not older than any of srcs.
+func fresh(bin string, srcs []string) bool {
 	b, err := os.Stat(bin)
 	if err != nil {
 		return false
 	}
-	s, err := os.Stat(src)
-	return err == nil && !b.ModTime().Before(s.ModTime())
+	for _, src := range srcs {
+		s, err := os.Stat(src)
+		if err != nil || b.ModTime().Before(s.ModTime()) {
+			return false
+		}
+	}
+	return true
 }
 
 // builder runs each make target at most once per test binary.

@@ -6,10 +6,12 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,7 +130,7 @@ func TestManifestPrograms(t *testing.T) {
 }
 
 func checkProgramFiles(t *testing.T, p Program) {
-	src, err := os.ReadFile(filepath.Join(Dir(), p.Source))
+	src, err := os.ReadFile(p.SourcePath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,14 +147,36 @@ func checkProgramFiles(t *testing.T, p Program) {
 				strings.TrimSpace(lines[p.RootCauseLine-1]))
 		}
 	}
-	if !bytes.Contains(src, []byte(p.Issue)) {
-		t.Errorf("%s does not name its issue %s", p.Source, p.Issue)
+	// Every file of a program says which program and issue it belongs to.
+	var all []byte
+	for _, path := range p.SourcePaths() {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte(p.Issue)) {
+			t.Errorf("%s does not name its issue %s", path, p.Issue)
+		}
+		all = append(all, b...)
 	}
-	if got := bytes.Contains(src, []byte("#include <pthread.h>")); got != p.Threads {
-		t.Errorf("threads = %v but the source includes pthread.h: %v", p.Threads, got)
+	if len(p.Sources) > 0 {
+		// The manifest lists the directory exactly.
+		have, err := sourcesOf(p.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := p.SourcePaths(); !slices.Equal(sorted(have), sorted(want)) {
+			t.Errorf("sources %v, but the directory holds %v", want, have)
+		}
+		if p.Component == "" || p.ComponentPath() != p.SourcePath() {
+			t.Errorf("component %q, want the root cause's file %s/%s (the thesis' protocol)", p.Component, p.Name, p.Source)
+		}
 	}
-	if got := bytes.Contains(src, []byte("fork()")); got != p.Forks {
-		t.Errorf("forks = %v but the source calls fork(): %v", p.Forks, got)
+	if got := bytes.Contains(all, []byte("#include <pthread.h>")); got != p.Threads {
+		t.Errorf("threads = %v but the sources include pthread.h: %v", p.Threads, got)
+	}
+	if got := bytes.Contains(all, []byte("fork()")); got != p.Forks {
+		t.Errorf("forks = %v but the sources call fork(): %v", p.Forks, got)
 	}
 
 	bin := Path(t, p.Name)
@@ -186,33 +210,82 @@ func checkProgramFiles(t *testing.T, p Program) {
 			funcAt[s.Value] = name
 		}
 	}
-	vars, err := dwarfVars(d, funcAt)
+	info, err := dwarfVars(d, funcAt)
 	if err != nil {
 		t.Fatalf("%s: %v", bin, err)
 	}
+	if files := info.funcs[p.RootCauseFunction]; !files[p.Source] {
+		t.Errorf("root cause %s is defined in %v, want %s", p.RootCauseFunction, keys(files), p.Source)
+	}
 	for _, v := range p.KeyVariables {
-		loc, ok := vars[varKey{v.Function, v.Name}]
+		vi, ok := info.vars[varKey{v.Function, v.Name}]
 		if v.Linkage != "" {
-			l2, ok2 := vars[varKey{Global, v.Linkage}]
-			loc, ok = loc || l2, ok || ok2
+			if v2, ok2 := info.vars[varKey{Global, v.Linkage}]; ok2 {
+				vi, ok = vi.merge(v2), true
+			}
 		}
 		switch {
 		case !ok:
 			t.Errorf("key variable %s of %s is not in the DWARF of %s", v.Name, v.Function, bin)
-		case !loc:
+		case !vi.loc:
 			t.Errorf("key variable %s of %s has no location anywhere in %s", v.Name, v.Function, bin)
+		case len(p.Sources) > 0 && !vi.files[v.File]:
+			t.Errorf("key variable %s of %s is declared in %v, the manifest says %s", v.Name, v.Function, keys(vi.files), v.File)
+		}
+		if in := p.InComponent(v); !in && v.Note == "" {
+			t.Errorf("key variable %s of %s is outside the component %s: the manifest must say so (note)", v.Name, v.Function, p.Component)
 		}
 	}
 }
 
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
 type varKey struct{ function, name string }
 
+// varInfo is what the DWARF says of a variable: whether one of its DIEs has
+// a location, and the base names of the files that define it.
+type varInfo struct {
+	loc   bool
+	files map[string]bool
+}
+
+func (v varInfo) merge(w varInfo) varInfo {
+	files := map[string]bool{}
+	for f := range v.files {
+		files[f] = true
+	}
+	for f := range w.files {
+		files[f] = true
+	}
+	return varInfo{v.loc || w.loc, files}
+}
+
+type dwarfInfo struct {
+	vars  map[varKey]varInfo
+	funcs map[string]map[string]bool // function name -> base names of its defining files
+}
+
 // dwarfVars lists every variable and parameter with the linkage name (or name)
-// of its function, or Global, and whether any of its DIEs has a location.
-// Names reached through DW_AT_abstract_origin and DW_AT_specification count,
-// and an out-of-line function is also known by the symbol at its low PC
-// (funcAt): gcc gives no DW_AT_linkage_name to static C++ functions.
-func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (map[varKey]bool, error) {
+// of its function, or Global, whether any of its DIEs has a location, and the
+// file that declares each definition; and the file of each defined function.
+// Names and files reached through DW_AT_abstract_origin and
+// DW_AT_specification count, and an out-of-line function is also known by
+// the symbol at its low PC (funcAt): gcc gives no DW_AT_linkage_name to
+// static C++ functions.
+func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (dwarfInfo, error) {
 	names := map[dwarf.Offset]string{}
 	resolve := func(e *dwarf.Entry) (string, error) {
 		for hops := 0; e != nil && hops < 8; hops++ {
@@ -242,17 +315,55 @@ func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (map[varKey]bool, error)
 		}
 		return "", nil
 	}
+	// declFile follows the DIE's origin or specification to its
+	// DW_AT_decl_file, an index into the unit's file table.
+	var files []*dwarf.LineFile
+	declFile := func(e *dwarf.Entry) (string, error) {
+		for hops := 0; e != nil && hops < 8; hops++ {
+			if i, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
+				if i < 0 || int(i) >= len(files) || files[i] == nil {
+					return "", fmt.Errorf("DIE at %#x: decl_file %d outside the file table", e.Offset, i)
+				}
+				return filepath.Base(files[i].Name), nil
+			}
+			ref, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			if !ok {
+				ref, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+			}
+			if !ok {
+				return "", nil
+			}
+			r := d.Reader()
+			r.Seek(ref)
+			next, err := r.Next()
+			if err != nil {
+				return "", err
+			}
+			e = next
+		}
+		return "", nil
+	}
 	type scope struct {
 		fns      []string // the function's names
 		function bool     // a subprogram or inlined subroutine
 	}
-	out := map[varKey]bool{}
+	out := dwarfInfo{vars: map[varKey]varInfo{}, funcs: map[string]map[string]bool{}}
+	addFile := func(m map[string]bool, f string) map[string]bool {
+		if f == "" {
+			return m
+		}
+		if m == nil {
+			m = map[string]bool{}
+		}
+		m[f] = true
+		return m
+	}
 	var stack []scope
 	r := d.Reader()
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		if e == nil {
 			return out, nil
@@ -263,6 +374,16 @@ func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (map[varKey]bool, error)
 			}
 			continue
 		}
+		if e.Tag == dwarf.TagCompileUnit {
+			files = nil
+			lr, err := d.LineReader(e)
+			if err != nil {
+				return out, err
+			}
+			if lr != nil {
+				files = lr.Files()
+			}
+		}
 		fns := []string{Global}
 		for i := len(stack) - 1; i >= 0; i-- {
 			if stack[i].function {
@@ -270,18 +391,49 @@ func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (map[varKey]bool, error)
 				break
 			}
 		}
+		decl, _ := e.Val(dwarf.AttrDeclaration).(bool)
 		switch e.Tag {
 		case dwarf.TagVariable, dwarf.TagFormalParameter:
 			n, err := resolve(e)
 			if err != nil {
-				return nil, err
+				return out, err
+			}
+			file := ""
+			if !decl {
+				if file, err = declFile(e); err != nil {
+					return out, err
+				}
 			}
 			hasLoc := e.AttrField(dwarf.AttrLocation) != nil || e.AttrField(dwarf.AttrConstValue) != nil
 			for _, fn := range fns {
 				for _, name := range []string{n, stringAttr(e, dwarf.AttrName)} {
 					if name != "" {
 						key := varKey{fn, name}
-						out[key] = out[key] || hasLoc
+						vi := out.vars[key]
+						vi.loc = vi.loc || hasLoc
+						vi.files = addFile(vi.files, file)
+						out.vars[key] = vi
+					}
+				}
+			}
+		case dwarf.TagSubprogram:
+			if _, hasCode := e.Val(dwarf.AttrLowpc).(uint64); hasCode || e.AttrField(dwarf.AttrRanges) != nil {
+				n, err := resolve(e)
+				if err != nil {
+					return out, err
+				}
+				file, err := declFile(e)
+				if err != nil {
+					return out, err
+				}
+				out.funcs[n] = addFile(out.funcs[n], file)
+				ranges, err := d.Ranges(e)
+				if err != nil {
+					return out, err
+				}
+				for _, rg := range ranges {
+					if sym := funcAt[rg[0]]; sym != "" {
+						out.funcs[sym] = addFile(out.funcs[sym], file)
 					}
 				}
 			}
@@ -293,14 +445,14 @@ func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (map[varKey]bool, error)
 		if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
 			n, err := resolve(e)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			names[e.Offset] = n
 			sc = scope{fns: []string{n}, function: true}
 			if e.Tag == dwarf.TagSubprogram {
 				ranges, err := d.Ranges(e)
 				if err != nil {
-					return nil, err
+					return out, err
 				}
 				for _, rg := range ranges {
 					if sym := funcAt[rg[0]]; sym != "" && sym != n {

@@ -1,0 +1,26 @@
+/*
+ * vhost_lookup (HTTPD-64066): core.c
+ * Core directives (server/core.c).
+ */
+#include "vhost_lookup.h"
+
+static const char *set_server_name(cmd_parms *cmd, void *mconfig, const char *args)
+{
+	(void)mconfig;
+	snprintf(cmd->server->server_name, sizeof cmd->server->server_name, "%s", args);
+	return NULL;
+}
+
+static const char *set_document_root(cmd_parms *cmd, void *mconfig, const char *args)
+{
+	(void)mconfig;
+	snprintf(cmd->server->document_root, sizeof cmd->server->document_root, "%s", args);
+	return NULL;
+}
+
+const command_rec core_cmds[] = {
+	C("ServerName", set_server_name), C("ServerAlias", store_args), C("DocumentRoot", set_document_root),
+	C("ErrorLog", store_args), C("LogLevel", store_args), C("Options", store_args),
+	C("AllowOverride", store_args), C("ServerAdmin", store_args), C("KeepAlive", store_args),
+	C("Timeout", store_args), C("Listen", store_args), C("LoadModule", store_args),
+	C("Include", store_args), C("User", store_args), C("Group", store_args), { NULL, NULL, NULL } };

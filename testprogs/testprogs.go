@@ -280,6 +280,12 @@ func checkProgram(p Program, bug bool) error {
 	if want == "" {
 		return fmt.Errorf("language %q, want c or c++", p.Language)
 	}
+	switch {
+	case bug && len(p.Sources) == 0:
+		return errors.New("a bug program is a directory: sources and component are required")
+	case !bug && len(p.Sources) > 0:
+		return errors.New("a support program is a single file: no sources")
+	}
 	if err := checkSources(p, want); err != nil {
 		return err
 	}

@@ -26,8 +26,9 @@ func TestRoot(t *testing.T) {
 	}
 }
 
-const goodEntry = `{"name":"x","source":"x.c","language":"c","issue":"MDEV-1","root_cause_function":"f",
- "root_cause_line":3,"pattern":"scalability","measure":"cpu","key_variables":[{"name":"v","function":"f"}]}`
+const goodEntry = `{"name":"x","source":"a.c","sources":["a.c","main.c","x.h"],"component":"x/a.c","language":"c",
+ "issue":"MDEV-1","root_cause_function":"f","root_cause_line":3,"pattern":"scalability","measure":"cpu",
+ "key_variables":[{"name":"v","function":"f","file":"a.c"},{"name":"g","function":"#global","file":"main.c","note":"n"}]}`
 
 func TestParseManifest(t *testing.T) {
 	tests := []struct {
@@ -41,10 +42,21 @@ func TestParseManifest(t *testing.T) {
 		{"unknown field", `{"version":1,"programs":[{"name":"x","colour":1}]}`, "unknown field"},
 		{"pattern", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"scalability"`, `"slow"`, 1) + `]}`, `pattern "slow"`},
 		{"language", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"language":"c"`, `"language":"go"`, 1) + `]}`, "language"},
-		{"source", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"x.c"`, `"y.c"`, 1) + `]}`, `source "y.c"`},
+		{"source", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"source":"a.c"`, `"source":"y.c"`, 1) + `]}`, `source "y.c" is not one`},
+		{"source header", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"source":"a.c"`, `"source":"x.h"`, 1) + `]}`, `source "x.h" is not one`},
+		{"no sources", `{"version":1,"programs":[` + strings.Replace(strings.Replace(goodEntry, `"sources":["a.c","main.c","x.h"],`, ``, 1), `"component":"x/a.c",`, ``, 1) + `]}`, "a bug program is a directory"},
+		{"source path", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"main.c"`, `"sub/main.c"`, 1) + `]}`, "bad source file name"},
+		{"source ext", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"main.c"`, `"main.cpp"`, 1) + `]}`, "has .c and .h files"},
+		{"source twice", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"main.c"`, `"a.c"`, 1) + `]}`, "listed twice"},
+		{"component", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"x/a.c"`, `"y/a.c"`, 1) + `]}`, "not a clean path under x/"},
+		{"component dots", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"x/a.c"`, `"x/../y/a.c"`, 1) + `]}`, "not a clean path"},
+		{"no component", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"component":"x/a.c",`, ``, 1) + `]}`, "needs a component"},
+		{"key file", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"file":"a.c"`, `"file":"b.c"`, 1) + `]}`, `file "b.c" is not one of the sources`},
+		{"support sources", `{"version":1,"support":[{"name":"values","source":"values.c","sources":["values.c"],"language":"c","purpose":"p"}]}`, "single file"},
+		{"support source", `{"version":1,"support":[{"name":"values","source":"v.c","language":"c","purpose":"p"}]}`, `source "v.c", want "values.c"`},
 		{"line", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"root_cause_line":3`, `"root_cause_line":0`, 1) + `]}`, "root_cause_line 0"},
 		{"measure", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"cpu"`, `"gpu"`, 1) + `]}`, "measure"},
-		{"no vars", `{"version":1,"programs":[` + strings.Replace(goodEntry, `[{"name":"v","function":"f"}]`, `[]`, 1) + `]}`, "no key_variables"},
+		{"no vars", `{"version":1,"programs":[` + goodEntry[:strings.Index(goodEntry, `"key_variables"`)] + `"key_variables":[]}` + `]}`, "no key_variables"},
 		{"duplicate", `{"version":1,"programs":[` + goodEntry + `,` + goodEntry + `]}`, "duplicate"},
 		{"bad name", `{"version":1,"programs":[` + strings.Replace(goodEntry, `"name":"x"`, `"name":"../x"`, 1) + `]}`, "bad name"},
 	}

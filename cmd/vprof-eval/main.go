@@ -5,6 +5,17 @@
 // manifest, with the bug pattern found and the distance in lines from the
 // reported location to the root cause.
 //
+// By default it follows the thesis' evaluation protocol (vProf chapter,
+// section 3.4 and Table 3.2: "User identifies file that contains root cause
+// function to limit number of variables sampled to that file"): each
+// program is recorded with `vprof record --component FILE`, FILE being the
+// manifest's component, the source file that holds the root cause.
+// Variables declared elsewhere (the driver's main(), its worker loops, the
+// configuration globals of other files) are not sampled; functions outside
+// the component are still ranked, by PC cost and the hist-discounter. The
+// flag -whole records every source file instead, for comparison. The table's
+// footer says which protocol produced it.
+//
 // It drives the vprof command, not the packages, so the scoreboard measures
 // exactly what a user gets.
 package main
@@ -20,6 +31,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -42,6 +54,12 @@ type Row struct {
 	Location  string  `json:"location"`
 	Err       string  `json:"error,omitempty"`
 	Seconds   float64 `json:"seconds"` // to evaluate this program
+	// Component is the --component path the runs were recorded with
+	// (relative to testprogs/), "" with -whole.
+	Component string `json:"component,omitempty"`
+	// Unmonitored are the key variables outside the component, which the
+	// protocol does not sample.
+	Unmonitored []string `json:"unmonitored,omitempty"`
 }
 
 type config struct {
@@ -49,6 +67,7 @@ type config struct {
 	runs             int
 	progs            map[string]bool
 	gprof            bool
+	whole            bool // record every source file, not the component
 	log              io.Writer
 }
 
@@ -59,18 +78,57 @@ func main() {
 	flag.IntVar(&c.runs, "runs", 3, "runs of each kind (normal, buggy) per program")
 	only := flag.String("only", "", "comma-separated `programs` (default: all in the manifest)")
 	flag.BoolVar(&c.gprof, "gprof", true, "also rank with gprof on the -pg builds")
+	flag.BoolVar(&c.whole, "whole", false, "record every source file (no --component), to compare with the thesis' protocol")
 	format := flag.String("format", "table", "table or json")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: vprof-eval [flags]\n\nThe scoreboard: root-cause rank by vprof, by a plain PC profile and by gprof\nfor every program of testprogs/manifest.json.\n\nFlags:\n")
+		fmt.Fprintf(os.Stderr, `Usage: vprof-eval [flags]
+
+The scoreboard: root-cause rank by vprof, by a plain PC profile and by gprof
+for every program of testprogs/manifest.json.
+
+vprof records each program as the thesis' evaluation did (Table 3.2 of the
+vProf chapter): with --component set to the source file that contains the
+root-cause function (the manifest's "component"), so that only the variables
+declared in that file are sampled. -whole samples every file instead.
+
+Examples:
+  vprof-eval                              # every program, the thesis' protocol
+  vprof-eval -only lru_scan,var_range -runs 1
+  vprof-eval -whole -out out/eval-whole   # every file monitored, for comparison
+
+Flags:
+`)
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "vprof-eval: unexpected argument %q\n", flag.Arg(0))
+		flag.Usage()
+		os.Exit(1)
+	}
+	if *format != "table" && *format != "json" {
+		fmt.Fprintf(os.Stderr, "vprof-eval: -format %q: want table or json\n", *format)
+		os.Exit(1)
+	}
 	c.root = testprogs.Root()
 	c.log = os.Stderr
 	if *only != "" {
 		c.progs = map[string]bool{}
 		for _, p := range strings.Split(*only, ",") {
 			c.progs[p] = true
+		}
+	}
+	if c.progs != nil {
+		progs, err := testprogs.Manifest()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "vprof-eval:", err)
+			os.Exit(2)
+		}
+		for name := range c.progs {
+			if !slices.ContainsFunc(progs, func(p testprogs.Program) bool { return p.Name == name }) {
+				fmt.Fprintf(os.Stderr, "vprof-eval: -only: no program %q in the manifest\n", name)
+				os.Exit(1)
+			}
 		}
 	}
 	rows, err := evaluate(c)
@@ -82,7 +140,7 @@ func main() {
 		json.NewEncoder(os.Stdout).Encode(rows)
 		return
 	}
-	printTable(os.Stdout, rows)
+	printTable(os.Stdout, rows, c.whole)
 }
 
 func evaluate(c config) ([]Row, error) {
@@ -126,16 +184,22 @@ func evalProgram(c config, p testprogs.Program) Row {
 		row.Err = err.Error()
 		return row
 	}
-	clock := "cpu"
-	if p.Measure == "wall" {
-		clock = "wall"
+	record := recordArgs(c, p)
+	if !c.whole && p.Component != "" {
+		row.Component = p.Component
+		for _, v := range p.KeyVariables {
+			if !p.InComponent(v) {
+				row.Unmonitored = append(row.Unmonitored, v.Name)
+			}
+		}
 	}
 	var normal, buggy []string
 	// Interleave the kinds so machine load drifts hit both alike.
 	for i := 1; i <= c.runs; i++ {
 		for _, mode := range []string{"normal", "buggy"} {
 			out := filepath.Join(dir, fmt.Sprintf("%s-%d.data", mode, i))
-			cmd := exec.Command(c.vprof, "record", "--clock", clock, "-o", out, "--", bin, mode)
+			args := append(slices.Clone(record), "-o", out, "--", bin, mode)
+			cmd := exec.Command(c.vprof, args...)
 			var stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 			if err := cmd.Run(); err != nil {
@@ -191,6 +255,22 @@ func evalProgram(c config, p testprogs.Program) Row {
 		row.GprofRank = gprofRank(c, p, dir, &row)
 	}
 	return row
+}
+
+// recordArgs returns the arguments of `vprof record` for program p, up to
+// the output file: the clock its slowdown shows in, and the component of the
+// thesis' protocol unless c.whole.
+func recordArgs(c config, p testprogs.Program) []string {
+	clock := "cpu"
+	if p.Measure == "wall" {
+		clock = "wall"
+	}
+	args := []string{"record", "--clock", clock}
+	if !c.whole && p.Component != "" {
+		// The thesis' protocol: only the variables of the root cause's file.
+		args = append(args, "--component", p.ComponentPath())
+	}
+	return args
 }
 
 // sameFunc matches a reported display name with the manifest's, ignoring
@@ -265,13 +345,13 @@ func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 	return 0
 }
 
-func printTable(w io.Writer, rows []Row) {
+func printTable(w io.Writer, rows []Row, whole bool) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\tpattern found\texpected\tlines off\t")
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\tpattern found\texpected\tlines off\tcomponent\t")
 	n1, n3, pat, n := 0, 0, 0, 0
 	for _, r := range rows {
 		if r.Err != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\t\t\t\t\t\t\n", r.Program, r.Issue, r.RootCause, r.Err)
+			fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\t\t\t\t\t\t\t\n", r.Program, r.Issue, r.RootCause, r.Err)
 			continue
 		}
 		n++
@@ -288,13 +368,35 @@ func printTable(w io.Writer, rows []Row) {
 		if r.LineDist >= 0 {
 			dist = strconv.Itoa(r.LineDist)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
-			rankStr(r.VprofRank), rankStr(r.PlainRank), rankStr(r.GprofRank), orDash(r.Pattern), r.Expected, dist)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+			rankStr(r.VprofRank), rankStr(r.PlainRank), rankStr(r.GprofRank), orDash(r.Pattern), r.Expected, dist,
+			baseOrDash(r.Component))
 	}
 	tw.Flush()
 	if n > 0 {
 		fmt.Fprintf(w, "\nvprof ranks the root cause 1st on %d of %d programs, in the top 3 on %d; pattern right on %d of %d (%.0f%%).\n",
 			n1, n, n3, pat, n, 100*float64(pat)/float64(n))
+	}
+	printProtocol(w, rows, whole)
+}
+
+// printProtocol says how the runs were recorded: with the component of the
+// thesis' protocol, and which key variables it leaves unmonitored, or whole.
+func printProtocol(w io.Writer, rows []Row, whole bool) {
+	if whole {
+		fmt.Fprintln(w, "Protocol: -whole: every source file's variables sampled (not the thesis' protocol).")
+		return
+	}
+	fmt.Fprintln(w, "Protocol: the thesis' (Table 3.2): vprof record --component <the root cause's source file>;")
+	fmt.Fprintln(w, "variables declared in other files (the driver, configuration globals) are not sampled.")
+	var out []string
+	for _, r := range rows {
+		if len(r.Unmonitored) > 0 {
+			out = append(out, fmt.Sprintf("%s (%s)", r.Program, strings.Join(r.Unmonitored, ", ")))
+		}
+	}
+	if len(out) > 0 {
+		fmt.Fprintf(w, "Key variables outside the component, so not sampled: %s.\n", strings.Join(out, "; "))
 	}
 }
 
@@ -310,6 +412,13 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func baseOrDash(path string) string {
+	if path == "" {
+		return "-"
+	}
+	return filepath.Base(path)
 }
 
 func short(s string, n int) string {

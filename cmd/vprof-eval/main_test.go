@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vprof/vprof/testprogs"
+)
+
+// TestRecordArgs checks that every manifest program is recorded with the
+// component of the thesis' protocol (an existing file, its root cause's),
+// and with -whole without one, on the clock its slowdown shows in.
+func TestRecordArgs(t *testing.T) {
+	progs, err := testprogs.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range progs {
+		args := recordArgs(config{}, p)
+		i := slices.Index(args, "--component")
+		if i < 0 || i+1 >= len(args) || args[i+1] != p.SourcePath() {
+			t.Errorf("%s: record %v, want --component %s", p.Name, args, p.SourcePath())
+		}
+		whole := recordArgs(config{whole: true}, p)
+		if slices.Contains(whole, "--component") {
+			t.Errorf("%s -whole: record %v has a --component", p.Name, whole)
+		}
+		want := "cpu"
+		if p.Measure == "wall" {
+			want = "wall"
+		}
+		if j := slices.Index(whole, "--clock"); j < 0 || whole[j+1] != want {
+			t.Errorf("%s: record %v, want --clock %s", p.Name, whole, want)
+		}
+	}
+}
+
+func TestPrintTable(t *testing.T) {
+	rows := []Row{
+		{Program: "a", Issue: "X-1", RootCause: "f", VprofRank: 1, PlainRank: 4, GprofRank: 2, Pattern: "scalability",
+			Expected: "scalability", LineDist: 0, Component: "a/f.c", Unmonitored: []string{"n_workers"}},
+		{Program: "b", Issue: "X-2", RootCause: "g", VprofRank: 5, Expected: "wrong constraint", LineDist: -1, Component: "b/g.c"},
+		{Program: "c", Issue: "X-3", RootCause: "h", Err: "record normal: exit status 1"},
+	}
+	tests := []struct {
+		whole     bool
+		want, not []string
+	}{
+		{false, []string{"f.c", "1st on 1 of 2 programs, in the top 3 on 1; pattern right on 1 of 2",
+			"Protocol: the thesis' (Table 3.2): vprof record --component",
+			"not sampled: a (n_workers)", "error: record normal"}, []string{"-whole"}},
+		{true, []string{"Protocol: -whole"}, []string{"Table 3.2", "not sampled"}},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		r := rows
+		if tt.whole {
+			r = nil
+			for _, x := range rows {
+				x.Component, x.Unmonitored = "", nil
+				r = append(r, x)
+			}
+		}
+		printTable(&b, r, tt.whole)
+		out := b.String()
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("whole=%v: output lacks %q:\n%s", tt.whole, w, out)
+			}
+		}
+		for _, w := range tt.not {
+			if strings.Contains(out, w) {
+				t.Errorf("whole=%v: output has %q:\n%s", tt.whole, w, out)
+			}
+		}
+	}
+}
+
+func TestGprofLine(t *testing.T) {
+	tests := []struct{ line, name string }{
+		{" 41.18      0.07     0.07    12000     5.83     5.83  ut_crc32_sw", "ut_crc32_sw"},
+		{" 10.00      0.10     0.01                             recv_group_scan_log_recs.constprop.0", "recv_group_scan_log_recs.constprop.0"},
+		{"  5.00      0.20     0.01     2000     0.01     0.01  innodb::dict_sys_t::get_size()", "innodb::dict_sys_t::get_size()"},
+		{"  %   cumulative   self              self     total", ""},
+	}
+	for _, tt := range tests {
+		m := gprofLine.FindStringSubmatch(tt.line)
+		got := ""
+		if m != nil {
+			got = m[1]
+		}
+		if got != tt.name {
+			t.Errorf("%q: %q, want %q", tt.line, got, tt.name)
+		}
+	}
+}

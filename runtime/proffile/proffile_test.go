@@ -26,7 +26,7 @@ func testSchema() *dwarfschema.Schema {
 // and returns its path and the samples written per thread.
 func writeProfile(t testing.TB, dir string, n int) (string, map[int32][]Sample) {
 	path := filepath.Join(dir, "p.data")
-	w, err := Create(path, Header{Target: "/bin/t", PID: 10, IntervalNS: 1e6, Clock: ClockCPU, Depth: 3, Stack: 64})
+	w, err := Create(path, Header{Target: "/bin/t", PID: 10, IntervalNS: 1e6, Clock: ClockCPU, Depth: 3, Stack: 64, Sampler: "perf"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if h := r.Header(); h.Target != "/bin/t" || h.Version != Version || h.Clock != ClockCPU {
+	if h := r.Header(); h.Target != "/bin/t" || h.Version != Version || h.Clock != ClockCPU || h.Sampler != "perf" {
 		t.Fatalf("header %+v", h)
 	}
 	got, other := readAll(t, r)

@@ -38,6 +38,10 @@ type Header struct {
 	StartUnixNS int64    `json:"start_unix_ns"`
 	Hostname    string   `json:"hostname,omitempty"`
 	Recorder    string   `json:"recorder,omitempty"` // vprof version / command line
+	// Sampler is how samples were taken: "ptrace" (each thread stopped at
+	// each tick) or "perf" (the kernel's perf events, read a few
+	// milliseconds later: globals and heap values are those of then).
+	Sampler string `json:"sampler,omitempty"`
 }
 
 // Object is one ELF object the run used, with its schema (the layout log).

@@ -1,10 +1,60 @@
-// Package sampler is vprof's recorder: a ptrace sampler that launches a
-// program or attaches to a running one, follows every thread and child
-// process, and at each tick records per thread the PC, the whole PC stack
-// (CFI unwinding, runtime/unwind), and the values of the variables
-// accessible in the innermost program frames (runtime/pcindex), streaming
-// them into a profile file (runtime/proffile). See
-// ../shared/docs/method.md §3.
+// Package sampler is vprof's recorder: it launches a program or attaches
+// to a running one under ptrace, follows every thread and child process,
+// and at each tick records per thread the PC, the whole PC stack (CFI
+// unwinding, runtime/unwind), and the values of the variables accessible
+// in the innermost program frames (runtime/pcindex), streaming them into a
+// profile file (runtime/proffile). See ../shared/docs/method.md §3.
+//
+// # Samplers
+//
+// ptrace controls the program in both samplers (threads, forks, execs,
+// signals, group-stops, detaching, the exit status). What differs is how
+// a tick's registers and stack are taken (Config.Sampler):
+//
+//   - ptrace: each running thread is stopped (PTRACE_INTERRUPT), its
+//     registers read and its stack window copied, and it is resumed; the
+//     values are then read. Everything is exact at the tick, but each
+//     sample costs a stop and resume round trip: the thread waits for the
+//     tracer to be scheduled, and on a machine with fewer CPUs than busy
+//     threads the tracer competes with them. The only sampler for --clock
+//     wall, which samples blocked threads too.
+//   - perf (perf.go; the default for --clock cpu where the kernel allows
+//     it): each thread has a software task-clock event per CPU
+//     (perf_event_open, pid=tid), which fires after each interval of the
+//     thread's CPU time, exactly method.md's cpu clock, and makes the
+//     kernel copy the user registers and the stack window above the SP
+//     into a ring buffer, in the thread's own context: a microsecond or
+//     two, no stop, no scheduling of vprof. vprof drains the rings (one per
+//     CPU: the kernel only lets events of different threads share a ring
+//     on one CPU) every 2 ms and makes each record a sample with the same
+//     unwinding, value reading and encoding as the ptrace path. A sample's
+//     weight is the thread's task clock since its previous sample, so CPU
+//     time of samples the kernel skipped (in the kernel where
+//     perf_event_paranoid forbids sampling there, or lost to a full ring,
+//     counted as lost ticks) is not lost. With --jitter each event's next
+//     period is drawn after each sample (PERF_EVENT_IOC_PERIOD).
+//
+// What the perf sampler reads when: registers and the stack window (locals
+// and parameters in registers or in the frames the window holds, and the
+// unwinding) are as of the tick. Globals, heap values and pointees are
+// read when the ring is drained, a few milliseconds after the tick (the
+// summary and Result.Steps give the mean and largest lag), as are locals
+// in a leaf function's red zone below the SP, which the kernel does not
+// copy (used only when the stack just above the SP is unchanged since the
+// tick: the frame is still there). Stack the window could have held but
+// did not is never read live: such values are unavailable, and the
+// thread's window grows (its events are re-opened with a larger
+// sample_stack_user, up to 64 KiB). Locals in SSE registers are not
+// sampled (the kernel does not copy them). Samples of a process's old
+// image are dropped at its exec.
+//
+// The perf sampler needs perf_event_open to be allowed: perf_event_paranoid
+// 2 (Debian's default) allows it for one's own processes, user-space only;
+// samples in the kernel too need 1, or CAP_PERFMON. A seccomp filter
+// (containers) may forbid it. Config.Sampler auto then falls back to
+// ptrace with a warning that says why; a thread whose events cannot be
+// opened (too many open files: threads x CPUs events) is sampled with
+// ptrace ticks.
 //
 // # Process control
 //

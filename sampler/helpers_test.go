@@ -49,7 +49,8 @@ func helperRecorder() int {
 			break
 		}
 	}
-	_, err := Record(Config{Output: os.Getenv("VPROF_SAMPLER_HELPER"), Args: args})
+	_, err := Record(Config{Output: os.Getenv("VPROF_SAMPLER_HELPER"), Args: args, Sampler: os.Getenv("VPROF_SAMPLER_HELPER_SAMPLER"),
+		Warn: func(s string) { fmt.Fprintln(os.Stderr, "warning:", s) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -12,10 +12,11 @@ import (
 type stackMem struct {
 	pid    int
 	base   uint64
-	buf    []byte // capacity: the largest window
-	n      int    // valid bytes from base
-	misses int    // reads outside the window (each one a system call)
-	faults int    // reads that failed
+	buf    []byte     // capacity: the largest window
+	n      int        // valid bytes from base
+	misses int        // reads outside the window (each one a system call)
+	faults int        // reads that failed
+	snap   *snapState // a perf sample's copy, read later (perfmem.go); nil: a stopped thread's
 	one    [8]byte
 	iov    [1]unix.Iovec
 	riov   [1]unix.RemoteIovec
@@ -45,6 +46,9 @@ func (m *stackMem) contains(addr uint64, size int) bool {
 // bytes returns the window's copy of [addr, addr+size), or nil.
 func (m *stackMem) bytes(addr uint64, size int) []byte {
 	if !m.contains(addr, size) {
+		if m.snap != nil {
+			return m.snapBytes(addr, size)
+		}
 		return nil
 	}
 	o := addr - m.base
@@ -58,7 +62,13 @@ func (m *stackMem) Read(addr uint64, size int) (uint64, bool) {
 	if b := m.bytes(addr, size); b != nil {
 		return leUint(b), true
 	}
-	m.misses++
+	if m.snap != nil {
+		if m.snapRefuse(addr, size) {
+			return 0, false
+		}
+	} else {
+		m.misses++
+	}
 	m.iov[0] = unix.Iovec{Base: &m.one[0]}
 	m.iov[0].SetLen(size)
 	m.riov[0] = unix.RemoteIovec{Base: uintptr(addr), Len: size}

@@ -40,6 +40,11 @@ type Config struct {
 	AllVars  bool
 	Duration time.Duration // 0: until the program exits
 	Recorder string        // Header.Recorder
+	// Sampler is how threads are sampled: SamplerPerf (the kernel's
+	// perf events, no stop; --clock cpu only), SamplerPtrace (each thread
+	// stopped at each tick), or SamplerAuto ("": perf where the kernel
+	// allows it for --clock cpu, else ptrace with a warning saying why).
+	Sampler string
 	// Warn receives warnings (no DWARF, no CFI...). Nil drops them.
 	Warn func(string)
 	// Progress, when set, is called about every second from another
@@ -82,6 +87,15 @@ type StepStats struct {
 	Stopped      time.Duration // total time threads were held stopped
 	MapsRefresh  uint64
 	WindowMisses uint64 // stack reads outside the copied window
+	// The perf sampler (Ticks counts its samples, Lost the samples the
+	// kernel could not write because a ring was full):
+	Perf      uint64        // samples the kernel took
+	Dropped   uint64        // of which dropped: thread no longer followed, or its process exec'd
+	Throttled uint64        // times the kernel throttled an event
+	Reopened  uint64        // events re-opened with another stack window
+	Ring      time.Duration // reading a sample's record from its ring
+	Lag       time.Duration // from the sample to the end of its processing (globals and heap are read then)
+	MaxLag    time.Duration
 }
 
 // ValueStats counts value samples and why others were not taken.
@@ -90,6 +104,7 @@ type ValueStats = valueStats
 // Result is how a recording ended.
 type Result struct {
 	Path       string
+	Sampler    string // SamplerPerf or SamplerPtrace
 	Trailer    proffile.Trailer
 	ExitStatus int    // vprof record's exit status: the program's, or 0
 	Reason     string // why recording stopped
@@ -172,6 +187,7 @@ type thread struct {
 	// every thread of the tick was resumed
 	cap        *capture
 	inBatch    bool
+	perf       *perfThread // its perf events (perf sampler)
 	captured   bool
 	pendWeight int64
 	pendWhen   int64
@@ -199,6 +215,7 @@ type Recorder struct {
 	objList  []*object
 	first    *process
 	attached bool
+	perf     *perfBackend // nil: the ptrace sampler
 
 	firstStatus  int
 	firstExited  bool
@@ -383,6 +400,7 @@ func (r *Recorder) run() (res *Result, err error) {
 			func() {
 				defer func() { recover() }()
 				r.detachAll()
+				r.closePerf()
 			}()
 			if r.w != nil {
 				r.w.Abort()
@@ -392,12 +410,16 @@ func (r *Recorder) run() (res *Result, err error) {
 	}()
 	// Precise sleeps between ticks (the default slack is 50µs).
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	if err := r.setupPerf(); err != nil {
+		return nil, err
+	}
 	if len(r.cfg.Args) > 0 {
 		err = r.launch()
 	} else {
 		err = r.attach(r.cfg.PID)
 	}
 	if err != nil {
+		r.closePerf()
 		return nil, err
 	}
 	// Run this thread ahead of the program's: a stopped thread waits for
@@ -423,6 +445,7 @@ func (r *Recorder) header(p *process) proffile.Header {
 		Stack:       r.cfg.Stack,
 		StartUnixNS: time.Now().UnixNano(),
 		Recorder:    r.cfg.Recorder,
+		Sampler:     r.samplerName(),
 	}
 	if p.main != nil {
 		h.BuildID = p.main.schema.BuildID
@@ -434,6 +457,11 @@ func (r *Recorder) header(p *process) proffile.Header {
 // begin starts the profile once the first process is known and stopped or
 // seized.
 func (r *Recorder) begin(p *process) error {
+	if r.perf != nil {
+		if err := r.checkPerf(p.pid); err != nil {
+			return err
+		}
+	}
 	w, err := proffile.Create(r.cfg.Output, r.header(p))
 	if err != nil {
 		return err
@@ -745,6 +773,9 @@ func (r *Recorder) newThread(p *process, tid int) *thread {
 	r.nthr++
 	r.live.Add(1)
 	r.w.AddThread(proffile.ThreadEvent{PID: int32(p.pid), TID: int32(tid), TimeNS: r.now(), Name: taskComm(p.pid, tid)})
+	if r.perf != nil {
+		r.perfOpen(t)
+	}
 	return t
 }
 
@@ -753,6 +784,7 @@ func (r *Recorder) dropThread(t *thread, exited bool) {
 	if t.gone {
 		return
 	}
+	r.perfClose(t)
 	t.gone = true
 	delete(r.threads, t.tid)
 	if t.schedFD >= 0 {

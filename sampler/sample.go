@@ -41,6 +41,11 @@ func (r *Recorder) tick(now int64) {
 		r.cpuAtTick = ownCPU()
 	}
 	r.tickN++
+	if r.perf != nil {
+		// Threads the perf sampler could not take: ticks numbered as its
+		// samples are, by time.
+		r.tickN = max(r.tickN, uint64(now/int64(r.cfg.Interval))+1)
+	}
 	r.steps.Ticks++
 	if r.tickN == panicAtTick {
 		panic("injected recorder fault")
@@ -50,7 +55,7 @@ func (r *Recorder) tick(now int64) {
 		p := r.procList[pi]
 		r.tickThr = append(r.tickThr[:0], p.threads...)
 		for _, t := range r.tickThr {
-			if t.gone || t.listening || t.exiting || t.vfork || p.exited {
+			if t.gone || t.listening || t.exiting || t.vfork || p.exited || t.perfSampled() {
 				continue
 			}
 			r.tickThread(t, now)

@@ -15,6 +15,7 @@ import (
 func (r *Recorder) loop() {
 	for {
 		r.drain()
+		r.perfDrain()
 		if r.firstExited {
 			r.stopReason = "the program exited"
 			return
@@ -27,7 +28,12 @@ func (r *Recorder) loop() {
 			r.stopReason = fmt.Sprintf("--duration %v reached", r.cfg.Duration)
 			return
 		}
-		if now >= r.nextTick {
+		switch {
+		case now < r.nextTick:
+		case r.perf != nil && r.perf.fallback == 0:
+			// Every thread has its perf events: no tick, only drains.
+			r.nextTick = now + int64(perfDrainEvery)
+		default:
 			r.tick(now)
 			r.schedule(r.now())
 		}
@@ -188,6 +194,7 @@ func (r *Recorder) handle(t *thread, ws unix.WaitStatus) {
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_EXIT:
 		t.exiting = true
+		r.perfDrain() // its last samples, while its memory is there
 		ptraceCont(t.tid, 0)
 	default:
 		ptraceCont(t.tid, 0)
@@ -220,6 +227,11 @@ func (r *Recorder) adopt(tid int) *thread {
 // thread, whose id is now the process id.
 func (r *Recorder) execed(t *thread) *thread {
 	p := t.proc
+	if r.perf != nil {
+		// Samples of the old image: its memory is gone.
+		r.perf.discard = p
+		r.perfDrain()
+	}
 	for _, x := range append([]*thread(nil), p.threads...) {
 		if x.tid != p.pid {
 			r.dropThread(x, true)
@@ -246,6 +258,7 @@ func (r *Recorder) execed(t *thread) *thread {
 // all its threads') is the process's.
 func (r *Recorder) exited(t *thread, ws unix.WaitStatus) {
 	p := t.proc
+	r.perfDrain()
 	r.dropThread(t, true)
 	if p == nil || t.tid != p.pid || p.exited {
 		return
@@ -392,9 +405,12 @@ func (r *Recorder) detachAll() {
 // trailer, and decide vprof's exit status.
 func (r *Recorder) finish() (*Result, error) {
 	end := r.now()
+	r.perfDrain()
 	if len(r.threads) > 0 {
 		r.detachAll()
 	}
+	sampler := r.samplerName()
+	r.closePerf()
 	detached := !r.firstExited
 	tr := proffile.Trailer{
 		EndNS:           end,
@@ -407,6 +423,7 @@ func (r *Recorder) finish() (*Result, error) {
 	}
 	res := &Result{
 		Path:      r.cfg.Output,
+		Sampler:   sampler,
 		Trailer:   tr,
 		Reason:    r.stopReason,
 		Elapsed:   time.Duration(end),

@@ -372,6 +372,10 @@ func (r *Recorder) fromMem(pd *pending, addr uint64) {
 		r.pend = append(r.pend, *pd)
 		return
 	}
+	if r.cur.mem.snap != nil && r.cur.mem.snapRefuse(addr, pd.size) {
+		r.vstats.Unavailable++ // stack the perf sample's window did not hold
+		return
+	}
 	slot, off := r.batch.add(addr, pd.size)
 	if slot < 0 {
 		r.vstats.Faulted++

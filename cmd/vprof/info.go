@@ -184,6 +184,12 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "sampling:     clock %s, interval %v, values in %d caller frames, stacks of up to %d frames\n",
 		h.Clock, time.Duration(h.IntervalNS), h.Depth, h.Stack)
+	switch h.Sampler {
+	case "perf":
+		fmt.Fprintln(stdout, "sampler:      perf (no thread stopped; globals and heap values read a few ms after each tick)")
+	case "ptrace":
+		fmt.Fprintln(stdout, "sampler:      ptrace (each running thread stopped at each tick)")
+	}
 	dur := lastTime
 	if trailer != nil {
 		dur = trailer.EndNS

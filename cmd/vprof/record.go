@@ -32,6 +32,19 @@ The profile goes to vprof.data (an existing one is moved to vprof.data.old),
 streamed as recording goes, so a recorder killed half-way leaves a
 readable prefix in FILE.partial.
 
+Samplers (--sampler):
+  - perf (the default with --clock cpu where the kernel allows it): the
+    kernel samples each thread on its own CPU clock and copies its
+    registers and stack into a ring buffer; vprof reads them a few
+    milliseconds later. No thread is stopped: the cheapest. Globals and heap
+    values are those of that moment, a few milliseconds after the tick;
+    locals in SSE registers (doubles kept in %xmm) are not sampled.
+  - ptrace: each running thread is stopped at each tick, read, resumed.
+    Values are exact at the tick; costlier. Always used for --clock wall.
+  - auto: perf, or ptrace with a warning saying why perf cannot be used
+    (kernel.perf_event_paranoid above 2, a container's seccomp profile).
+  'vprof info' shows which one recorded a profile.
+
 Ending a recording:
   - the program exits: vprof exits with its status (128+n for signal n);
   - Ctrl-C goes to the program, as without vprof: recording goes on until
@@ -48,6 +61,7 @@ Examples:
   vprof record -o slow.vprof --duration 30s -p $(pidof server)
   vprof record --clock wall --interval 5ms --depth 2 -- make -j4
   vprof record --func 'lookup|#global' -o buggy.vprof -- ./cache --buggy
+  vprof record --sampler ptrace -- ./server     # values exact at the tick
 `
 
 func init() {
@@ -67,6 +81,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	progress := fs.Bool("progress", false, "print progress every second even when standard error is not a terminal")
 	quiet := fs.Bool("q", false, "no progress and no summary")
 	funcRe := fs.String("func", "", "sample only variables of functions matching `REGEX` ('#global' matches globals)")
+	samplerName := fs.String("sampler", "auto", "`auto`, perf or ptrace: how threads are sampled (see above)")
 	all := fs.Bool("all", false, "sample every local variable and parameter DWARF describes, not only those tagged loop/cond/args (more values, more cost)")
 	var comps multiFlag
 	fs.Var(&comps, "component", "sample only variables defined in source files under `PATH` (repeatable)")
@@ -89,6 +104,10 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		return usageErr("--stack %d: want 1 to %d", *stack, sampler.MaxStack)
 	case *clock != "cpu" && *clock != "wall":
 		return usageErr("--clock %q: want cpu or wall", *clock)
+	case *samplerName != sampler.SamplerAuto && *samplerName != sampler.SamplerPerf && *samplerName != sampler.SamplerPtrace:
+		return usageErr("--sampler %q: want auto, perf or ptrace", *samplerName)
+	case *samplerName == sampler.SamplerPerf && *clock == "wall":
+		return usageErr("--sampler perf samples on the CPU clock only: --clock wall needs --sampler ptrace (or auto)")
 	case *duration < 0:
 		return usageErr("--duration %v: must not be negative", *duration)
 	case *out == "":
@@ -106,6 +125,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		Components: comps,
 		AllVars:    *all,
 		Duration:   *duration,
+		Sampler:    *samplerName,
 		Recorder:   "vprof record " + strings.Join(args, " "),
 		Warn:       func(s string) { fmt.Fprintf(stderr, "vprof record: warning: %s\n", s) },
 	}
@@ -190,6 +210,10 @@ func printSummary(w io.Writer, res *sampler.Result) {
 	}
 	s := res.Steps
 	n := s.Full + s.Light
+	if res.Sampler == sampler.SamplerPerf {
+		printPerfSummary(w, res)
+		n = s.Full + s.Light // threads the perf sampler could not take
+	}
 	if n > 0 {
 		us := func(d time.Duration, k uint64) float64 {
 			if k == 0 {
@@ -220,4 +244,26 @@ func fmtBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// printPerfSummary is the summary's cost part for the perf sampler.
+func printPerfSummary(w io.Writer, res *sampler.Result) {
+	s := res.Steps
+	n := s.Perf - s.Dropped
+	if n == 0 {
+		return
+	}
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) / 1e3 }
+	fmt.Fprintf(w, "  perf sampler, per sample (µs): ring %.1f, unwind %.1f, values %.1f, write %.1f; read %.1f ms after the tick on average (at most %.1f)\n",
+		us(s.Ring), us(s.Unwind), us(s.Values), us(s.Write), us(s.Lag)/1e3, float64(s.MaxLag.Nanoseconds())/1e6)
+	overhead := ""
+	if res.TargetCPU > 0 {
+		overhead = fmt.Sprintf(" (%.1f%% of the program's %.2f s of CPU)",
+			100*res.TracerCPU.Seconds()/res.TargetCPU.Seconds(), res.TargetCPU.Seconds())
+	}
+	fmt.Fprintf(w, "  overhead: vprof used %.2f s of CPU%s, %.1f µs per sample after start-up; no thread was stopped to sample it\n",
+		res.TracerCPU.Seconds(), overhead, us(res.TracerCPU-res.SetupCPU))
+	if s.Dropped > 0 || s.Throttled > 0 {
+		fmt.Fprintf(w, "  %d samples dropped (thread no longer followed, or exec'd), %d throttled by the kernel\n", s.Dropped, s.Throttled)
+	}
 }

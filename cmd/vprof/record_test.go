@@ -30,6 +30,8 @@ func TestRecordUsage(t *testing.T) {
 		{[]string{"record"}, 1, "nothing to record"},
 		{[]string{"record", "-p", "1", "--", "true"}, 1, "not both"},
 		{[]string{"record", "--clock", "tsc", "--", "true"}, 1, "--clock"},
+		{[]string{"record", "--sampler", "dtrace", "--", "true"}, 1, "--sampler"},
+		{[]string{"record", "--sampler", "perf", "--clock", "wall", "--", "true"}, 1, "--clock wall needs --sampler ptrace"},
 		{[]string{"record", "--interval", "1ns", "--", "true"}, 1, "too short"},
 		{[]string{"record", "--stack", "500", "--", "true"}, 1, "--stack"},
 		{[]string{"record", "--depth", "-1", "--", "true"}, 1, "--depth"},
@@ -76,7 +78,7 @@ func TestRecordAndInfo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("info: exit %d, %s", code, stderr)
 	}
-	for _, want := range []string{"target:", "/dash", "complete", "sampling:     clock cpu, interval 1ms", "processes:    1", "exit status:  3", "sample tick"} {
+	for _, want := range []string{"target:", "/dash", "complete", "sampling:     clock cpu, interval 1ms", "sampler:      p", "processes:    1", "exit status:  3", "sample tick"} {
 		if !strings.Contains(out, want) && !(want == "/dash" && strings.Contains(out, "/sh")) {
 			t.Errorf("info output lacks %q:\n%s", want, out)
 		}

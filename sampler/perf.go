@@ -1,0 +1,686 @@
+package sampler
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// The perf backend (Config.Sampler "perf", the default for --clock cpu
+// where the kernel allows it): the kernel samples each thread on its own
+// task clock and writes its registers and a copy of its stack into ring
+// buffers; vprof drains them every few milliseconds and turns each record
+// into a sample with the same code as the ptrace path (finishSample). No
+// thread is ever stopped for a sample. See the package doc.
+//
+// Events are per thread and per CPU (pid=tid, cpu=c): the kernel only lets
+// events of different threads share a ring buffer (PERF_EVENT_IOC_SET_OUTPUT)
+// when they are bound to the same CPU, so there is one ring per CPU, owned
+// by a dummy event on the tracer thread, and every thread has one event per
+// CPU redirected to it: threads x CPUs file descriptors, CPUs mappings.
+
+// defaultSampler is Config.Sampler's default (tests run the suite with
+// each sampler by setting it).
+var defaultSampler = SamplerAuto
+
+// Sampler names (Config.Sampler, Header.Sampler).
+const (
+	SamplerAuto   = "auto"
+	SamplerPerf   = "perf"
+	SamplerPtrace = "ptrace"
+)
+
+const (
+	// perfMinStack is the smallest stack window (sample_stack_user), perf's
+	// default: the kernel copies it at each sample, about a microsecond.
+	perfMinStack = 8 << 10
+	// perfMaxStack is the largest the kernel accepts (a record's size is
+	// a u16; it clamps the dump to what fits).
+	perfMaxStack = 65528
+	// perfRingBytes is the data area of one ring, halved down to
+	// perfMinRing when the locked-memory limit refuses it. 1 MiB holds
+	// over 100 samples of 8 KiB: 100 ms of one CPU at 1 kHz.
+	perfRingBytes = 1 << 20
+	perfMinRing   = 64 << 10
+	// perfDrainEvery is how often the rings are drained: the lag between
+	// a sample and the reading of its globals and heap values.
+	perfDrainEvery = 2 * time.Millisecond
+	// perfShrinkEvery limits how often a thread's events are re-opened
+	// with a smaller window (growing is at once).
+	perfShrinkEvery = int64(time.Second)
+)
+
+// perfBackend is the perf sampling state of a recording.
+type perfBackend struct {
+	kernel   bool // samples also while in the kernel (exclude_kernel=0)
+	rings    []*perfRing
+	events   map[uint64]*perfEvent // by event id
+	retired  []*perfEvent          // re-opened: their last records may still be in a ring
+	gen      uint64                // drains so far
+	fallback int                   // live threads whose events could not be opened (ptrace-sampled)
+	draining bool
+	discard  *process // drop this process's samples (it exec'd)
+	cap      *capture
+	snap     snapState
+	why      map[string]bool // open failures already warned about
+}
+
+// perfRing is one CPU's ring buffer.
+type perfRing struct {
+	fd, cpu  int
+	mem      []byte
+	page     *unix.PerfEventMmapPage
+	data     []byte
+	mask     uint64
+	head     uint64 // data_head when this drain began
+	tail     uint64 // next record
+	rec      perfRecord
+	ok       bool // rec is the next record
+	scratch  []byte
+	bad      uint64 // records that did not parse
+	badErr   error
+	lastTime uint64
+}
+
+// perfEvent is one thread's event on one CPU.
+type perfEvent struct {
+	fd      int
+	id      uint64
+	t       *thread
+	last    uint64 // task clock at its previous sample
+	retired uint64 // drain generation at which it was replaced (0: live)
+}
+
+// perfThread is a thread's events, one per ring.
+type perfThread struct {
+	ptrace   bool // its events could not be opened: sampled with ptrace
+	ev       []*perfEvent
+	stack    int    // their stack window
+	lastTick uint64 // tick of its last sample (ticks of a thread increase)
+	shrunkAt int64
+}
+
+// perfUnavailable is why the perf backend cannot be used.
+type perfUnavailable struct {
+	op  string
+	err error
+}
+
+func (e *perfUnavailable) Error() string {
+	msg := fmt.Sprintf("perf_event_open not usable (%s: %v)", e.op, e.err)
+	switch {
+	case errors.Is(e.err, unix.EACCES) || errors.Is(e.err, unix.EPERM):
+		if b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid"); err == nil {
+			msg += fmt.Sprintf(": kernel.perf_event_paranoid is %s (2 or less lets you sample your own processes)", strings.TrimSpace(string(b)))
+		}
+		msg += ", or a seccomp filter forbids it (containers: docker's default profile does; run with --cap-add=PERFMON or a profile allowing perf_event_open)"
+	case errors.Is(e.err, unix.ENOSYS):
+		msg += ": the kernel has no perf events (CONFIG_PERF_EVENTS), or a seccomp filter hides the system call"
+	case errors.Is(e.err, unix.ENOENT) || errors.Is(e.err, unix.EOPNOTSUPP) || errors.Is(e.err, unix.EINVAL):
+		msg += ": the kernel lacks the task-clock software event or user register and stack sampling"
+	case errors.Is(e.err, unix.EMFILE) || errors.Is(e.err, unix.ENFILE):
+		msg += ": too many open files (raise ulimit -n)"
+	}
+	return msg
+}
+
+func (e *perfUnavailable) Unwrap() error { return e.err }
+
+// onlineCPUs lists the CPUs the kernel can run threads on.
+func onlineCPUs() ([]int, error) {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return nil, err
+	}
+	return parseCPUList(strings.TrimSpace(string(b)))
+}
+
+// parseCPUList parses a kernel CPU list ("0-3,8,10-11").
+func parseCPUList(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("CPU list %q: bad CPU %q", s, lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b-a > 1<<16 {
+				return nil, fmt.Errorf("CPU list %q: bad range %q", s, part)
+			}
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("CPU list %q: no CPU", s)
+	}
+	return out, nil
+}
+
+// perfAttr is the attribute of a thread's sampling event.
+func (r *Recorder) perfAttr(period uint64, stack int, kernel bool) unix.PerfEventAttr {
+	a := unix.PerfEventAttr{
+		Type:              unix.PERF_TYPE_SOFTWARE,
+		Config:            unix.PERF_COUNT_SW_TASK_CLOCK,
+		Sample:            period,
+		Sample_type:       perfSampleType,
+		Bits:              unix.PerfBitDisabled | unix.PerfBitExcludeHv | unix.PerfBitSampleIDAll | unix.PerfBitUseClockID,
+		Sample_regs_user:  perfRegsMask,
+		Sample_stack_user: uint32(stack),
+		Clockid:           unix.CLOCK_MONOTONIC,
+	}
+	if !kernel {
+		a.Bits |= unix.PerfBitExcludeKernel
+	}
+	a.Size = uint32(unsafe.Sizeof(a))
+	return a
+}
+
+// perfStackFor is the window of a thread's events for its fitted window:
+// a power of two, so refitting rarely re-opens them.
+func perfStackFor(window int) int {
+	s := perfMinStack
+	for s < window && s < perfMaxStack {
+		s *= 2
+	}
+	return min(s, perfMaxStack)
+}
+
+// setupPerf decides the sampler before the program starts: ptrace for
+// --clock wall or when asked, else the perf backend if the kernel allows
+// it (auto falls back to ptrace with a warning, perf fails).
+func (r *Recorder) setupPerf() error {
+	if r.cfg.Sampler == "" {
+		r.cfg.Sampler = defaultSampler
+	}
+	switch r.cfg.Sampler {
+	case "", SamplerAuto:
+		if r.cfg.Clock != proffile.ClockCPU {
+			return nil // wall clock: blocked threads are sampled too, which needs ptrace
+		}
+	case SamplerPerf:
+		if r.cfg.Clock != proffile.ClockCPU {
+			return errors.New("--sampler perf samples on the CPU clock only: use --clock cpu, or --sampler ptrace for --clock wall")
+		}
+	case SamplerPtrace:
+		return nil
+	default:
+		return fmt.Errorf("unknown sampler %q (auto, perf or ptrace)", r.cfg.Sampler)
+	}
+	pb, err := r.openPerf()
+	if err != nil {
+		return r.perfFallback(err)
+	}
+	r.perf = pb
+	return nil
+}
+
+// perfFallback handles a perf backend that cannot be used: an error when
+// it was asked for, else a warning and ptrace sampling.
+func (r *Recorder) perfFallback(err error) error {
+	if r.perf != nil {
+		r.closePerf()
+	}
+	if r.cfg.Sampler == SamplerPerf {
+		return err
+	}
+	r.warn(err.Error() + "; sampling with ptrace instead (each thread is stopped at each tick: more overhead)")
+	return nil
+}
+
+// openPerf opens the rings and checks that a sampling event can be opened
+// (on the tracer thread itself; the target is checked by checkPerf).
+func (r *Recorder) openPerf() (*perfBackend, error) {
+	cpus, err := onlineCPUs()
+	if err != nil {
+		return nil, &perfUnavailable{"reading the online CPUs", err}
+	}
+	pb := &perfBackend{events: map[uint64]*perfEvent{}, why: map[string]bool{}}
+	pb.cap = &capture{}
+	// Samples while in the kernel (system calls, page faults) carry the
+	// user registers at the kernel entry: allowed by perf_event_paranoid
+	// <= 1 or CAP_PERFMON. Without it those samples are dropped by the
+	// kernel and their CPU time goes to the next sample's weight.
+	iv := uint64(r.cfg.Interval)
+	self := unix.Gettid()
+	for _, kernel := range []bool{true, false} {
+		a := r.perfAttr(iv, perfMinStack, kernel)
+		fd, err := unix.PerfEventOpen(&a, self, cpus[0], -1, unix.PERF_FLAG_FD_CLOEXEC)
+		if err == nil {
+			unix.Close(fd)
+			pb.kernel = kernel
+			break
+		}
+		if !kernel || !(errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM)) {
+			return nil, &perfUnavailable{"task-clock sampling event", err}
+		}
+	}
+	for _, c := range cpus {
+		g, err := openRing(c)
+		if err != nil {
+			for _, x := range pb.rings {
+				x.close()
+			}
+			return nil, err
+		}
+		pb.rings = append(pb.rings, g)
+	}
+	r.perf = pb
+	return pb, nil
+}
+
+// openRing opens the ring of one CPU: a dummy event on the tracer thread
+// that the threads' events are redirected to.
+func openRing(cpu int) (*perfRing, error) {
+	a := unix.PerfEventAttr{
+		Type:    unix.PERF_TYPE_SOFTWARE,
+		Config:  unix.PERF_COUNT_SW_DUMMY,
+		Bits:    unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv | unix.PerfBitUseClockID,
+		Clockid: unix.CLOCK_MONOTONIC, // the threads' events must use the same clock
+	}
+	a.Size = uint32(unsafe.Sizeof(a))
+	fd, err := unix.PerfEventOpen(&a, unix.Gettid(), cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	if err != nil {
+		return nil, &perfUnavailable{fmt.Sprintf("ring buffer of CPU %d", cpu), err}
+	}
+	page := os.Getpagesize()
+	for size := perfRingBytes; ; size /= 2 {
+		mem, err := unix.Mmap(fd, 0, page+size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+		if err == nil {
+			g := &perfRing{fd: fd, cpu: cpu, mem: mem, page: (*unix.PerfEventMmapPage)(unsafe.Pointer(&mem[0])), scratch: make([]byte, 1<<16)}
+			off, n := g.page.Data_offset, g.page.Data_size
+			if off == 0 || n == 0 { // kernels before 4.1
+				off, n = uint64(page), uint64(size)
+			}
+			g.data = mem[off : off+n]
+			g.mask = n - 1
+			g.tail = atomic.LoadUint64(&g.page.Data_tail)
+			return g, nil
+		}
+		if size/2 < perfMinRing || !(errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOMEM)) {
+			unix.Close(fd)
+			return nil, &perfUnavailable{fmt.Sprintf("mapping the ring buffer of CPU %d (%d KiB; locked memory: ulimit -l, kernel.perf_event_mlock_kb)", cpu, size>>10), err}
+		}
+	}
+}
+
+func (g *perfRing) close() {
+	if g.mem != nil {
+		unix.Munmap(g.mem)
+		g.mem = nil
+	}
+	if g.fd >= 0 {
+		unix.Close(g.fd)
+		g.fd = -1
+	}
+}
+
+// checkPerf opens and closes an event on the program's first thread: what
+// the kernel allows for the tracer's own thread it may refuse for another
+// process. It runs before the profile's header is written.
+func (r *Recorder) checkPerf(pid int) error {
+	pb := r.perf
+	a := r.perfAttr(uint64(r.cfg.Interval), perfMinStack, pb.kernel)
+	fd, err := unix.PerfEventOpen(&a, pid, pb.rings[0].cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	if err != nil {
+		return r.perfFallback(&perfUnavailable{fmt.Sprintf("event on process %d", pid), err})
+	}
+	err = unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_OUTPUT, pb.rings[0].fd)
+	unix.Close(fd)
+	if err != nil {
+		return r.perfFallback(&perfUnavailable{"redirecting an event to a shared ring buffer", err})
+	}
+	return nil
+}
+
+// samplerName is the sampler of this recording.
+func (r *Recorder) samplerName() string {
+	if r.perf != nil {
+		return SamplerPerf
+	}
+	return SamplerPtrace
+}
+
+// perfOpen opens t's events (one per CPU), started at once. A thread
+// whose events cannot be opened is sampled with ptrace.
+func (r *Recorder) perfOpen(t *thread) {
+	pb := r.perf
+	stack := perfStackFor(t.window)
+	pt, err := r.perfEvents(t, stack)
+	if err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return // gone already
+		}
+		pb.fallback++
+		t.perf = &perfThread{ptrace: true}
+		if msg := err.Error(); !pb.why[msg] {
+			pb.why[msg] = true
+			r.warn(fmt.Sprintf("thread %d: %v; it is sampled with ptrace", t.tid, err))
+		}
+		return
+	}
+	t.perf = pt
+}
+
+// perfEvents opens t's events with the given stack window.
+func (r *Recorder) perfEvents(t *thread, stack int) (*perfThread, error) {
+	pb := r.perf
+	pt := &perfThread{stack: stack, ev: make([]*perfEvent, 0, len(pb.rings))}
+	if t.perf != nil {
+		pt.lastTick, pt.shrunkAt = t.perf.lastTick, t.perf.shrunkAt
+	}
+	fail := func(what string, err error) (*perfThread, error) {
+		for _, e := range pt.ev {
+			unix.Close(e.fd)
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	for _, g := range pb.rings {
+		a := r.perfAttr(r.perfPeriod(), stack, pb.kernel)
+		fd, err := unix.PerfEventOpen(&a, t.tid, g.cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		if err != nil {
+			return fail("perf_event_open", err)
+		}
+		pt.ev = append(pt.ev, &perfEvent{fd: fd, t: t})
+		if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_OUTPUT, g.fd); err != nil {
+			return fail("PERF_EVENT_IOC_SET_OUTPUT", err)
+		}
+		var id uint64
+		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.PERF_EVENT_IOC_ID, uintptr(unsafe.Pointer(&id))); e != 0 {
+			return fail("PERF_EVENT_IOC_ID", e)
+		}
+		pt.ev[len(pt.ev)-1].id = id
+	}
+	for _, e := range pt.ev {
+		if err := unix.IoctlSetInt(e.fd, unix.PERF_EVENT_IOC_ENABLE, 0); err != nil {
+			return fail("PERF_EVENT_IOC_ENABLE", err)
+		}
+		pb.events[e.id] = e
+	}
+	return pt, nil
+}
+
+// perfPeriod is the sampling period of a new event: the interval, or with
+// --jitter an exponentially distributed one (mean the interval).
+func (r *Recorder) perfPeriod() uint64 {
+	iv := int64(r.cfg.Interval)
+	if !r.cfg.Jitter {
+		return uint64(iv)
+	}
+	return uint64(r.jitterGap(iv))
+}
+
+// jitterGap draws an exponentially distributed gap, mean iv, bounded as
+// schedule bounds the ptrace path's ticks.
+func (r *Recorder) jitterGap(iv int64) int64 {
+	gap := int64(r.rng.ExpFloat64() * float64(iv))
+	return min(max(gap, iv/100, 10_000), 20*iv)
+}
+
+// perfSampled reports whether the perf sampler samples t (else the
+// ptrace path's ticks do).
+func (t *thread) perfSampled() bool { return t.perf != nil && !t.perf.ptrace }
+
+// perfClose closes t's events (it exited, exec'd or is being detached).
+// Records of them still in a ring are dropped: callers drain first where
+// those matter.
+func (r *Recorder) perfClose(t *thread) {
+	pb := r.perf
+	if pb == nil {
+		return
+	}
+	if t.perf == nil {
+		return
+	}
+	if t.perf.ptrace {
+		pb.fallback--
+		t.perf = nil
+		return
+	}
+	for _, e := range t.perf.ev {
+		unix.Close(e.fd)
+		delete(pb.events, e.id)
+	}
+	t.perf = nil
+}
+
+// closePerf closes every event and ring (the end of the recording, or a
+// fall back to ptrace).
+func (r *Recorder) closePerf() {
+	pb := r.perf
+	if pb == nil {
+		return
+	}
+	for _, t := range r.threads {
+		if t.perf != nil {
+			r.perfClose(t)
+		}
+	}
+	for _, e := range pb.retired {
+		unix.Close(e.fd)
+	}
+	for _, g := range pb.rings {
+		g.close()
+	}
+	r.perf = nil
+}
+
+// perfDrain turns every record in the rings into samples, oldest first
+// across the rings (a thread's samples may be in several: it moves between
+// CPUs).
+func (r *Recorder) perfDrain() {
+	pb := r.perf
+	if pb == nil || pb.draining {
+		return
+	}
+	pb.gen++
+	if pb.gen == panicAtTick {
+		panic("injected recorder fault") // tests: drains stand for ticks
+	}
+	pb.draining = true
+	for _, g := range pb.rings {
+		g.head = atomic.LoadUint64(&g.page.Data_head)
+		g.next()
+	}
+	for {
+		var best *perfRing
+		for _, g := range pb.rings {
+			if g.ok && (best == nil || g.rec.time < best.rec.time) {
+				best = g
+			}
+		}
+		if best == nil {
+			break
+		}
+		r.perfRecord(&best.rec)
+		best.next()
+	}
+	for _, g := range pb.rings {
+		atomic.StoreUint64(&g.page.Data_tail, g.tail)
+		if g.bad > 0 {
+			r.warn(fmt.Sprintf("perf ring of CPU %d: %d records did not parse (%v); they were skipped", g.cpu, g.bad, g.badErr))
+		}
+	}
+	// Events replaced before the previous drain have no record left.
+	keep := pb.retired[:0]
+	for _, e := range pb.retired {
+		if e.retired+1 < pb.gen {
+			delete(pb.events, e.id)
+			continue
+		}
+		keep = append(keep, e)
+	}
+	pb.retired = keep
+	pb.discard = nil
+	pb.draining = false
+}
+
+// next reads the ring's next record into g.rec (g.ok false at the end of
+// what the kernel had written when the drain began). A record that wraps
+// around the end of the ring is copied whole into scratch.
+func (g *perfRing) next() {
+	g.ok = false
+	for g.tail < g.head {
+		off := g.tail & g.mask
+		_, size, _ := perfRecordHeader(g.data[off:]) // 8-byte aligned: a header never wraps
+		if size < 8 || uint64(size) > g.head-g.tail {
+			// Out of step with the kernel: skip what it had written.
+			g.bad++
+			g.badErr = fmt.Errorf("record of %d bytes at %d with %d written", size, g.tail, g.head-g.tail)
+			g.tail = g.head
+			return
+		}
+		var b []byte
+		if end := off + uint64(size); end <= uint64(len(g.data)) {
+			b = g.data[off:end]
+		} else {
+			n := copy(g.scratch, g.data[off:])
+			copy(g.scratch[n:size], g.data)
+			b = g.scratch[:size]
+		}
+		g.tail += uint64(size)
+		if err := parsePerfRecord(b, &g.rec); err != nil {
+			g.bad++
+			g.badErr = err
+			continue
+		}
+		switch g.rec.typ {
+		case perfRecordSample, perfRecordLost, perfRecordLostSamples, perfRecordThrottle:
+			g.ok = true
+			return
+		}
+	}
+}
+
+// perfRecord handles one record.
+func (r *Recorder) perfRecord(rec *perfRecord) {
+	switch rec.typ {
+	case perfRecordSample:
+		r.perfSample(rec)
+	case perfRecordLost, perfRecordLostSamples:
+		r.steps.Lost += rec.lost
+	case perfRecordThrottle:
+		r.steps.Throttled++
+	}
+}
+
+// perfSample turns one sample record into a profile sample: the record's
+// registers and stack copy make the capture finishSample unwinds and reads
+// values from, as the ptrace path's stop does.
+func (r *Recorder) perfSample(rec *perfRecord) {
+	t0 := r.now()
+	pb := r.perf
+	e := pb.events[rec.id]
+	if e == nil || e.t.gone || e.t.tid != int(rec.tid) || e.t.proc == nil || e.t.proc.exited || e.t.proc == pb.discard {
+		r.steps.Dropped++
+		return
+	}
+	t := e.t
+	weight := int64(rec.count - e.last)
+	if rec.count < e.last {
+		weight = int64(rec.period)
+	}
+	e.last = rec.count
+	r.targetCPU += weight
+	if rec.abi != perfRegsABI64 {
+		r.steps.Dropped++ // no user registers (the thread was exiting)
+		return
+	}
+	if r.cpuAtTick == 0 {
+		r.cpuAtTick = ownCPU()
+	}
+	r.steps.Ticks++
+	r.steps.Perf++
+	c := pb.cap
+	for i, v := range rec.regs {
+		c.regs.R[perfRegDWARF[i]] = v
+	}
+	c.regs.Valid, c.regs.Weak = 1<<17-1, 0
+	c.hasFP = false // the kernel does not dump SSE registers for user-space sampling
+	c.mem.snapshot(t.proc.pid, c.regs.SP(), rec.stack, uint64(len(rec.stack)) == rec.asked, &pb.snap)
+	when := int64(rec.time) - r.monoBase
+	tick := uint64(max(when, 0)/int64(r.cfg.Interval)) + 1
+	pt := t.perf
+	if pt != nil {
+		tick = max(tick, pt.lastTick+1)
+		pt.lastTick = tick
+	}
+	r.steps.Ring += secs(r.now() - t0)
+	saved := r.tickN
+	r.tickN = tick
+	r.cur = c
+	r.finishSample(t, weight, when, proffile.Running, -1)
+	r.tickN = saved
+	lag := r.now() - when
+	r.steps.Lag += secs(lag)
+	r.steps.MaxLag = max(r.steps.MaxLag, secs(lag))
+	if pt != nil && !t.gone {
+		r.perfRefit(t, pt)
+		if r.cfg.Jitter && t.perf == pt {
+			r.perfRearm(e, rec.count)
+		}
+	}
+}
+
+// perfRefit re-opens t's events when its fitted window (fitWindow) has
+// outgrown theirs, or fits in a quarter of it for a while.
+func (r *Recorder) perfRefit(t *thread, pt *perfThread) {
+	want := perfStackFor(t.window)
+	if want == pt.stack {
+		return
+	}
+	if want < pt.stack {
+		now := r.now()
+		if want*4 > pt.stack || now-pt.shrunkAt < perfShrinkEvery {
+			return
+		}
+		pt.shrunkAt = now
+	}
+	npt, err := r.perfEvents(t, want)
+	if err != nil {
+		return // keep the old window
+	}
+	r.steps.Reopened++
+	pb := r.perf
+	for _, e := range pt.ev {
+		unix.Close(e.fd)
+		e.retired = pb.gen
+		pb.retired = append(pb.retired, e)
+	}
+	t.perf = npt
+}
+
+// perfRearm sets the next jittered period of event e, which fired at task
+// clock count: the gap is drawn from the sample, so the CPU time the
+// thread ran since (until this drain) counts towards it. When the drawn
+// gap already elapsed, that sample is skipped and a fresh gap drawn
+// (exponential gaps are memoryless: the process stays Poisson).
+func (r *Recorder) perfRearm(e *perfEvent, count uint64) {
+	iv := int64(r.cfg.Interval)
+	gap := r.jitterGap(iv)
+	var buf [8]byte
+	if n, err := unix.Read(e.fd, buf[:]); err == nil && n == 8 {
+		now := int64(*(*uint64)(unsafe.Pointer(&buf[0])))
+		if ran := now - int64(count); ran > 0 {
+			if gap > ran+10_000 {
+				gap -= ran
+			} else {
+				gap = r.jitterGap(iv)
+			}
+		}
+	}
+	period := uint64(gap)
+	unix.Syscall(unix.SYS_IOCTL, uintptr(e.fd), unix.PERF_EVENT_IOC_PERIOD, uintptr(unsafe.Pointer(&period)))
+}

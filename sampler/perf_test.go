@@ -1,0 +1,520 @@
+package sampler
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// perfRec builds ring-buffer records as the kernel writes them.
+type perfRec struct{ b []byte }
+
+func (p *perfRec) u64(v uint64) *perfRec { p.b = binary.LittleEndian.AppendUint64(p.b, v); return p }
+func (p *perfRec) u32(v uint32) *perfRec { p.b = binary.LittleEndian.AppendUint32(p.b, v); return p }
+
+// done sets the header (type, size) and returns the record.
+func (p *perfRec) done(typ uint32) []byte {
+	b := append(make([]byte, 8), p.b...)
+	binary.LittleEndian.PutUint32(b, typ)
+	binary.LittleEndian.PutUint16(b[6:], uint16(len(b)))
+	return b
+}
+
+// sampleRec is a PERF_RECORD_SAMPLE of perfSampleType: stack holds the
+// valid bytes of a window of asked bytes.
+func sampleRec(id uint64, pid, tid uint32, tm, count uint64, regs *[perfNumRegs]uint64, stack []byte, asked int) []byte {
+	p := &perfRec{}
+	p.u64(id).u64(0x401234).u32(pid).u32(tid).u64(tm).u64(1e6).u64(count)
+	if regs == nil {
+		p.u64(perfRegsABINone)
+	} else {
+		p.u64(perfRegsABI64)
+		for _, r := range regs {
+			p.u64(r)
+		}
+	}
+	p.u64(uint64(asked))
+	if asked > 0 {
+		win := make([]byte, asked)
+		copy(win, stack)
+		p.b = append(p.b, win...)
+		p.u64(uint64(len(stack)))
+	}
+	return p.done(perfRecordSample)
+}
+
+func TestParsePerfRecord(t *testing.T) {
+	var regs [perfNumRegs]uint64
+	for i := range regs {
+		regs[i] = uint64(i+1) * 0x1111
+	}
+	stack := []byte("0123456789abcdef01234567")
+	good := sampleRec(77, 100, 101, 5e9, 3e6, &regs, stack, 32)
+	lost := (&perfRec{}).u64(77).u64(12).u32(100).u32(101).u64(6e9).u64(77).done(perfRecordLost)
+	lostSamples := (&perfRec{}).u64(3).u32(100).u32(102).u64(7e9).u64(78).done(perfRecordLostSamples)
+	throttle := (&perfRec{}).u64(8e9).u64(79).u64(79).u32(100).u32(103).u64(8e9).u64(79).done(perfRecordThrottle)
+	comm := (&perfRec{}).u32(1).u32(2).u64(0x6f6f66).done(3) // PERF_RECORD_COMM: not used, parses to its type
+	corrupt := func(b []byte, f func([]byte) []byte) []byte { return f(append([]byte(nil), b...)) }
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want perfRecord
+		err  string
+	}{
+		{"sample", good, perfRecord{typ: perfRecordSample, id: 77, ip: 0x401234, pid: 100, tid: 101, time: 5e9, period: 1e6,
+			count: 3e6, abi: perfRegsABI64, regs: regs, stack: stack, asked: 32}, ""},
+		{"sample without user registers", sampleRec(9, 1, 2, 3, 4, nil, nil, 0),
+			perfRecord{typ: perfRecordSample, id: 9, ip: 0x401234, pid: 1, tid: 2, time: 3, period: 1e6, count: 4}, ""},
+		{"sample with an empty dump", sampleRec(9, 1, 2, 3, 4, &regs, nil, 16),
+			perfRecord{typ: perfRecordSample, id: 9, ip: 0x401234, pid: 1, tid: 2, time: 3, period: 1e6, count: 4,
+				abi: perfRegsABI64, regs: regs, stack: []byte{}, asked: 16}, ""},
+		{"lost", lost, perfRecord{typ: perfRecordLost, id: 77, pid: 100, tid: 101, time: 6e9, lost: 12}, ""},
+		{"lost samples", lostSamples, perfRecord{typ: perfRecordLostSamples, id: 78, pid: 100, tid: 102, time: 7e9, lost: 3}, ""},
+		{"throttle", throttle, perfRecord{typ: perfRecordThrottle, id: 79, pid: 100, tid: 103, time: 8e9}, ""},
+		{"other type", comm, perfRecord{typ: 3}, ""},
+		{"empty", nil, perfRecord{}, "shorter than its header"},
+		{"size disagrees", corrupt(good, func(b []byte) []byte { return b[:len(b)-8] }), perfRecord{}, "header says"},
+		{"size not aligned", corrupt(good, func(b []byte) []byte {
+			binary.LittleEndian.PutUint16(b[6:], uint16(len(b)-4))
+			return b[:len(b)-4]
+		}), perfRecord{}, "header says"},
+		{"truncated sample", corrupt(good, func(b []byte) []byte {
+			binary.LittleEndian.PutUint16(b[6:], 48)
+			return b[:48]
+		}), perfRecord{}, "truncated"},
+		{"32-bit registers", corrupt(good, func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[56:], 1)
+			return b
+		}), perfRecord{}, "register ABI 1"},
+		{"stack larger than the record", corrupt(good, func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[64+8*perfNumRegs:], 1<<20)
+			return b
+		}), perfRecord{}, "stack of 1048576 bytes"},
+		{"more valid bytes than copied", corrupt(good, func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[len(b)-8:], 40)
+			return b
+		}), perfRecord{}, "40 valid bytes in 32"},
+		{"bytes left over", corrupt(lost, func(b []byte) []byte {
+			b = append(b, make([]byte, 8)...)
+			binary.LittleEndian.PutUint16(b[6:], uint16(len(b)))
+			return b
+		}), perfRecord{}, "8 bytes left over"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got perfRecord
+			err := parsePerfRecord(c.b, &got)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want one saying %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got  %+v\nwant %+v", got, c.want)
+			}
+		})
+	}
+}
+
+func FuzzParsePerfRecord(f *testing.F) {
+	var regs [perfNumRegs]uint64
+	f.Add(sampleRec(1, 2, 3, 4, 5, &regs, []byte("stack bytes"), 16))
+	f.Add(sampleRec(1, 2, 3, 4, 5, nil, nil, 0))
+	f.Add((&perfRec{}).u64(77).u64(12).u32(100).u32(101).u64(6e9).u64(77).done(perfRecordLost))
+	f.Add((&perfRec{}).u64(8e9).u64(79).u64(79).u32(100).u32(103).u64(8e9).u64(79).done(perfRecordThrottle))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r perfRecord
+		if err := parsePerfRecord(b, &r); err != nil {
+			return
+		}
+		if r.typ == perfRecordSample && uint64(len(r.stack)) > r.asked {
+			t.Fatalf("%d stack bytes in a window of %d", len(r.stack), r.asked)
+		}
+		if len(r.stack) > 0 && !bytes.Contains(b, r.stack) {
+			t.Fatalf("stack not taken from the record")
+		}
+	})
+}
+
+// testRing is a ring buffer in this process's memory, filled as the kernel
+// fills a real one.
+func testRing(t *testing.T, size int) (*perfRing, func(rec []byte)) {
+	mem := make([]byte, 4096+size)
+	g := &perfRing{fd: -1, mem: nil, page: (*unix.PerfEventMmapPage)(unsafe.Pointer(&mem[0])), data: mem[4096:], mask: uint64(size - 1), scratch: make([]byte, 1<<16)}
+	head := uint64(0)
+	write := func(rec []byte) {
+		for i, c := range rec {
+			g.data[(head+uint64(i))&g.mask] = c
+		}
+		head += uint64(len(rec))
+		g.page.Data_head = head
+	}
+	return g, write
+}
+
+// TestPerfRingWrap: records that wrap around the end of the data area come
+// out whole, in order; a record the kernel had not finished is not read.
+func TestPerfRingWrap(t *testing.T) {
+	var regs [perfNumRegs]uint64
+	g, write := testRing(t, 1024)
+	var want []uint64
+	n := 0
+	for round := 0; round < 6; round++ {
+		for k := 0; k < 3; k++ {
+			n++
+			stack := bytes.Repeat([]byte{byte(n)}, 8*(n%5))
+			write(sampleRec(uint64(n), 1, 2, uint64(n), 0, &regs, stack, 64))
+			want = append(want, uint64(n))
+		}
+		write((&perfRec{}).u64(0).u64(2).u32(1).u32(2).u64(uint64(n)).u64(0).done(perfRecordLost))
+		g.head = g.page.Data_head
+		var got []uint64
+		for g.next(); g.ok; g.next() {
+			if g.rec.typ == perfRecordLost {
+				continue
+			}
+			got = append(got, g.rec.id)
+			if s := g.rec.stack; len(s) != 8*(int(g.rec.id)%5) || len(s) > 0 && s[len(s)-1] != byte(g.rec.id) {
+				t.Fatalf("record %d: stack %v", g.rec.id, s)
+			}
+		}
+		g.page.Data_tail = g.tail
+		if !reflect.DeepEqual(got, want) || g.bad != 0 {
+			t.Fatalf("round %d: records %v, want %v (%d bad: %v)", round, got, want, g.bad, g.badErr)
+		}
+		want = want[:0]
+	}
+	// A size that disagrees with what was written: skip to the head.
+	write([]byte{9, 0, 0, 0, 0, 0, 0x10, 0})
+	g.head = g.page.Data_head
+	if g.next(); g.ok || g.bad != 1 || g.tail != g.head {
+		t.Errorf("corrupt record: ok %v, bad %d, tail %d head %d", g.ok, g.bad, g.tail, g.head)
+	}
+}
+
+func TestParseCPUList(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []int
+	}{
+		{"0", []int{0}},
+		{"0-3", []int{0, 1, 2, 3}},
+		{"0,2-3,7", []int{0, 2, 3, 7}},
+	} {
+		got, err := parseCPUList(c.in)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("parseCPUList(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "x", "3-1", "1-", "-1", "0,,1"} {
+		if _, err := parseCPUList(bad); err == nil {
+			t.Errorf("parseCPUList(%q): no error", bad)
+		}
+	}
+	if cpus, err := onlineCPUs(); err != nil || len(cpus) == 0 {
+		t.Errorf("onlineCPUs: %v, %v", cpus, err)
+	}
+}
+
+// TestSnapshotRedZone: a perf sample's red zone (below the SP, not copied
+// by the kernel) is read live only while the copy above the SP still
+// matches memory; the stack past the window is not read live.
+func TestSnapshotRedZone(t *testing.T) {
+	live := make([]byte, 512)
+	for i := range live {
+		live[i] = byte(i * 7)
+	}
+	sp := uint64(uintptr(unsafe.Pointer(&live[redZone])))
+	copied := append([]byte(nil), live[redZone:redZone+256]...)
+	var m stackMem
+	var s snapState
+	m.snapshot(os.Getpid(), sp, copied, true, &s)
+	if v, ok := m.Read(sp-8, 8); !ok || v != binary.LittleEndian.Uint64(live[redZone-8:]) {
+		t.Errorf("red zone read: %#x %v", v, ok)
+	}
+	if b := m.bytes(sp-redZone, 4); !bytes.Equal(b, live[:4]) {
+		t.Errorf("red zone bytes %v, want %v", b, live[:4])
+	}
+	if v, ok := m.Read(sp+16, 8); !ok || v != binary.LittleEndian.Uint64(copied[16:]) {
+		t.Errorf("window read %#x %v", v, ok)
+	}
+	// Past the window, in the stack it stands for: refused, a miss.
+	if _, ok := m.Read(sp+300, 8); ok || m.misses != 1 {
+		t.Errorf("read past a full window: ok %v, misses %d", ok, m.misses)
+	}
+	// Far away (heap, globals): read live.
+	heap := []uint64{0xfeedface}
+	if v, ok := m.Read(uint64(uintptr(unsafe.Pointer(&heap[0]))), 8); !ok || v != 0xfeedface {
+		t.Errorf("live read %#x %v", v, ok)
+	}
+	// The frame changed since the sample: the red zone is unusable.
+	m.snapshot(os.Getpid(), sp, copied, false, &s)
+	live[redZone+8]++
+	if _, ok := m.Read(sp-8, 8); ok {
+		t.Errorf("red zone of a changed frame read")
+	}
+	if _, ok := m.Read(sp+300, 8); ok || m.misses != 0 {
+		t.Errorf("read past a window cut by the end of the stack: ok %v, misses %d", ok, m.misses)
+	}
+}
+
+// perfOK skips a test that needs the perf sampler where the kernel does
+// not allow it.
+func perfOK(t *testing.T) {
+	t.Helper()
+	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
+	pb, err := r.openPerf()
+	if err != nil {
+		t.Skipf("perf sampler not usable here: %v", err)
+	}
+	r.perf = pb
+	r.closePerf()
+}
+
+// TestSamplers runs the sampler tests with the sampler auto does not pick
+// (ptrace where perf works): both backends pass the same tests.
+func TestSamplers(t *testing.T) {
+	needTools(t)
+	other := SamplerPtrace
+	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
+	if pb, err := r.openPerf(); err != nil {
+		t.Skipf("the suite ran with ptrace (perf not usable here: %v)", err)
+	} else {
+		r.perf = pb
+		r.closePerf()
+	}
+	for _, c := range []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"ValuesKnownPhases", TestValuesKnownPhases},
+		{"StacksQsortAndPLT", TestStacksQsortAndPLT},
+		{"DepthValues", TestDepthValues},
+		{"AgreesWithGDB", TestAgreesWithGDB},
+		{"ThreadsAndForks", TestThreadsAndForks},
+		{"SignalsDelivered", TestSignalsDelivered},
+		{"TargetKilled", TestTargetKilled},
+		{"ExitAtOnce", TestExitAtOnce},
+		{"ExecReloadsSchema", TestExecReloadsSchema},
+		{"AttachDetachLeavesProgramUnharmed", TestAttachDetachLeavesProgramUnharmed},
+		{"GroupStop", TestGroupStop},
+		{"NoDWARF", TestNoDWARF},
+		{"RecorderKilled", TestRecorderKilled},
+		{"ValuesProgram", TestValuesProgram},
+		{"RecorderPanicDetaches", TestRecorderPanicDetaches},
+		{"AttachSIGINTDetaches", TestAttachSIGINTDetaches},
+		{"FuncFilter", TestFuncFilter},
+		{"PerfSamplesEveryThread", TestPerfSamplesEveryThread},
+		{"PerfLateThread", TestPerfLateThread},
+	} {
+		t.Run(other+"/"+c.name, func(t *testing.T) {
+			defaultSampler = other
+			t.Setenv("VPROF_SAMPLER_HELPER_SAMPLER", other)
+			defer func() { defaultSampler = SamplerAuto }()
+			c.f(t)
+		})
+	}
+}
+
+// wantSampler checks which sampler recorded a profile: perf where it
+// works, unless the test runs under TestSamplers.
+func wantSampler(t *testing.T, res *Result, p *prof) {
+	t.Helper()
+	want := SamplerPerf
+	if defaultSampler == SamplerPtrace {
+		want = SamplerPtrace
+	}
+	if res.Sampler != want || p.hdr.Sampler != want {
+		t.Errorf("recorded with %q (header %q), want %q", res.Sampler, p.hdr.Sampler, want)
+	}
+	switch want {
+	case SamplerPerf:
+		if res.Steps.Full != 0 || res.Steps.Stop != 0 || res.Steps.Perf == 0 {
+			t.Errorf("perf sampler: %d threads stopped for %v, %d perf samples", res.Steps.Full, res.Steps.Stop, res.Steps.Perf)
+		}
+	case SamplerPtrace:
+		if res.Steps.Perf != 0 || res.Steps.Full == 0 {
+			t.Errorf("ptrace sampler: %d perf samples, %d stops", res.Steps.Perf, res.Steps.Full)
+		}
+	}
+}
+
+// TestPerfSamplesEveryThread: every thread of the multi-threaded program
+// and of its forked children is sampled, weights add up to the CPU time
+// the threads used, and no thread was ever stopped for a sample.
+func TestPerfSamplesEveryThread(t *testing.T) {
+	perfOK(t)
+	exe := buildC(t, "workers", "-g", "-pthread")
+	const threads, ms, children = 4, 300, 2
+	res, p := record(t, Config{Args: []string{exe, strconv.Itoa(threads), strconv.Itoa(ms), strconv.Itoa(children)}, Depth: 1})
+	wantSampler(t, res, p)
+	if res.ExitStatus != 0 {
+		t.Fatalf("exit status %d", res.ExitStatus)
+	}
+	type key struct{ pid, tid int32 }
+	weight := map[key]int64{}
+	samples := map[key]int{}
+	for _, s := range p.samples {
+		k := key{s.pid, s.tid}
+		weight[k] += s.s.WeightNS
+		samples[k]++
+		if s.s.WeightNS <= 0 {
+			t.Fatalf("sample of %d/%d with weight %d", s.pid, s.tid, s.s.WeightNS)
+		}
+	}
+	perPID := map[int32]int{}
+	for k := range samples {
+		perPID[k.pid]++
+	}
+	if perPID[p.hdr.PID] != threads || len(perPID) != 1+children {
+		t.Fatalf("threads with samples per process %v, want %d in %d and 1 in each of %d children", perPID, threads, p.hdr.PID, children)
+	}
+	// Each thread spins ms milliseconds of wall time on a CPU it shares:
+	// its samples weigh its CPU time, no more than that. The weights add
+	// up to the CPU time the recorder saw the threads use (the ptrace
+	// path's last checks after a thread's last sample weigh nothing).
+	var total int64
+	for k, w := range weight {
+		total += w
+		if w > int64(ms)*1e6*11/10 {
+			t.Errorf("thread %d/%d: %d samples weighing %v of CPU, more than its %d ms", k.pid, k.tid, samples[k], time.Duration(w), ms)
+		}
+	}
+	if total > int64(res.TargetCPU)*101/100 || total < int64(res.TargetCPU)*9/10 {
+		t.Errorf("sample weights %v, target CPU %v", time.Duration(total), res.TargetCPU)
+	}
+	t.Logf("%d samples, %d dropped, %d lost; globals read %.2f ms after the tick on average (at most %v)",
+		res.Steps.Perf, res.Steps.Dropped, res.Steps.Lost, float64(res.Steps.Lag.Nanoseconds())/float64(max(res.Steps.Perf, 1))/1e6, res.Steps.MaxLag)
+}
+
+// TestPerfLateThread: attached to a running program, a thread it starts
+// afterwards is sampled from its first milliseconds.
+func TestPerfLateThread(t *testing.T) {
+	perfOK(t)
+	exe := buildC(t, "latethread", "-g", "-pthread")
+	cmd, pid, _ := startProgram(t, exe, "150", "250")
+	res, p := record(t, Config{PID: pid, Duration: 2 * time.Second})
+	cmd.Wait()
+	wantSampler(t, res, p)
+	late := map[int32]int{}
+	early := 0
+	for _, s := range p.samples {
+		if len(s.funcs) == 0 {
+			continue
+		}
+		switch s.funcs[0] {
+		case "late_spin":
+			late[s.tid]++
+			if s.tid == int32(pid) {
+				t.Errorf("late_spin sampled in the main thread")
+			}
+			if !hasChain(s.funcs, []string{"late_spin", "late"}) {
+				t.Errorf("late_spin stack %v", s.funcs)
+			}
+		case "early_spin":
+			early++
+		}
+	}
+	if len(late) != 1 || early == 0 {
+		t.Fatalf("late_spin samples by thread %v, early_spin samples %d", late, early)
+	}
+	for tid, n := range late {
+		// 250 ms of spinning: about 250 samples on an idle machine, fewer
+		// on a busy one (samples come with CPU time).
+		if n < 10 {
+			t.Errorf("new thread %d: %d samples in 250 ms of spinning, want about 250", tid, n)
+		}
+		t.Logf("new thread %d: %d samples", tid, n)
+	}
+}
+
+// TestPerfWindowGrows: a stack deeper than the first window: the thread's
+// events are re-opened with a larger window and samples unwind to main.
+func TestPerfWindowGrows(t *testing.T) {
+	perfOK(t)
+	exe := buildC(t, "deep", "-g")
+	res, p := record(t, Config{Args: []string{exe, "48", "400"}, Sampler: SamplerPerf})
+	if res.Steps.Reopened == 0 {
+		t.Errorf("no event re-opened with a larger window (%d window misses)", res.Steps.WindowMisses)
+	}
+	full, bottom := 0, 0
+	for _, s := range p.samples {
+		if len(s.funcs) == 0 || s.funcs[0] != "bottom" {
+			continue
+		}
+		bottom++
+		if len(s.funcs) >= 50 && s.funcs[49] == "descend" && hasChain(s.funcs, []string{"bottom", "descend", "main"}) {
+			full++
+		}
+	}
+	if bottom < 100 || full*10 < bottom*9 {
+		t.Errorf("%d of %d samples in bottom unwind through 49 frames of descend to main", full, bottom)
+	}
+}
+
+// TestSamplerChoice: what each --sampler asks for, and the fall back to
+// ptrace (with a warning saying why) where a seccomp filter forbids
+// perf_event_open, as in containers.
+func TestSamplerChoice(t *testing.T) {
+	needTools(t)
+	dir := t.TempDir()
+	if _, err := Record(Config{Output: filepath.Join(dir, "a"), Args: []string{"true"}, Sampler: SamplerPerf, Clock: proffile.ClockWall}); err == nil || !strings.Contains(err.Error(), "--clock cpu") {
+		t.Errorf("perf with the wall clock: %v", err)
+	}
+	if _, err := Record(Config{Output: filepath.Join(dir, "b"), Args: []string{"true"}, Sampler: "dtrace"}); err == nil || !strings.Contains(err.Error(), "unknown sampler") {
+		t.Errorf("unknown sampler: %v", err)
+	}
+	res, p := record(t, Config{Args: []string{"true"}, Clock: proffile.ClockWall})
+	if res.Sampler != SamplerPtrace || p.hdr.Sampler != SamplerPtrace {
+		t.Errorf("wall clock recorded with %q", res.Sampler)
+	}
+	noperf := buildC(t, "noperf")
+	exe := buildC(t, "workers", "-g", "-pthread")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sampler string
+		ok      bool
+	}{{SamplerAuto, true}, {SamplerPerf, false}} {
+		out := filepath.Join(dir, c.sampler+".vprof")
+		cmd := exec.Command(noperf, self, "-test.run=^$", "--", exe, "2", "100")
+		cmd.Env = append(os.Environ(), "VPROF_SAMPLER_HELPER="+out, "VPROF_SAMPLER_HELPER_SAMPLER="+c.sampler)
+		stderr, err := cmd.CombinedOutput()
+		msg := string(stderr)
+		if !strings.Contains(msg, "perf_event_open not usable") || !strings.Contains(msg, "seccomp") {
+			t.Errorf("%s: stderr does not say why perf cannot be used:\n%s", c.sampler, msg)
+		}
+		if !c.ok {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				t.Errorf("%s: recorder ran (%v) without perf_event_open", c.sampler, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.sampler, err, msg)
+		}
+		p := readProfile(t, out)
+		if p.hdr.Sampler != SamplerPtrace || len(p.samples) == 0 {
+			t.Errorf("%s under seccomp: sampler %q, %d samples", c.sampler, p.hdr.Sampler, len(p.samples))
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package sampler
+
+import (
+	"bytes"
+
+	"golang.org/x/sys/unix"
+)
+
+// A perf sample's stack window is a copy the kernel made at the tick, from
+// the SP up; vprof reads it a few milliseconds later, while the thread has
+// run on. So reads are answered from the copy where it has them, and where
+// it does not:
+//   - the red zone (the 128 bytes below the SP, where leaf functions keep
+//     locals; the kernel does not copy it) is read from the live stack,
+//     and used only if the 64 bytes above the SP still match the copy: the
+//     sampled frame is still there (or the same call made again), so the
+//     value is that variable's, a few milliseconds later, as for globals;
+//   - the rest of the stack the window could have held (up to
+//     perfMaxStack above the SP) is not read at all: the frames there may
+//     be gone. A read past a full window counts as a window miss, which
+//     grows the thread's window (perfRefit);
+//   - anything else (heap, globals, deeper stack) is read live.
+
+// rzCheck is how much of the copy above the SP must match the live stack
+// for the red zone to be used.
+const rzCheck = 64
+
+// snapState is the extra state of a stackMem holding a perf sample's copy.
+type snapState struct {
+	full bool // the window was copied whole (the stack goes on past it)
+	rz   [redZone + rzCheck]byte
+	rzOK int8 // 0: red zone not read yet, 1: read and the frame is intact, -1: unusable
+	iov  [1]unix.Iovec
+	riov [1]unix.RemoteIovec
+}
+
+// snapshot points m at a perf sample's stack copy of process pid, taken
+// at sp (no copy: stack aliases the ring buffer until the drain ends).
+func (m *stackMem) snapshot(pid int, sp uint64, stack []byte, full bool, s *snapState) {
+	m.pid, m.base, m.buf, m.n, m.misses, m.faults = pid, sp, stack, len(stack), 0, 0
+	s.full, s.rzOK = full, 0
+	m.snap = s
+}
+
+// snapBytes returns the bytes of [addr, addr+size) that a snapshot can
+// answer outside its window: those of an intact red zone.
+func (m *stackMem) snapBytes(addr uint64, size int) []byte {
+	s := m.snap
+	lo := m.base - redZone
+	if addr < lo || addr > m.base || uint64(size) > m.base-addr || m.base < redZone {
+		return nil
+	}
+	if s.rzOK == 0 {
+		s.rzOK = -1
+		s.iov[0] = unix.Iovec{Base: &s.rz[0]}
+		s.iov[0].SetLen(len(s.rz))
+		s.riov[0] = unix.RemoteIovec{Base: uintptr(lo), Len: len(s.rz)}
+		n, err := readv(m.pid, s.iov[:], s.riov[:])
+		check := min(m.n, rzCheck)
+		if err == nil && n == len(s.rz) && check > 0 && bytes.Equal(s.rz[redZone:redZone+check], m.buf[:check]) {
+			s.rzOK = 1
+		}
+	}
+	if s.rzOK < 0 {
+		return nil
+	}
+	o := addr - lo
+	return s.rz[o : o+uint64(size)]
+}
+
+// snapRefuse reports whether a read outside the window must not be made
+// live: it is in the stack the window stands for. A read past a full
+// window is a window miss.
+func (m *stackMem) snapRefuse(addr uint64, size int) bool {
+	end := addr + uint64(size)
+	if end <= m.base-redZone || addr >= m.base+perfMaxStack {
+		return false // not this stack's: heap, globals, deeper frames
+	}
+	if m.snap.full && addr >= m.base+uint64(m.n) {
+		m.misses++
+	}
+	m.faults++
+	return true
+}

@@ -50,7 +50,7 @@ type Row struct {
 	GprofRank int     `json:"gprof_rank"`
 	Pattern   string  `json:"pattern"`
 	Expected  string  `json:"expected_pattern"`
-	LineDist  int     `json:"line_distance"` // -1: no location
+	LineDist  int     `json:"line_distance"` // -1: no location, or one in another file than the root cause's
 	Location  string  `json:"location"`
 	Err       string  `json:"error,omitempty"`
 	Seconds   float64 `json:"seconds"` // to evaluate this program
@@ -242,12 +242,7 @@ func evalProgram(c config, p testprogs.Program) Row {
 		row.VprofRank, row.PlainRank, row.Pattern = f.Rank, f.PlainRank, f.Pattern
 		if len(f.Locations) > 0 {
 			row.Location = f.Locations[0]
-			if _, ln, ok := strings.Cut(f.Locations[0], ":"); ok {
-				ln, _, _ = strings.Cut(ln, " ")
-				if n, err := strconv.Atoi(ln); err == nil && p.RootCauseLine > 0 {
-					row.LineDist = abs(n - p.RootCauseLine)
-				}
-			}
+			row.LineDist = lineDistance(f.Locations[0], p)
 		}
 		break
 	}
@@ -271,6 +266,23 @@ func recordArgs(c config, p testprogs.Program) []string {
 		args = append(args, "--component", p.ComponentPath())
 	}
 	return args
+}
+
+// lineDistance returns the distance in lines from a reported location
+// ("file.c:123" or "file.c:123 bb4") to the root-cause line, or -1 when the
+// location is in another file (code inlined from a header, say): lines of
+// different files are not comparable.
+func lineDistance(loc string, p testprogs.Program) int {
+	file, ln, ok := strings.Cut(loc, ":")
+	if !ok || p.RootCauseLine <= 0 || filepath.Base(file) != filepath.Base(p.Source) {
+		return -1
+	}
+	ln, _, _ = strings.Cut(ln, " ")
+	n, err := strconv.Atoi(ln)
+	if err != nil {
+		return -1
+	}
+	return abs(n - p.RootCauseLine)
 }
 
 // sameFunc matches a reported display name with the manifest's, ignoring
@@ -365,8 +377,11 @@ func printTable(w io.Writer, rows []Row, whole bool) {
 			pat++
 		}
 		dist := "-"
-		if r.LineDist >= 0 {
+		switch {
+		case r.LineDist >= 0:
 			dist = strconv.Itoa(r.LineDist)
+		case r.Location != "":
+			dist = "other file"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
 			rankStr(r.VprofRank), rankStr(r.PlainRank), rankStr(r.GprofRank), orDash(r.Pattern), r.Expected, dist,

@@ -41,7 +41,7 @@ func TestPrintTable(t *testing.T) {
 	rows := []Row{
 		{Program: "a", Issue: "X-1", RootCause: "f", VprofRank: 1, PlainRank: 4, GprofRank: 2, Pattern: "scalability",
 			Expected: "scalability", LineDist: 0, Component: "a/f.c", Unmonitored: []string{"n_workers"}},
-		{Program: "b", Issue: "X-2", RootCause: "g", VprofRank: 5, Expected: "wrong constraint", LineDist: -1, Component: "b/g.c"},
+		{Program: "b", Issue: "X-2", RootCause: "g", VprofRank: 5, Expected: "wrong constraint", LineDist: -1, Location: "x.h:3", Component: "b/g.c"},
 		{Program: "c", Issue: "X-3", RootCause: "h", Err: "record normal: exit status 1"},
 	}
 	tests := []struct {
@@ -50,7 +50,7 @@ func TestPrintTable(t *testing.T) {
 	}{
 		{false, []string{"f.c", "1st on 1 of 2 programs, in the top 3 on 1; pattern right on 1 of 2",
 			"Protocol: the thesis' (Table 3.2): vprof record --component",
-			"not sampled: a (n_workers)", "error: record normal"}, []string{"-whole"}},
+			"not sampled: a (n_workers)", "error: record normal", "other file"}, []string{"-whole"}},
 		{true, []string{"Protocol: -whole"}, []string{"Table 3.2", "not sampled"}},
 	}
 	for _, tt := range tests {
@@ -93,6 +93,27 @@ func TestGprofLine(t *testing.T) {
 		}
 		if got != tt.name {
 			t.Errorf("%q: %q, want %q", tt.line, got, tt.name)
+		}
+	}
+}
+
+func TestLineDistance(t *testing.T) {
+	p := testprogs.Program{Source: "row0upd.cpp", RootCauseLine: 62}
+	tests := []struct {
+		loc  string
+		want int
+	}{
+		{"row0upd.cpp:60", 2},
+		{"row0upd.cpp:70 bb3", 8},
+		{"/abs/cascade_delete/row0upd.cpp:62", 0},
+		{"stl_algobase.h:2065", -1}, // inlined from a header: not comparable
+		{"row0ins.cpp:62", -1},
+		{"row0upd.cpp", -1},
+		{"row0upd.cpp:x", -1},
+	}
+	for _, tt := range tests {
+		if got := lineDistance(tt.loc, p); got != tt.want {
+			t.Errorf("lineDistance(%q) = %d, want %d", tt.loc, got, tt.want)
 		}
 	}
 }

@@ -6,6 +6,13 @@
 # over. A plain profiler blames the checksum and page-apply functions; vprof
 # compares a normal and a slow run and ranks the function whose values went
 # wrong.
+#
+# The program is laid out like MariaDB (testprogs/recovery_budget/log0recv.c,
+# buf0buf.c, ...). As in the thesis' evaluation, the user names the file
+# that holds the code under suspicion, crash recovery's log0recv.c, and
+# vprof samples the variables of that file only (--component); every
+# function is still ranked. PROG=NAME runs another test program, with the
+# component the manifest gives it; COMPONENT= (empty) samples every file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VPROF=${VPROF:-bin/vprof}
@@ -14,15 +21,22 @@ BIN=testprogs/bin/$PROG
 OUT=${OUT:-out/demo}
 mkdir -p "$OUT"
 
+if [ -z "${COMPONENT+set}" ]; then
+  COMPONENT=testprogs/$(sed -n "/\"name\": \"$PROG\"/,/\"component\"/s/.*\"component\": \"\(.*\)\".*/\1/p" testprogs/manifest.json)
+  [ "$COMPONENT" != testprogs/ ] || { echo "demo.sh: no program $PROG with a component in testprogs/manifest.json" >&2; exit 1; }
+fi
+comp=()
+[ -z "$COMPONENT" ] || comp=(--component "$COMPONENT")
+
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-step "1. Schema: the variables vprof will sample in $BIN (recv_* functions and globals)"
-"$VPROF" schema --func '^recv_|#global' "$BIN"
+step "1. Schema: the variables vprof will sample in $BIN (${COMPONENT:-every file})"
+"$VPROF" schema "${comp[@]}" "$BIN"
 
 if "$VPROF" record --help >/dev/null 2>&1; then
   step "2. Record a normal and a slow (buggy) run"
-  "$VPROF" record -o "$OUT/normal.data" -- "$BIN" normal
-  "$VPROF" record -o "$OUT/buggy.data" -- "$BIN" buggy
+  "$VPROF" record "${comp[@]}" -o "$OUT/normal.data" -- "$BIN" normal
+  "$VPROF" record "${comp[@]}" -o "$OUT/buggy.data" -- "$BIN" buggy
   "$VPROF" info "$OUT/buggy.data"
 fi
 

@@ -66,10 +66,57 @@
 // delivered unchanged. New threads, forks, vforks and execs are followed;
 // after an exec the new image's schema is loaded.
 //
-// A thread is stopped only when it is running: one blocked in a system call
-// is never interrupted (that could make epoll_wait and friends fail with
-// EINTR in the program); its stack is read from memory at the SP and PC
-// that /proc/PID/task/TID/syscall reports, with no registers.
+// A thread blocked in a system call is read without a stop where a stop
+// could change what the program sees: its stack is copied from memory at
+// the SP and PC that /proc/PID/task/TID/syscall reports and unwound with no
+// other register, so variables held in registers are mostly lost there.
+// With --clock wall, a thread blocked in a call that the kernel restarts
+// transparently after a ptrace stop is stopped once per blocking episode
+// instead (blocked.go): its registers and stack are captured, it is resumed
+// at once and the kernel restarts the call (it returned -ERESTARTSYS,
+// -ERESTARTNOINTR, -ERESTARTNOHAND or -ERESTART_RESTARTBLOCK to the stop,
+// and no signal is delivered; %rax, which holds that code, is not used for
+// values). Its frames are then reused while it stays in that call (same
+// /proc line, same CPU time), with values read again at each sample. The
+// calls, and why a stop is invisible to the program in each:
+//
+//   - futex FUTEX_WAIT and FUTEX_WAIT_BITSET (mutexes, condition
+//     variables, joins, semaphores; with or without a timeout): restarted
+//     with the same absolute deadline. A wake-up that comes during the
+//     stop shows as the futex word having changed (EAGAIN), which the
+//     futex protocol handles, as after a SIGSTOP/SIGCONT.
+//   - nanosleep, clock_nanosleep (realtime, monotonic, boottime clocks):
+//     restarted with the same deadline; the time left, written on the
+//     stop, must go to writable memory, so a remaining-time pointer must be
+//     null or on the caller's stack (as glibc's are).
+//   - wait4, waitid, pause, rt_sigsuspend: restarted as they were (the
+//     signal mask of sigsuspend is restored and set again).
+//   - poll (timeout kept as a deadline); ppoll, select, pselect6 with no
+//     timeout, or with a timeout on the caller's stack (the time left is
+//     written back to it, as when the call returns) and without the
+//     STICKY_TIMEOUTS personality (which turns the stop into EINTR).
+//   - read, readv on a pipe or FIFO (a blocked read has read nothing);
+//     write on a pipe or FIFO of at most PIPE_BUF (4096) bytes (such a
+//     write waits before copying anything); read, readv on a terminal
+//     (pty slave, console, serial) in canonical mode, or raw with VMIN at
+//     most 1 and no VTIME (a partial VMIN count or a VTIME timer started
+//     again would show).
+//
+// Never stopped, among others: epoll_wait, epoll_pwait, sigtimedwait,
+// semop, sockets (a receive or send timeout turns the stop into EINTR, an
+// interrupted connect restarts as EALREADY), regular files (a read there
+// sleeps uninterruptibly, or on FUSE and NFS may fail), writes of more than
+// PIPE_BUF, writev, terminal writes, restart_syscall unless it continues a
+// call stopped here. In --clock cpu mode blocked threads are never
+// stopped: a stop would make them use CPU, and be sampled again.
+//
+// Known hazard, not of blocked threads: a thread that /proc shows running
+// is stopped whatever it is doing, also when it runs in the kernel inside a
+// system call (entering it, or just woken). A call that has done part of
+// its work then returns a short count (a pipe write of more than PIPE_BUF,
+// a terminal read waiting for VMIN bytes), and one that looks at signals
+// before it sleeps or after it wakes fails with EINTR (epoll_wait, a socket
+// receive with a timeout), as after a SIGSTOP.
 //
 // # Ending a recording
 //

@@ -62,10 +62,12 @@ func ptraceEventMsg(tid int) (uint64, error) {
 // The tracer blocks for microseconds to milliseconds; the price is that a
 // garbage collection waits for it that long (the recorder hardly allocates).
 
-// wait4 waits for a state change of pid (-1: any tracee or child).
+// wait4 waits for a state change of pid (-1: any tracee or child of this
+// thread: __WNOTHREAD, so that two recordings in one process do not take
+// each other's events).
 func wait4(pid int, opts int) (int, unix.WaitStatus, error) {
 	var status int32
-	r, _, e := unix.RawSyscall6(unix.SYS_WAIT4, uintptr(pid), uintptr(unsafe.Pointer(&status)), uintptr(opts|unix.WALL), 0, 0, 0)
+	r, _, e := unix.RawSyscall6(unix.SYS_WAIT4, uintptr(pid), uintptr(unsafe.Pointer(&status)), uintptr(opts|unix.WALL|unix.WNOTHREAD), 0, 0, 0)
 	if e != 0 {
 		return -1, 0, e
 	}

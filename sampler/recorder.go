@@ -59,6 +59,9 @@ type Config struct {
 	// profile is written and before Record waits for the program to end
 	// (to print the summary while the program runs on).
 	OnDetached func(*Result)
+	// NoBlockedStops never stops a thread blocked in a system call
+	// (blocked.go): with --clock wall its samples then carry no registers.
+	NoBlockedStops bool
 }
 
 // MaxStack caps Config.Stack.
@@ -75,7 +78,7 @@ type Progress struct {
 // StepStats is where the sampling time went: totals over all samples.
 type StepStats struct {
 	Ticks, Lost  uint64        // ticks taken, ticks skipped because a tick ran late
-	Full, Light  uint64        // samples of stopped threads, of blocked threads (not stopped)
+	Full, Light  uint64        // samples of stopped threads, of blocked threads (see Result.Blocked)
 	Decide       time.Duration // reading /proc to choose the threads of a tick
 	Stop         time.Duration // PTRACE_INTERRUPT until the thread is stopped
 	Regs         time.Duration // PTRACE_GETREGS (and GETFPREGS when needed)
@@ -112,6 +115,7 @@ type Result struct {
 	Steps      StepStats
 	Values     ValueStats
 	Unwind     unwind.Stats
+	Blocked    BlockedStats
 	TracerCPU  time.Duration // vprof's own CPU time
 	SetupCPU   time.Duration // of which before the first tick (loading the program's schema and CFI)
 	TargetCPU  time.Duration // CPU time of the traced threads while recorded
@@ -191,14 +195,8 @@ type thread struct {
 	captured   bool
 	pendWeight int64
 	pendWhen   int64
-	tInt       int64 // when it was interrupted
-	// last light sample, reused while the thread stays blocked at the same
-	// place (wall clock).
-	lightSP, lightPC uint64
-	lightNr          int32
-	lightGen         int
-	lightStack       []uint64
-	lightVals        []proffile.Value
+	tInt       int64          // when it was interrupted
+	blk        blockedEpisode // last sample while blocked, reused until it moves (blocked.go)
 }
 
 // Recorder is the state of one recording; it lives on the tracer thread.
@@ -254,6 +252,7 @@ type Recorder struct {
 	procBuf  [512]byte
 	sys      sysState
 	nlocals  int
+	blk      blockedState
 
 	steps  StepStats
 	vstats valueStats

@@ -209,48 +209,6 @@ func (r *Recorder) capture(t *thread, ws unix.WaitStatus) {
 	t.captured = true
 }
 
-// sampleBlocked samples a thread blocked in the kernel without stopping it:
-// /proc gave its SP and PC; the stack is read from memory.
-func (r *Recorder) sampleBlocked(t *thread, weight, when int64) {
-	p := t.proc
-	st := &r.sys
-	state, nr := proffile.Running, int32(-1)
-	if r.cfg.Clock == proffile.ClockWall {
-		state, nr = proffile.Blocked, st.Nr
-	}
-	r.steps.Light++
-	if r.cfg.Clock == proffile.ClockWall && t.lightStack != nil && st.SP == t.lightSP && st.PC == t.lightPC && st.Nr == t.lightNr && t.lightGen == p.mapsGen {
-		// Still blocked at the same place: same stack and stack values.
-		t0 := r.now()
-		r.values = append(r.values[:0], t.lightVals...)
-		r.appendGlobals(p)
-		t1 := r.now()
-		r.emit(t, weight, when, state, nr, t.lightStack)
-		r.steps.Values += secs(t1 - t0)
-		return
-	}
-	c := r.light
-	c.regs = unwind.Regs{}
-	c.regs.Set(unwind.RSP, st.SP)
-	c.regs.Set(unwind.RIP, st.PC)
-	c.hasFP = false
-	t0 := r.now()
-	c.mem.fill(p.pid, st.SP-redZone, t.window+redZone)
-	r.steps.Read += secs(r.now() - t0)
-	r.cur = c
-	r.finishSample(t, weight, when, state, nr)
-	if r.cfg.Clock == proffile.ClockWall {
-		// Reuse it while the thread stays there, unless some frame was
-		// in an unknown mapping (the next sample may know it).
-		t.lightStack = t.lightStack[:0]
-		if !r.unknownPC(len(r.sample.Stack)) {
-			t.lightSP, t.lightPC, t.lightNr, t.lightGen = st.SP, st.PC, st.Nr, p.mapsGen
-			t.lightStack = append(t.lightStack, r.sample.Stack...)
-			t.lightVals = append(t.lightVals[:0], r.values[:r.nlocals]...)
-		}
-	}
-}
-
 // finishSample unwinds the copied stack of r.cur, reads the values and
 // writes the sample.
 func (r *Recorder) finishSample(t *thread, weight, when int64, state proffile.ThreadState, nr int32) {

@@ -418,6 +418,8 @@ func (r *Recorder) finish() (*Result, error) {
 		ValueSamples:    r.vsamples.Load(),
 		UnreadableReads: int64(r.vstats.Faulted + r.vstats.Unavailable + r.vstats.EntryValue + r.vstats.Unsupported),
 		LostTicks:       int64(r.steps.Lost),
+		BlockedSamples:  int64(r.blk.stats.Samples),
+		BlockedRegs:     int64(r.blk.stats.WithRegs),
 		ExitStatus:      int32(r.firstStatus),
 		Detached:        detached,
 	}
@@ -430,6 +432,7 @@ func (r *Recorder) finish() (*Result, error) {
 		Steps:     r.steps,
 		Values:    r.vstats,
 		Unwind:    r.ustats,
+		Blocked:   r.blk.stats,
 		Processes: r.nproc,
 		Threads:   r.nthr,
 		Objects:   len(r.objList),

@@ -231,6 +231,10 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout)
 	if trailer != nil {
 		fmt.Fprintf(stdout, "unreadable:   %d reads\n", trailer.UnreadableReads)
+		if trailer.BlockedSamples > 0 {
+			fmt.Fprintf(stdout, "blocked:      %d samples of threads blocked in system calls, %d with registers\n",
+				trailer.BlockedSamples, trailer.BlockedRegs)
+		}
 		if trailer.LostTicks > 0 {
 			fmt.Fprintf(stdout, "lost ticks:   %d\n", trailer.LostTicks)
 		}

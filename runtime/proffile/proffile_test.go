@@ -308,3 +308,35 @@ func TestFullDisk(t *testing.T) {
 		t.Errorf("a failed profile was renamed into place: %v", err)
 	}
 }
+
+// TestTrailerRoundTrip: every trailer field, the blocked-thread counts
+// included, reads back as written.
+func TestTrailerRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.vprof")
+	w, err := Create(path, Header{Target: "/bin/t", Clock: ClockWall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Trailer{EndNS: 2e9, Samples: 900, ValueSamples: 4000, UnreadableReads: 3, LostTicks: 2,
+		BlockedSamples: 600, BlockedRegs: 580, ExitStatus: 1, Detached: true}
+	if err := w.Close(want); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			t.Fatalf("no trailer: %v", err)
+		}
+		if tr, ok := rec.(*Trailer); ok {
+			if *tr != want {
+				t.Fatalf("trailer %+v, want %+v", *tr, want)
+			}
+			return
+		}
+	}
+}

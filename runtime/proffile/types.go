@@ -154,6 +154,10 @@ type Trailer struct {
 	ValueSamples    int64 `json:"value_samples"`
 	UnreadableReads int64 `json:"unreadable_reads"`
 	LostTicks       int64 `json:"lost_ticks,omitempty"` // ticks that could not be taken on time
-	ExitStatus      int32 `json:"exit_status"`          // of the first process; 128+n for signal n
-	Detached        bool  `json:"detached,omitempty"`   // target left running
+	// Samples of threads blocked in system calls (wall clock), and how
+	// many of them carry registers (read at a stop in that blocking call).
+	BlockedSamples int64 `json:"blocked_samples,omitempty"`
+	BlockedRegs    int64 `json:"blocked_regs,omitempty"`
+	ExitStatus     int32 `json:"exit_status"`        // of the first process; 128+n for signal n
+	Detached       bool  `json:"detached,omitempty"` // target left running
 }

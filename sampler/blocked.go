@@ -1,0 +1,567 @@
+package sampler
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/unwind"
+)
+
+// Threads blocked in system calls.
+//
+// A blocked thread is sampled without stopping it: /proc/PID/task/TID/syscall
+// gives the call, its SP and PC, and the stack is copied from memory and
+// unwound with no other register, so the variables the callers keep in
+// registers (callee-saved registers hold most locals at -O2) cannot be
+// read. With --clock wall a thread blocked in a call that the kernel
+// restarts transparently after a ptrace stop (restartable) is interrupted
+// once per blocking episode instead: its registers and stack are captured
+// and it is resumed at once; the call, which returned -ERESTART* to the
+// stop, is restarted by the kernel as if nothing happened (no signal is
+// delivered). The sample's stack and values are then reused while the
+// thread stays in that call. Any other call (epoll_wait, sockets,
+// sigtimedwait, ... which fail with EINTR after a stop: signal(7)) is never
+// interrupted.
+
+// BlockedStats counts the samples of threads blocked in system calls
+// (--clock wall) and the stops taken to read their registers.
+type BlockedStats struct {
+	Samples   uint64        // samples of blocked threads
+	WithRegs  uint64        // of which with registers (a stop in that blocking episode)
+	Stops     uint64        // blocked threads interrupted: once per blocking episode
+	Returned  uint64        // stops that found the call over (it returned meanwhile)
+	EINTR     uint64        // stops that found the call failing with EINTR: a signal's doing, never a stop's
+	Unsettled uint64        // stops after which the thread was not seen back in its call in time (not cached)
+	Cached    uint64        // samples that reused the frames of their episode's first sample
+	Stopped   time.Duration // total time blocked threads were held stopped
+	// ByCall counts the stops per system call number.
+	ByCall map[int32]uint64
+}
+
+// blockedEpisode is what a sample of a thread blocked in a system call
+// reuses while the thread stays in that call (same /proc syscall line and
+// the same CPU time: a thread that ran, even to make the same call again,
+// has used some): its registers and unwound frames, which cannot change
+// while it is blocked. The values are read again at each sample from a
+// fresh copy of its stack: memory may change meanwhile (globals, a
+// variable on its stack another thread writes).
+type blockedEpisode struct {
+	ok     bool
+	key    sysState // the /proc line (restart_syscall once restarted after a stop)
+	nr     int32    // the call recorded in the samples
+	cpu    uint64   // the thread's CPU time (ns, schedstat) while in the call
+	gen    int      // the process's maps generation
+	regs   bool     // registers from a stop (else SP and PC only)
+	r      unwind.Regs
+	hasFP  bool
+	fp     fpRegs
+	frames []unwind.Frame
+	stack  []uint64
+	// The last call stopped, as /proc shows it once restarted: a
+	// restart_syscall line that matches it is that call still.
+	stopped   sysState
+	stoppedNr int32
+}
+
+// set keeps the sample just taken (r.cur, r.frames, r.sample.Stack) for
+// the episode.
+func (e *blockedEpisode) set(r *Recorder, key *sysState, nr int32, cpu uint64, gen int, regs bool) {
+	c := r.cur
+	e.ok, e.key, e.nr, e.cpu, e.gen, e.regs = true, *key, nr, cpu, gen, regs
+	e.r, e.hasFP = c.regs, c.hasFP
+	if c.hasFP {
+		e.fp = c.fp
+	}
+	n := len(r.sample.Stack)
+	e.frames = append(e.frames[:0], r.frames[:n]...)
+	e.stack = append(e.stack[:0], r.sample.Stack...)
+}
+
+func sameCall(a, b *sysState) bool {
+	return !a.Running && !b.Running && a.Nr == b.Nr && a.Args == b.Args && a.SP == b.SP && a.PC == b.PC
+}
+
+// blockedState is the recorder's part for blocked threads.
+type blockedState struct {
+	stats BlockedStats
+	path  []byte // /proc path scratch
+	buf   [64]byte
+}
+
+// interruptAnyBlocked makes every blocked thread be interrupted, whatever
+// its call (tests only: it shows that the programs that check their calls
+// see the harm a wrong allowlist would do).
+var interruptAnyBlocked bool
+
+// Kernel return values that make the kernel restart the call when no
+// handler runs (arch/x86/kernel/signal.c, arch_do_signal_or_restart).
+const (
+	errRestartSys     = -512      // -ERESTARTSYS
+	errRestartNoIntr  = -513      // -ERESTARTNOINTR
+	errRestartNoHand  = -514      // -ERESTARTNOHAND
+	errRestartBlock   = -516      // -ERESTART_RESTARTBLOCK: restarted as restart_syscall
+	futexFlags        = 128 | 256 // FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME
+	futexWait         = 0
+	futexWaitBitset   = 9
+	timerAbstime      = 1
+	pipeBuf           = 4096      // PAGE_SIZE: a pipe write of at most this much waits before copying anything
+	stickyTimeouts    = 0x4000000 // personality(2) flag: select's timeout is not updated (nor restarted)
+	stackSlack        = 4096      // how far above SP a pointer counts as pointing into the caller's stack
+	timespecSize      = 16        // struct timespec and struct timeval
+	settleTries       = 8
+	settlePause       = 20 * time.Microsecond
+	maxFD             = 1 << 30
+	nTTY              = 0 // N_TTY line discipline
+	ptySlaveMajorLow  = 136
+	ptySlaveMajorHigh = 143
+)
+
+func isRestart(rax int64) bool {
+	switch rax {
+	case errRestartSys, errRestartNoIntr, errRestartNoHand, errRestartBlock:
+		return true
+	}
+	return false
+}
+
+// sampleBlocked samples a thread blocked in the kernel (r.sys is its
+// /proc syscall line): from its episode's cached sample, by a stop when its
+// call is restartable (wall clock), or from memory with no registers.
+func (r *Recorder) sampleBlocked(t *thread, weight, when int64) {
+	st := r.sys // a stop handles other tracees' events meanwhile
+	e := &t.blk
+	if r.cfg.Clock != proffile.ClockWall {
+		// Sampled for the CPU it used before blocking: a stop would make
+		// it use more, and sample it again at the next tick.
+		r.lightSample(t, &st, weight, when, proffile.Running, -1)
+		return
+	}
+	p := t.proc
+	bs := &r.blk.stats
+	cpu, cpuOK := r.readCPU(t)
+	if e.ok && cpuOK && cpu == e.cpu && e.gen == p.mapsGen && sameCall(&st, &e.key) {
+		r.sampleEpisode(t, e, weight, when)
+		return
+	}
+	e.ok = false
+	// The call: restart_syscall after a stop of ours is the call stopped.
+	call := st
+	if st.Nr == unix.SYS_RESTART_SYSCALL && e.stoppedNr >= 0 && sameCall(&st, &e.stopped) {
+		call.Nr = e.stoppedNr
+	}
+	if cpuOK && !r.cfg.NoBlockedStops && r.restartable(t, &call) {
+		r.stopBlocked(t, &st, call.Nr, weight, when)
+		return
+	}
+	r.lightSample(t, &st, weight, when, proffile.Blocked, call.Nr)
+	bs.Samples++
+	if cpuOK && !r.unknownPC(len(r.sample.Stack)) {
+		// Reuse it while the thread stays there, unless some frame was
+		// in an unknown mapping (the next sample may know it).
+		e.set(r, &st, call.Nr, cpu, p.mapsGen, false)
+	}
+}
+
+// sampleEpisode samples t, still in the call of episode e: its frames
+// as unwound then, the values read again from a fresh stack copy.
+func (r *Recorder) sampleEpisode(t *thread, e *blockedEpisode, weight, when int64) {
+	p := t.proc
+	c := r.light
+	c.regs, c.hasFP = e.r, e.hasFP
+	if e.hasFP {
+		c.fp = e.fp
+	}
+	t0 := r.now()
+	c.mem.fill(p.pid, c.regs.SP()-redZone, t.window+redZone)
+	t1 := r.now()
+	r.cur = c
+	r.stamp++
+	if r.stamp == 0 {
+		r.stamp = 1
+		for _, o := range r.objList {
+			clear(o.seen)
+		}
+	}
+	r.values, r.pend = r.values[:0], r.pend[:0]
+	r.batch.reset()
+	r.readLocals(p, e.frames)
+	r.finishValues(p.pid)
+	r.nlocals = len(r.values)
+	r.appendGlobals(p)
+	t2 := r.now()
+	r.steps.Light++
+	r.emit(t, weight, when, proffile.Blocked, e.nr, e.stack)
+	r.steps.Read += secs(t1 - t0)
+	r.steps.Values += secs(t2 - t1)
+	bs := &r.blk.stats
+	bs.Samples++
+	bs.Cached++
+	if e.regs {
+		bs.WithRegs++
+	}
+}
+
+// lightSample samples blocked thread t without stopping it: SP and PC from
+// st, the stack from memory.
+func (r *Recorder) lightSample(t *thread, st *sysState, weight, when int64, state proffile.ThreadState, nr int32) {
+	c := r.light
+	c.regs = unwind.Regs{}
+	c.regs.Set(unwind.RSP, st.SP)
+	c.regs.Set(unwind.RIP, st.PC)
+	c.hasFP = false
+	t0 := r.now()
+	c.mem.fill(t.proc.pid, st.SP-redZone, t.window+redZone)
+	r.steps.Read += secs(r.now() - t0)
+	r.steps.Light++
+	r.cur = c
+	r.finishSample(t, weight, when, state, nr)
+}
+
+// stopBlocked samples t, blocked in restartable call call (st is its /proc
+// line), with a stop: it is interrupted, its registers and stack captured,
+// and it is resumed at once; the kernel restarts the call. The sample is
+// kept for the rest of the episode once the thread is seen back in the
+// call.
+func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when int64) {
+	p := t.proc
+	bs := &r.blk.stats
+	var ws unix.WaitStatus
+	if !r.stopThread(t, &ws) {
+		return // exited, exec'd or exiting: nothing to sample
+	}
+	t1 := r.now()
+	need := t.window + redZone
+	if t.cap == nil || cap(t.cap.mem.buf) < need {
+		t.cap = newCapture(t.window)
+	}
+	c := t.cap
+	if ptraceGetRegs(t.tid, &r.pregs) != nil {
+		r.handle(t, ws)
+		r.lightSample(t, st, weight, when, proffile.Blocked, call)
+		bs.Samples++
+		return
+	}
+	pr := &r.pregs
+	regsFromPtrace(pr, &c.regs)
+	// At the stop the thread is on its way out of the call: IP after the
+	// syscall instruction (the PC /proc reported), and %rax holds the
+	// call's return value: -ERESTART* when the kernel is to restart it.
+	inCall := pr.Orig_rax == uint64(int64(st.Nr)) && pr.Rip == st.PC && pr.Rsp == st.SP
+	ret := int64(pr.Rax)
+	restart := inCall && isRestart(ret)
+	if restart {
+		// Not a value of the program's: the call's result is to come.
+		c.regs.Valid &^= 1 << unwind.RAX
+	}
+	c.hasFP = false
+	if r.needFP(p, c.regs.PC()) {
+		c.hasFP = ptraceGetFPRegs(t.tid, &c.fp) == nil
+	}
+	c.mem.fill(p.pid, c.regs.SP()-redZone, need)
+	r.handle(t, ws) // resume: PTRACE_CONT (with the signal it stopped for, if any)
+	bs.Stopped += secs(r.now() - t1)
+	bs.Stops++
+	if bs.ByCall == nil {
+		bs.ByCall = map[int32]uint64{}
+	}
+	bs.ByCall[call]++
+
+	state, nr := proffile.Blocked, call
+	switch {
+	case !inCall: // it returned and ran on: a sample of a running thread
+		state, nr = proffile.Running, -1
+		bs.Returned++
+	case ret == -int64(unix.EINTR):
+		bs.EINTR++
+	case !restart:
+		bs.Returned++
+	}
+	r.steps.Light++
+	r.cur = c
+	r.finishSample(t, weight, when, state, nr)
+	if state == proffile.Blocked {
+		bs.Samples++
+		bs.WithRegs++
+	}
+	if !restart || r.unknownPC(len(r.sample.Stack)) {
+		return
+	}
+	want := *st
+	if ret == errRestartBlock {
+		want.Nr = unix.SYS_RESTART_SYSCALL
+	}
+	e := &t.blk
+	e.stopped, e.stoppedNr = want, call
+	cpu, ok := r.settle(t, &want, call)
+	if !ok {
+		bs.Unsettled++
+		return
+	}
+	e.set(r, &want, call, cpu, p.mapsGen, true)
+}
+
+// settle waits (briefly) for t to be back in the restarted call want (of
+// system call call) and returns its CPU time there, the mark that tells
+// later ticks it has not run since. A thread seen in another call, or not
+// back in time, is not cached: the next tick samples it afresh.
+//
+// A call may also end as it restarts (its deadline passed, its wake-up came
+// during the stop) and the program make the same call again from the same
+// place: the same /proc line, other register values. The restart runs no
+// user code, so the stack, as copied at the stop, is unchanged but for what
+// the kernel writes back (the time left); a new call finds it changed
+// (return values, saved registers, locals), nearly always.
+func (r *Recorder) settle(t *thread, want *sysState, call int32) (uint64, bool) {
+	var s sysState
+	for i := 0; i < settleTries; i++ {
+		if i > 0 {
+			sleepNS(int64(settlePause))
+		}
+		c1, ok := r.readCPU(t)
+		if !ok || !r.readSys(t, &s) {
+			return 0, false
+		}
+		if s.Running {
+			continue
+		}
+		if !sameCall(&s, want) {
+			return 0, false
+		}
+		// Unchanged CPU time around the read: the line describes the
+		// thread as it is at c1.
+		if c2, ok := r.readCPU(t); ok && c2 == c1 {
+			if !r.stackUnchanged(t, want, call) {
+				return 0, false
+			}
+			return c1, true
+		}
+	}
+	return 0, false
+}
+
+// stackUnchanged reports whether t's stack window holds what it held at the
+// stop (t.cap), but for the timeout or time left the kernel writes back on
+// a restart of call (its arguments in st).
+func (r *Recorder) stackUnchanged(t *thread, st *sysState, call int32) bool {
+	old := &t.cap.mem
+	now := &r.light.mem
+	if old.n <= 0 || now.fill(t.proc.pid, old.base, old.n) != nil || now.n != old.n {
+		return false
+	}
+	a, b := old.buf[:old.n], now.buf[:now.n]
+	if lo, ok := writtenBack(st, call); ok && lo >= old.base && lo < old.base+uint64(old.n) {
+		i := int(lo - old.base)
+		j := min(i+timespecSize, len(a))
+		return bytes.Equal(a[:i], b[:i]) && bytes.Equal(a[j:], b[j:])
+	}
+	return bytes.Equal(a, b)
+}
+
+// writtenBack is the address of the struct timespec or timeval that a
+// stop of call (arguments in st) makes the kernel write: the time left.
+func writtenBack(st *sysState, call int32) (uint64, bool) {
+	a := &st.Args
+	var p uint64
+	switch call {
+	case unix.SYS_NANOSLEEP:
+		p = a[1]
+	case unix.SYS_CLOCK_NANOSLEEP:
+		if a[1]&timerAbstime == 0 {
+			p = a[3]
+		}
+	case unix.SYS_PPOLL:
+		p = a[2]
+	case unix.SYS_SELECT, unix.SYS_PSELECT6:
+		p = a[4]
+	}
+	return p, p != 0
+}
+
+// restartable reports whether t, blocked in call st, may be stopped: the
+// kernel restarts the call after a ptrace stop with no signal delivered
+// (it returns -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND or
+// -ERESTART_RESTARTBLOCK to the stop and keeps its deadline), and nothing
+// the program sees changes: no EINTR, no short read or write, no early
+// timeout, no user memory written that the program could notice. The
+// package documentation lists the calls and why each is safe.
+func (r *Recorder) restartable(t *thread, st *sysState) bool {
+	if interruptAnyBlocked {
+		return st.Nr >= 0
+	}
+	a := &st.Args
+	switch st.Nr {
+	case unix.SYS_FUTEX:
+		op := a[1] &^ futexFlags
+		return op == futexWait || op == futexWaitBitset
+	case unix.SYS_NANOSLEEP:
+		// Stopped, it writes the time left to rmtp: it must be writable.
+		return onStack(st, a[1])
+	case unix.SYS_CLOCK_NANOSLEEP:
+		switch a[0] {
+		case unix.CLOCK_REALTIME, unix.CLOCK_MONOTONIC, unix.CLOCK_BOOTTIME:
+		default:
+			return false
+		}
+		return a[1]&timerAbstime != 0 || onStack(st, a[3])
+	case unix.SYS_WAIT4, unix.SYS_WAITID, unix.SYS_PAUSE, unix.SYS_RT_SIGSUSPEND, unix.SYS_POLL:
+		return true
+	case unix.SYS_PPOLL:
+		// The time left is written back to the timeout, which must be
+		// writable, and without STICKY_TIMEOUTS (else EINTR).
+		return a[2] == 0 || (onStack(st, a[2]) && !r.sticky(t))
+	case unix.SYS_SELECT, unix.SYS_PSELECT6:
+		return a[4] == 0 || (onStack(st, a[4]) && !r.sticky(t))
+	case unix.SYS_READ, unix.SYS_READV:
+		var fst unix.Stat_t
+		if !r.statFD(t, a[0], &fst) {
+			return false
+		}
+		switch {
+		case fst.Mode&unix.S_IFMT == unix.S_IFIFO:
+			return true
+		case fst.Mode&unix.S_IFMT == unix.S_IFCHR && isTTY(fst.Rdev):
+			return r.ttyReadRestarts(t, a[0], &fst)
+		}
+	case unix.SYS_WRITE:
+		var fst unix.Stat_t
+		return a[2] <= pipeBuf && r.statFD(t, a[0], &fst) && fst.Mode&unix.S_IFMT == unix.S_IFIFO
+	}
+	return false
+}
+
+// onStack reports whether user pointer ptr is null or points just above
+// the thread's SP (into its own stack, writable: where glibc's wrappers
+// keep the timeouts they pass).
+func onStack(st *sysState, ptr uint64) bool {
+	return ptr == 0 || (ptr >= st.SP && ptr < st.SP+stackSlack)
+}
+
+// isTTY reports whether device rdev is a terminal whose reads n_tty serves
+// and on which TCGETS is safe to issue: virtual consoles and serial ports
+// (major 4), /dev/tty and /dev/console (5:0, 5:1), pty slaves (136-143).
+// Not pty masters (5:2): TCGETS there reports the slave's settings.
+func isTTY(rdev uint64) bool {
+	maj, min := unix.Major(rdev), unix.Minor(rdev)
+	switch {
+	case maj == 4:
+		return true
+	case maj == 5:
+		return min == 0 || min == 1
+	}
+	return maj >= ptySlaveMajorLow && maj <= ptySlaveMajorHigh
+}
+
+// ttyReadRestarts reports whether a read blocked on terminal fd of t has
+// read nothing yet, which is when n_tty_read returns -ERESTARTSYS to a
+// stop: canonical mode (a whole line or nothing), or raw mode with VMIN
+// at most 1 and no VTIME (a partial VMIN count, or a VTIME timer started
+// again, would change what the program sees). The settings are read
+// through a copy of the program's descriptor (pidfd_getfd).
+func (r *Recorder) ttyReadRestarts(t *thread, fd uint64, want *unix.Stat_t) bool {
+	pidfd, err := unix.PidfdOpen(t.proc.pid, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(pidfd)
+	tfd, err := unix.PidfdGetfd(pidfd, int(fd), 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(tfd)
+	var fst unix.Stat_t
+	// The same file as the thread's (a thread may have its own table).
+	if unix.Fstat(tfd, &fst) != nil || fst.Rdev != want.Rdev || fst.Ino != want.Ino || fst.Dev != want.Dev {
+		return false
+	}
+	if ld, err := unix.IoctlGetInt(tfd, unix.TIOCGETD); err != nil || ld != nTTY {
+		return false
+	}
+	tio, err := unix.IoctlGetTermios(tfd, unix.TCGETS)
+	if err != nil {
+		return false
+	}
+	if tio.Lflag&unix.ICANON != 0 {
+		return true
+	}
+	return tio.Cc[unix.VMIN] <= 1 && tio.Cc[unix.VTIME] == 0
+}
+
+// statFD stats the file of t's descriptor fd.
+func (r *Recorder) statFD(t *thread, fd uint64, st *unix.Stat_t) bool {
+	if fd >= maxFD {
+		return false
+	}
+	b := r.procPath(t, "fd/")
+	b = strconv.AppendUint(b, fd, 10)
+	b = append(b, 0)
+	r.blk.path = b
+	_, _, e := unix.RawSyscall6(unix.SYS_NEWFSTATAT, 0, uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(st)), 0, 0, 0)
+	return e == 0
+}
+
+// sticky reports whether t's process runs with the STICKY_TIMEOUTS
+// personality, under which select's and ppoll's timeouts are not updated
+// and an interrupted call fails with EINTR.
+func (r *Recorder) sticky(t *thread) bool {
+	b := r.procPath(t, "personality")
+	b = append(b, 0)
+	r.blk.path = b
+	fd, _, e := unix.RawSyscall(unix.SYS_OPEN, uintptr(unsafe.Pointer(&b[0])), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if e != 0 {
+		return true // unknown: assume the worst
+	}
+	n, err := pread(int(fd), r.blk.buf[:])
+	unix.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
+	if err != nil || n == 0 {
+		return true
+	}
+	v, ok := parsePersonality(r.blk.buf[:n])
+	return !ok || v&stickyTimeouts != 0
+}
+
+// parsePersonality parses /proc/PID/personality: 8 hex digits and a newline.
+func parsePersonality(b []byte) (uint64, bool) {
+	var v uint64
+	n := 0
+	for _, c := range b {
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		case c == '\n' && n > 0:
+			return v, true
+		default:
+			return 0, false
+		}
+		if n == 16 {
+			return 0, false
+		}
+		v = v<<4 | d
+		n++
+	}
+	return v, n > 0
+}
+
+// procPath is /proc/PID/task/TID/ followed by name, in scratch space.
+func (r *Recorder) procPath(t *thread, name string) []byte {
+	b := append(r.blk.path[:0], "/proc/"...)
+	b = strconv.AppendInt(b, int64(t.proc.pid), 10)
+	b = append(b, "/task/"...)
+	b = strconv.AppendInt(b, int64(t.tid), 10)
+	b = append(b, '/')
+	return append(b, name...)
+}
+
+// sleepNS sleeps for ns nanoseconds (a raw call, as the tracer's other
+// sleeps: see wait4).
+func sleepNS(ns int64) {
+	ts := unix.NsecToTimespec(ns)
+	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+}

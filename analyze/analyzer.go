@@ -165,6 +165,10 @@ type abKey struct {
 // and abnormal (variable, PC) pairs, not with the number of samples.
 type Analyzer struct {
 	opt Options
+	// comps: Options.Components is set; funcComp caches per function
+	// whether it is in a component (0 unknown, 1 yes, -1 no).
+	comps    bool
+	funcComp []int8
 
 	funcs   []funcInfo
 	funcIdx map[string]int32 // key ("\x00lib" suffix for library functions) -> index
@@ -196,6 +200,7 @@ func New(o Options) *Analyzer {
 	}
 	a := &Analyzer{
 		opt:     o,
+		comps:   len(o.Components) > 0,
 		funcIdx: map[string]int32{},
 		varIdx:  map[string]int32{},
 		objKey:  map[string]*objInfo{},
@@ -422,6 +427,21 @@ func (a *Analyzer) inComponent(s *dwarfschema.Schema, v *dwarfschema.Var) bool {
 		return false
 	}
 	return matchComponent(s.Files[f], a.opt.Components)
+}
+
+// funcInComponent reports whether global function f is declared in a file
+// of Options.Components, cached per function.
+func (a *Analyzer) funcInComponent(f int32) bool {
+	for int(f) >= len(a.funcComp) {
+		a.funcComp = append(a.funcComp, 0)
+	}
+	if a.funcComp[f] == 0 {
+		a.funcComp[f] = -1
+		if file := a.funcs[f].file; file != "" && matchComponent(file, a.opt.Components) {
+			a.funcComp[f] = 1
+		}
+	}
+	return a.funcComp[f] > 0
 }
 
 func matchComponent(file string, comps []string) bool {

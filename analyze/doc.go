@@ -106,6 +106,21 @@
 //   - Costs of a kind are means over its runs; the report's costs are those
 //     of the buggy runs. The plain rank is by mean self time over the buggy
 //     runs among every symbol, as `vprof flat` ranks them.
+//   - Components (Options.Components, report --component; record
+//     --component does the same at recording time): only variables
+//     declared in the component's files are analysed, and a global of the
+//     component counts only where it was read in a function of the
+//     component. The thesis gives functions outside the monitored
+//     component no variable discount ("no discount ratio being available
+//     for functions outside of those program components"; the
+//     hist-discounter ranks them), so a component global read in main
+//     (printing a setting at exit) must not give main a verdict and its
+//     whole inclusive time as variable-based cost. At analysis time a
+//     global read in a frame outside the component is dropped; the
+//     recorder, narrowing the global to the component's readers, would
+//     have read it in a deeper frame of the component instead, so a
+//     component chosen at analysis time sees slightly fewer samples of
+//     such globals than one chosen at recording time.
 //   - Hellinger equal-frequency bins: cut points at pooled sorted indices
 //     floor(t N / 64), t = 1..63; x falls in bin #{t : cut_t <= x}.
 package analyze

@@ -342,10 +342,14 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 		return // read once per thread and tick: the first (shallowest) read is kept
 	}
 	a.varStamp[gv] = stamp
-	r.values++
 	rec := valRec{gv: gv, obj: -1, fn: -1, tick: s.Tick, bits: v.Bits, pointee: v.Pointee, hasPtee: v.HasPointee}
 	if int(v.Frame) < nf {
 		if fr := r.frame(pid, s, int(v.Frame), stamp); fr.oi != nil {
+			if a.comps && oi.global[v.Var] && !a.funcInComponent(fr.fn) {
+				// As record --component narrows a global to the readers in
+				// the component (dwarfschema/globalrefs.go).
+				return
+			}
 			// The value was read in the logical frame of the function that
 			// owns it: a local's defining function, which is on the inline
 			// chain at that PC (an outer function's variables are readable
@@ -368,6 +372,7 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 			}
 		}
 	}
+	r.values++
 	r.recs = append(r.recs, rec)
 }
 

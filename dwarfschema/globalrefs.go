@@ -38,8 +38,17 @@ import (
 // helper, as it would be were the helper not inlined; and a global read by
 // a caller is not blamed on the callees inlined into it.
 //
+// keep, if not nil, says which readers count: with --component, only the
+// functions of the component's files (inlined instances included, by the
+// inlined function's own file). The thesis gives functions outside the
+// monitored component no variable discount at all ("no discount ratio
+// being available for functions outside of those program components": the
+// hist-discounter ranks them); a component global sampled in such a
+// function (main printing a configuration value at its end) would give it
+// one, and its whole inclusive time as variable-based cost.
+//
 // It returns the number of globals narrowed and of those left unsampled.
-func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
+func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, unreferenced int) {
 	type glob struct {
 		lo, hi uint64
 		v      VarID
@@ -167,6 +176,9 @@ func narrowGlobals(s *Schema, ef *elf.File) (narrowed, unreferenced int) {
 					reader := FuncID(fi)
 					if j := code2fn.find(pc); j >= 0 {
 						reader = code2fn.fn[j]
+					}
+					if keep != nil && !keep(reader) {
+						continue
 					}
 					if users[g] == nil {
 						users[g] = map[FuncID]bool{}

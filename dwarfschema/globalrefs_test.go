@@ -85,3 +85,61 @@ int main(int argc, char **argv) { (void)argv; touch_ptr(argc); setup(argc); bump
 		})
 	}
 }
+
+// TestNarrowGlobalsComponent: with --component, a component's global is
+// sampled only in the component's readers, not in a reader elsewhere (main
+// printing it), which would otherwise get a variable verdict the thesis
+// gives no function outside the component.
+func TestNarrowGlobalsComponent(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"comp.c": `int limit = 3;
+__attribute__((noinline)) int under(int x) { return x < limit; }
+`,
+		"main.c": `#include <stdio.h>
+extern int limit;
+int under(int);
+int main(int argc, char **argv) { (void)argv; int n = under(argc); printf("%d %d\n", n, limit); return 0; }
+`,
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("gcc", "-g", "-O2", "-o", "prog", "comp.c", "main.c")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	for _, tt := range []struct {
+		comps []string
+		want  string
+	}{
+		{nil, "main,under"},
+		{[]string{"comp.c"}, "under"},
+		{[]string{"main.c"}, ""}, // limit is not declared there
+	} {
+		s, err := Load(filepath.Join(dir, "prog"), Options{Components: tt.comps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var readers []string
+		for _, l := range s.Locs {
+			if s.Vars[l.Var].Name != "limit" {
+				continue
+			}
+			for _, f := range s.Funcs {
+				for _, r := range f.Ranges {
+					if r.Lo == l.PCStart && r.Hi == l.PCEnd {
+						readers = append(readers, f.Name)
+					}
+				}
+			}
+		}
+		sort.Strings(readers)
+		if got := strings.Join(readers, ","); got != tt.want {
+			t.Errorf("--component %v: limit sampled in %q, want %q", tt.comps, got, tt.want)
+		}
+	}
+}

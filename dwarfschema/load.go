@@ -109,7 +109,11 @@ func Load(path string, opt Options) (*Schema, error) {
 	if !opt.All {
 		dropUntagged(s)
 	}
-	narrowGlobals(s, ef)
+	var keep func(FuncID) bool
+	if len(opt.Components) > 0 {
+		keep = func(fn FuncID) bool { return fn >= 0 && int(fn) < len(s.Funcs) && l.inComponent(s.Funcs[fn].File) }
+	}
+	narrowGlobals(s, ef, keep)
 	return s, nil
 }
 

@@ -19,6 +19,13 @@ import (
 // buggy run scan's n is ten times larger and scan runs longer.
 func writeRun(t *testing.T, path string, buggy bool, seed int, buildID string) {
 	t.Helper()
+	writeRunGlobal(t, path, buggy, seed, buildID, false)
+}
+
+// writeRunGlobal is writeRun; with global, main also reads a global limit
+// declared in lib/busy.c (5 normal, 9 buggy) at its call of busy.
+func writeRunGlobal(t *testing.T, path string, buggy bool, seed int, buildID string, global bool) {
+	t.Helper()
 	r := func(lo, hi uint64) []dwarfschema.PCRange { return []dwarfschema.PCRange{{Lo: lo, Hi: hi}} }
 	s := &dwarfschema.Schema{
 		Path: "/bin/app", BuildID: buildID, Type: "exec", HasDWARF: true, Files: []string{"/src/app.c", "/src/lib/busy.c"},
@@ -31,6 +38,7 @@ func writeRun(t *testing.T, path string, buggy bool, seed int, buildID string) {
 		Vars: []dwarfschema.Var{
 			{Name: "i", Func: 1, File: 1, Type: "int", Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop},
 			{Name: "n", Func: 2, Type: "int", Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop},
+			{Name: "limit", Func: dwarfschema.NoFunc, File: 1, Type: "int", Kind: dwarfschema.KindInt, Size: 4},
 		},
 		Lines: []dwarfschema.LineRow{{PC: 0x1000, Line: 5}, {PC: 0x1100, Line: 21}, {PC: 0x1200, Line: 41}, {PC: 0x1240, Line: 44}, {PC: 0x1300, Line: 61}},
 	}
@@ -52,8 +60,16 @@ func writeRun(t *testing.T, path string, buggy bool, seed int, buildID string) {
 	if buggy {
 		scan = 300
 	}
+	limit := uint64(5)
+	if buggy {
+		limit = 9
+	}
 	for k := range 400 {
-		add(0x1110, proffile.Value{Var: 0, Bits: uint64((k*7 + seed) % 50)})
+		if global {
+			add(0x1110, proffile.Value{Var: 0, Bits: uint64((k*7 + seed) % 50)}, proffile.Value{Var: 2, Frame: 1, Bits: limit})
+		} else {
+			add(0x1110, proffile.Value{Var: 0, Bits: uint64((k*7 + seed) % 50)})
+		}
 	}
 	for k := range scan {
 		n := uint64(10 + (k+seed)%5)
@@ -172,20 +188,24 @@ func TestReportJSONShape(t *testing.T) {
 func TestReportComponent(t *testing.T) {
 	dir := t.TempDir()
 	n, b := filepath.Join(dir, "n"), filepath.Join(dir, "b")
-	writeRun(t, n, false, 0, "aa")
-	writeRun(t, b, true, 0, "aa")
+	writeRunGlobal(t, n, false, 0, "aa", true)
+	writeRunGlobal(t, b, true, 0, "aa", true)
 	tests := []struct {
-		comps      []string
-		busy, scan string // discount source of each
+		comps            []string
+		main, busy, scan string // discount source of each
 	}{
-		{nil, "variable", "variable"},
-		{[]string{"lib/"}, "variable", "hist"},
-		{[]string{"busy.c"}, "variable", "hist"},
-		{[]string{"/src/lib"}, "variable", "hist"},
-		{[]string{"app.c"}, "hist", "variable"},
-		{[]string{"app.c", "lib"}, "variable", "variable"},
-		{[]string{"usy.c"}, "hist", "hist"}, // not at a path boundary
-		{[]string{"/src/li"}, "hist", "hist"},
+		{nil, "variable", "variable", "variable"},
+		// main (app.c) reads lib's global limit at its call of busy:
+		// outside the component it gets neither a variable verdict nor
+		// variable-based cost from it, and with no PC cost of its own it
+		// is not ranked at all ("").
+		{[]string{"lib/"}, "", "variable", "hist"},
+		{[]string{"busy.c"}, "", "variable", "hist"},
+		{[]string{"/src/lib"}, "", "variable", "hist"},
+		{[]string{"app.c"}, "", "hist", "variable"},
+		{[]string{"app.c", "lib"}, "variable", "variable", "variable"},
+		{[]string{"usy.c"}, "", "hist", "hist"}, // not at a path boundary
+		{[]string{"/src/li"}, "", "hist", "hist"},
 	}
 	for _, tt := range tests {
 		args := []string{"report", "--format", "json", "--top", "0"}
@@ -204,8 +224,9 @@ func TestReportComponent(t *testing.T) {
 		for _, r := range rep.Functions {
 			got[r.Function] = r.DiscountSource
 		}
-		if got["busy"] != tt.busy || got["scan"] != tt.scan {
-			t.Errorf("--component %v: busy %q scan %q, want %q %q", tt.comps, got["busy"], got["scan"], tt.busy, tt.scan)
+		if got["main"] != tt.main || got["busy"] != tt.busy || got["scan"] != tt.scan {
+			t.Errorf("--component %v: main %q busy %q scan %q, want %q %q %q", tt.comps,
+				got["main"], got["busy"], got["scan"], tt.main, tt.busy, tt.scan)
 		}
 	}
 }

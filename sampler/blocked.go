@@ -17,51 +17,65 @@ import (
 // A blocked thread is sampled without stopping it: /proc/PID/task/TID/syscall
 // gives the call, its SP and PC, and the stack is copied from memory and
 // unwound with no other register, so the variables the callers keep in
-// registers (callee-saved registers hold most locals at -O2) cannot be
-// read. With --clock wall a thread blocked in a call that the kernel
-// restarts transparently after a ptrace stop (restartable) is interrupted
-// once per blocking episode instead: its registers and stack are captured
-// and it is resumed at once; the call, which returned -ERESTART* to the
-// stop, is restarted by the kernel as if nothing happened (no signal is
-// delivered). The sample's stack and values are then reused while the
-// thread stays in that call. Any other call (epoll_wait, sockets,
-// sigtimedwait, ... which fail with EINTR after a stop: signal(7)) is never
-// interrupted.
+// registers (callee-saved registers hold most locals at -O2) are lost
+// unless a callee saved them on the stack. With --clock wall a thread
+// blocked in a call that the kernel restarts transparently after a ptrace
+// stop (restartable) is stopped once per wait instead: its registers and
+// stack are captured and it is resumed at once; the call, which returned
+// -ERESTART* to the stop, is restarted by the kernel as if nothing happened
+// (no signal is delivered). The frames are then reused while the thread
+// stays in that call; the values are read again at each sample. Any other
+// call (epoll_wait, sockets, sigtimedwait, ... which fail with EINTR after
+// a stop: signal(7)) is never stopped.
+//
+// A wait is recognised by the /proc line (call, arguments, SP, PC: the same
+// after a restart, but for restart_syscall in place of a call restarted
+// with -ERESTART_RESTARTBLOCK) and by the thread's CPU time, which does not
+// move while it waits. A stop makes it move (the restart), so the first
+// tick after a stop confirms the wait by the stack instead: the restart
+// runs no user code, and the stack is as copied at the stop but for the
+// time left the kernel writes back; a call that ended as it restarted
+// (its deadline passed, its wake-up came during the stop) and was made
+// again from the same place leaves it changed (return values, registers
+// saved by callees, locals), nearly always.
 
 // BlockedStats counts the samples of threads blocked in system calls
 // (--clock wall) and the stops taken to read their registers.
 type BlockedStats struct {
-	Samples   uint64        // samples of blocked threads
-	WithRegs  uint64        // of which with registers (a stop in that blocking episode)
-	Stops     uint64        // blocked threads interrupted: once per blocking episode
-	Returned  uint64        // stops that found the call over (it returned meanwhile)
-	EINTR     uint64        // stops that found the call failing with EINTR: a signal's doing, never a stop's
-	Unsettled uint64        // stops after which the thread was not seen back in its call in time (not cached)
-	Cached    uint64        // samples that reused the frames of their episode's first sample
-	Stopped   time.Duration // total time blocked threads were held stopped
+	Samples  uint64        // samples of blocked threads
+	WithRegs uint64        // of which with registers (a stop in that blocking episode)
+	Stops    uint64        // blocked threads interrupted: once per blocking episode
+	Returned uint64        // stops that found the call over (it returned meanwhile)
+	EINTR    uint64        // stops that found the call failing with EINTR: a signal's doing, never a stop's
+	Changed  uint64        // stops after which the stack had changed at the next tick: the call ended, another began
+	Cached   uint64        // samples that reused the frames of their wait's first sample
+	Stopped  time.Duration // total time blocked threads were held stopped
 	// ByCall counts the stops per system call number.
 	ByCall map[int32]uint64
 }
 
-// blockedEpisode is what a sample of a thread blocked in a system call
-// reuses while the thread stays in that call (same /proc syscall line and
-// the same CPU time: a thread that ran, even to make the same call again,
-// has used some): its registers and unwound frames, which cannot change
-// while it is blocked. The values are read again at each sample from a
-// fresh copy of its stack: memory may change meanwhile (globals, a
-// variable on its stack another thread writes).
+// blockedEpisode is what the samples of a thread blocked in a system call
+// reuse while it stays in that call: its registers and unwound frames,
+// which cannot change while it waits. The values are read again at each
+// sample from a fresh copy of its stack: memory may change meanwhile
+// (globals, a variable on its stack that another thread writes).
 type blockedEpisode struct {
-	ok     bool
-	key    sysState // the /proc line (restart_syscall once restarted after a stop)
-	nr     int32    // the call recorded in the samples
-	cpu    uint64   // the thread's CPU time (ns, schedstat) while in the call
-	gen    int      // the process's maps generation
-	regs   bool     // registers from a stop (else SP and PC only)
-	r      unwind.Regs
-	hasFP  bool
-	fp     fpRegs
-	frames []unwind.Frame
-	stack  []uint64
+	ok      bool
+	pending bool     // after a stop: confirmed by the stack at the next tick
+	key     sysState // the /proc line (restart_syscall once restarted after a stop)
+	nr      int32    // the call recorded in the samples
+	cpu     uint64   // the thread's CPU time (ns, schedstat) while in the call
+	gen     int      // the process's maps generation
+	regs    bool     // registers from a stop (else SP and PC only)
+	r       unwind.Regs
+	hasFP   bool
+	fp      fpRegs
+	frames  []unwind.Frame
+	stack   []uint64
+	mem     []byte // pending: the stack window as copied at the stop
+	memBase uint64
+	wbLo    int // mem[wbLo:wbHi]: what the kernel writes back on a restart
+	wbHi    int
 	// The last call stopped, as /proc shows it once restarted: a
 	// restart_syscall line that matches it is that call still.
 	stopped   sysState
@@ -69,10 +83,10 @@ type blockedEpisode struct {
 }
 
 // set keeps the sample just taken (r.cur, r.frames, r.sample.Stack) for
-// the episode.
+// the rest of the wait.
 func (e *blockedEpisode) set(r *Recorder, key *sysState, nr int32, cpu uint64, gen int, regs bool) {
 	c := r.cur
-	e.ok, e.key, e.nr, e.cpu, e.gen, e.regs = true, *key, nr, cpu, gen, regs
+	e.ok, e.pending, e.key, e.nr, e.cpu, e.gen, e.regs = true, false, *key, nr, cpu, gen, regs
 	e.r, e.hasFP = c.regs, c.hasFP
 	if c.hasFP {
 		e.fp = c.fp
@@ -113,8 +127,6 @@ const (
 	stickyTimeouts    = 0x4000000 // personality(2) flag: select's timeout is not updated (nor restarted)
 	stackSlack        = 4096      // how far above SP a pointer counts as pointing into the caller's stack
 	timespecSize      = 16        // struct timespec and struct timeval
-	settleTries       = 8
-	settlePause       = 20 * time.Microsecond
 	maxFD             = 1 << 30
 	nTTY              = 0 // N_TTY line discipline
 	ptySlaveMajorLow  = 136
@@ -144,14 +156,26 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64) {
 	p := t.proc
 	bs := &r.blk.stats
 	cpu, cpuOK := r.readCPU(t)
-	if e.ok && cpuOK && cpu == e.cpu && e.gen == p.mapsGen && sameCall(&st, &e.key) {
-		r.sampleEpisode(t, e, weight, when)
-		return
+	if e.ok && cpuOK && e.gen == p.mapsGen && sameCall(&st, &e.key) {
+		switch {
+		case !e.pending && cpu == e.cpu:
+			r.sampleEpisode(t, e, weight, when, false)
+			return
+		case e.pending:
+			// First tick after the stop: the same wait if the stack is
+			// as the stop left it.
+			if r.stackUnchanged(t, e) {
+				e.pending, e.cpu, e.mem = false, cpu, e.mem[:0]
+				r.sampleEpisode(t, e, weight, when, true)
+				return
+			}
+			bs.Changed++
+		}
 	}
-	e.ok = false
+	e.ok, e.pending = false, false
 	// The call: restart_syscall after a stop of ours is the call stopped.
 	call := st
-	if st.Nr == unix.SYS_RESTART_SYSCALL && e.stoppedNr >= 0 && sameCall(&st, &e.stopped) {
+	if st.Nr == unix.SYS_RESTART_SYSCALL && sameCall(&st, &e.stopped) {
 		call.Nr = e.stoppedNr
 	}
 	if cpuOK && !r.cfg.NoBlockedStops && r.restartable(t, &call) {
@@ -168,8 +192,9 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64) {
 }
 
 // sampleEpisode samples t, still in the call of episode e: its frames
-// as unwound then, the values read again from a fresh stack copy.
-func (r *Recorder) sampleEpisode(t *thread, e *blockedEpisode, weight, when int64) {
+// as unwound then, the values read again from a fresh stack copy (in
+// r.light.mem already when filled).
+func (r *Recorder) sampleEpisode(t *thread, e *blockedEpisode, weight, when int64, filled bool) {
 	p := t.proc
 	c := r.light
 	c.regs, c.hasFP = e.r, e.hasFP
@@ -177,7 +202,9 @@ func (r *Recorder) sampleEpisode(t *thread, e *blockedEpisode, weight, when int6
 		c.fp = e.fp
 	}
 	t0 := r.now()
-	c.mem.fill(p.pid, c.regs.SP()-redZone, t.window+redZone)
+	if !filled {
+		c.mem.fill(p.pid, c.regs.SP()-redZone, t.window+redZone)
+	}
 	t1 := r.now()
 	r.cur = c
 	r.stamp++
@@ -289,6 +316,7 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 		bs.WithRegs++
 	}
 	if !restart || r.unknownPC(len(r.sample.Stack)) {
+		t.blk.ok = false
 		return
 	}
 	want := *st
@@ -297,74 +325,17 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 	}
 	e := &t.blk
 	e.stopped, e.stoppedNr = want, call
-	cpu, ok := r.settle(t, &want, call)
-	if !ok {
-		bs.Unsettled++
-		return
-	}
-	e.set(r, &want, call, cpu, p.mapsGen, true)
+	e.set(r, &want, call, 0, p.mapsGen, true)
+	e.pending = true
+	e.mem = append(e.mem[:0], c.mem.buf[:c.mem.n]...)
+	e.memBase = c.mem.base
+	e.cleanWrittenBack(&want, call)
 }
 
-// settle waits (briefly) for t to be back in the restarted call want (of
-// system call call) and returns its CPU time there, the mark that tells
-// later ticks it has not run since. A thread seen in another call, or not
-// back in time, is not cached: the next tick samples it afresh.
-//
-// A call may also end as it restarts (its deadline passed, its wake-up came
-// during the stop) and the program make the same call again from the same
-// place: the same /proc line, other register values. The restart runs no
-// user code, so the stack, as copied at the stop, is unchanged but for what
-// the kernel writes back (the time left); a new call finds it changed
-// (return values, saved registers, locals), nearly always.
-func (r *Recorder) settle(t *thread, want *sysState, call int32) (uint64, bool) {
-	var s sysState
-	for i := 0; i < settleTries; i++ {
-		if i > 0 {
-			sleepNS(int64(settlePause))
-		}
-		c1, ok := r.readCPU(t)
-		if !ok || !r.readSys(t, &s) {
-			return 0, false
-		}
-		if s.Running {
-			continue
-		}
-		if !sameCall(&s, want) {
-			return 0, false
-		}
-		// Unchanged CPU time around the read: the line describes the
-		// thread as it is at c1.
-		if c2, ok := r.readCPU(t); ok && c2 == c1 {
-			if !r.stackUnchanged(t, want, call) {
-				return 0, false
-			}
-			return c1, true
-		}
-	}
-	return 0, false
-}
-
-// stackUnchanged reports whether t's stack window holds what it held at the
-// stop (t.cap), but for the timeout or time left the kernel writes back on
-// a restart of call (its arguments in st).
-func (r *Recorder) stackUnchanged(t *thread, st *sysState, call int32) bool {
-	old := &t.cap.mem
-	now := &r.light.mem
-	if old.n <= 0 || now.fill(t.proc.pid, old.base, old.n) != nil || now.n != old.n {
-		return false
-	}
-	a, b := old.buf[:old.n], now.buf[:now.n]
-	if lo, ok := writtenBack(st, call); ok && lo >= old.base && lo < old.base+uint64(old.n) {
-		i := int(lo - old.base)
-		j := min(i+timespecSize, len(a))
-		return bytes.Equal(a[:i], b[:i]) && bytes.Equal(a[j:], b[j:])
-	}
-	return bytes.Equal(a, b)
-}
-
-// writtenBack is the address of the struct timespec or timeval that a
-// stop of call (arguments in st) makes the kernel write: the time left.
-func writtenBack(st *sysState, call int32) (uint64, bool) {
+// cleanWrittenBack marks, in the stop's stack copy, the struct timespec or
+// timeval that the kernel writes (the time left) when it restarts call
+// (arguments in st): stackUnchanged does not compare it.
+func (e *blockedEpisode) cleanWrittenBack(st *sysState, call int32) {
 	a := &st.Args
 	var p uint64
 	switch call {
@@ -379,7 +350,24 @@ func writtenBack(st *sysState, call int32) (uint64, bool) {
 	case unix.SYS_SELECT, unix.SYS_PSELECT6:
 		p = a[4]
 	}
-	return p, p != 0
+	if p == 0 || p < e.memBase || p >= e.memBase+uint64(len(e.mem)) {
+		e.wbLo, e.wbHi = 0, 0
+		return
+	}
+	e.wbLo = int(p - e.memBase)
+	e.wbHi = min(e.wbLo+timespecSize, len(e.mem))
+}
+
+// stackUnchanged copies t's stack window afresh (into r.light.mem) and
+// reports whether it holds what it held at the stop of episode e, but for
+// the time left the kernel writes back.
+func (r *Recorder) stackUnchanged(t *thread, e *blockedEpisode) bool {
+	m := &r.light.mem
+	if len(e.mem) == 0 || m.fill(t.proc.pid, e.memBase, len(e.mem)) != nil || m.n != len(e.mem) {
+		return false
+	}
+	a, b := e.mem, m.buf[:m.n]
+	return bytes.Equal(a[:e.wbLo], b[:e.wbLo]) && bytes.Equal(a[e.wbHi:], b[e.wbHi:])
 }
 
 // restartable reports whether t, blocked in call st, may be stopped: the
@@ -557,11 +545,4 @@ func (r *Recorder) procPath(t *thread, name string) []byte {
 	b = strconv.AppendInt(b, int64(t.tid), 10)
 	b = append(b, '/')
 	return append(b, name...)
-}
-
-// sleepNS sleeps for ns nanoseconds (a raw call, as the tracer's other
-// sleeps: see wait4).
-func sleepNS(ns int64) {
-	ts := unix.NsecToTimespec(ns)
-	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }

@@ -77,8 +77,10 @@
 // -ERESTARTNOINTR, -ERESTARTNOHAND or -ERESTART_RESTARTBLOCK to the stop,
 // and no signal is delivered; %rax, which holds that code, is not used for
 // values). Its frames are then reused while it stays in that call (same
-// /proc line, same CPU time), with values read again at each sample. The
-// calls, and why a stop is invisible to the program in each:
+// /proc line, then same CPU time; the first tick after the stop checks
+// the stack instead, as the restart used some CPU), with values read again
+// at each sample. The calls, and why a stop is invisible to the program in
+// each:
 //
 //   - futex FUTEX_WAIT and FUTEX_WAIT_BITSET (mutexes, condition
 //     variables, joins, semaphores; with or without a timeout): restarted

@@ -480,10 +480,18 @@ func TestBlockedAllowlistMatters(t *testing.T) {
 			if c.mode == "pipe-write-big" || c.mode == "tty-vmin" {
 				c.iters = 3
 			}
-			res, _, stderr := recordBlocking(t, exe, c, Config{})
-			if res.ExitStatus != 4 && res.ExitStatus != 6 {
-				t.Errorf("blocking %s, every blocked call stopped: exit %d (%q), want 4 (EINTR) or 6 (wrong result)", c.mode, res.ExitStatus, stderr)
+			// The harm needs a stop to land inside the call: on a loaded
+			// machine that loses ticks it may miss one recording, so any
+			// of three shows it.
+			var status []int
+			for range 3 {
+				res, _, _ := recordBlocking(t, exe, c, Config{})
+				if res.ExitStatus == 4 || res.ExitStatus == 6 {
+					return
+				}
+				status = append(status, res.ExitStatus)
 			}
+			t.Errorf("blocking %s, every blocked call stopped: exits %v in 3 recordings, want 4 (EINTR) or 6 (wrong result) in one at least", c.mode, status)
 		})
 	}
 }

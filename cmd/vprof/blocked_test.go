@@ -16,7 +16,9 @@ func TestRecordWallBlocked(t *testing.T) {
 		t.Skip("no sleep")
 	}
 	out := filepath.Join(t.TempDir(), "sleep.vprof")
-	code, _, stderr := runVprof("record", "--clock", "wall", "-o", out, "--", "sleep", "0.3")
+	// 1 s: on a loaded machine the first samples spend a few hundred ms
+	// loading the C library's CFI.
+	code, _, stderr := runVprof("record", "--clock", "wall", "-o", out, "--", "sleep", "1")
 	if code != 0 {
 		t.Fatalf("record: exit %d, %s", code, stderr)
 	}
@@ -28,7 +30,7 @@ func TestRecordWallBlocked(t *testing.T) {
 	regs, _ := strconv.Atoi(m[2])
 	stops, _ := strconv.Atoi(m[3])
 	if n < 100 || regs < n*9/10 || stops < 1 || stops > 5 {
-		t.Errorf("blocked samples %d, with registers %d, stops %d: want about 300, nearly all with registers, from a stop or two", n, regs, stops)
+		t.Errorf("blocked samples %d, with registers %d, stops %d: want up to 1000, nearly all with registers, from a stop or two", n, regs, stops)
 	}
 	code, info, stderr := runVprof("info", out)
 	if code != 0 {

@@ -69,9 +69,12 @@ type perfBackend struct {
 	fallback int                   // live threads whose events could not be opened (ptrace-sampled)
 	draining bool
 	discard  *process // drop this process's samples (it exec'd)
-	cap      *capture
-	snap     snapState
-	why      map[string]bool // open failures already warned about
+	// processes whose globals this drain has read: the memory is the
+	// same for all its samples, so they are read once per drain
+	globalsRead []*process
+	cap         *capture
+	snap        snapState
+	why         map[string]bool // open failures already warned about
 }
 
 // perfRing is one CPU's ring buffer.
@@ -490,6 +493,7 @@ func (r *Recorder) perfDrain() {
 		panic("injected recorder fault") // tests: drains stand for ticks
 	}
 	pb.draining = true
+	pb.globalsRead = pb.globalsRead[:0]
 	for _, g := range pb.rings {
 		g.head = atomic.LoadUint64(&g.page.Data_head)
 		g.next()
@@ -617,12 +621,24 @@ func (r *Recorder) perfSample(rec *perfRecord) {
 		tick = max(tick, pt.lastTick+1)
 		pt.lastTick = tick
 	}
+	p := t.proc
+	read := false
+	for _, x := range pb.globalsRead {
+		if x == p {
+			read = true
+			p.globalTick = tick // appendGlobals reuses what this drain read
+			break
+		}
+	}
 	r.steps.Ring += secs(r.now() - t0)
 	saved := r.tickN
 	r.tickN = tick
 	r.cur = c
 	r.finishSample(t, weight, when, proffile.Running, -1)
 	r.tickN = saved
+	if !read {
+		pb.globalsRead = append(pb.globalsRead, p)
+	}
 	lag := r.now() - when
 	r.steps.Lag += secs(lag)
 	r.steps.MaxLag = max(r.steps.MaxLag, secs(lag))

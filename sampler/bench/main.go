@@ -1,9 +1,11 @@
 // Command bench measures what recording costs a program (`make bench`):
 // a 4-thread CPU-bound workload (testdata/bench4.c, fixed work) run plain,
-// under `vprof record` (1 kHz, values, depth 3), under `perf record -F
-// 1000`, and built with -pg (gprof), interleaved, several runs each; it
-// prints medians and ratios side by side, vprof's cost per sample by step,
-// and how the cost and lost ticks grow with the sampling rate.
+// under `vprof record` (1 kHz, values, depth 3) with each sampler (ptrace:
+// threads stopped at each tick; perf: the kernel's perf events), under
+// `perf record -F 1000`, and built with -pg (gprof), interleaved, several
+// runs each; it prints medians and ratios side by side, vprof's cost per
+// sample by step for each sampler, and how the cost and lost ticks grow
+// with the sampling rate.
 //
 // It measures on the machine it runs on, whatever else that machine is
 // doing: the load average is printed with the results, and interleaving
@@ -23,6 +25,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -37,8 +40,9 @@ func main() {
 	target := flag.Duration("target", 2*time.Second, "plain wall time to calibrate the workload to")
 	rates := flag.String("rates", "1000,2000,5000,10000", "sampling rates (Hz) of the rate sweep; empty skips it")
 	src := flag.String("src", "", "workload source (default: testdata/bench4.c next to this program)")
+	samplers := flag.String("samplers", "ptrace,perf", "vprof samplers to measure, side by side")
 	flag.Parse()
-	if err := run(*runs, *threads, *rounds, *target, *rates, *src); err != nil {
+	if err := run(*runs, *threads, *rounds, *target, *rates, *src, strings.Split(*samplers, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -59,7 +63,7 @@ type measure struct {
 	res     *sampler.Result
 }
 
-func run(runs, threads, rounds int, target time.Duration, rates, src string) error {
+func run(runs, threads, rounds int, target time.Duration, rates, src string, samplers []string) error {
 	dir, err := os.MkdirTemp("", "vprof-bench-")
 	if err != nil {
 		return err
@@ -87,9 +91,18 @@ func run(runs, threads, rounds int, target time.Duration, rates, src string) err
 	fmt.Printf("vprof bench: %s, %d threads x %d rounds, %d runs each, %d CPUs, load average %s\n",
 		filepath.Base(src), threads, rounds, runs, runtime.NumCPU(), loadavg())
 
-	cfgs := []config{
-		{"plain", plain(exe, threads, rounds)},
-		{"vprof record (1 kHz, values, depth 3)", vprofRun(dir, args, time.Millisecond)},
+	cfgs := []config{{"plain", plain(exe, threads, rounds)}}
+	var vprofs []int // indexes of the vprof configurations
+	for _, smp := range samplers {
+		if smp == sampler.SamplerPerf && !perfSamplerWorks(dir) {
+			fmt.Println("  (vprof's perf sampler not usable here: skipped)")
+			continue
+		}
+		vprofs = append(vprofs, len(cfgs))
+		cfgs = append(cfgs, config{fmt.Sprintf("vprof record --sampler %s (1 kHz, values, depth 3)", smp), vprofRun(dir, args, time.Millisecond, smp)})
+		if smp == sampler.SamplerPerf {
+			cfgs = append(cfgs, config{"the same perf events alone (the kernel's share)", kernelRun(dir, args, time.Millisecond)})
+		}
 	}
 	if havePerf {
 		cfgs = append(cfgs, config{"perf record -F 1000", perfRun(dir, args)})
@@ -106,9 +119,11 @@ func run(runs, threads, rounds int, target time.Duration, rates, src string) err
 		return err
 	}
 	table(os.Stdout, cfgs, results)
-	steps(os.Stdout, results[1])
+	for _, i := range vprofs {
+		steps(os.Stdout, cfgs[i].name, results[i])
+	}
 
-	if rates != "" {
+	if rates != "" && len(vprofs) > 0 {
 		var sweep []config
 		sweep = append(sweep, cfgs[0])
 		for _, f := range strings.Split(rates, ",") {
@@ -116,7 +131,11 @@ func run(runs, threads, rounds int, target time.Duration, rates, src string) err
 			if _, err := fmt.Sscan(strings.TrimSpace(f), &hz); err != nil || hz <= 0 {
 				return fmt.Errorf("bad rate %q", f)
 			}
-			sweep = append(sweep, config{fmt.Sprintf("vprof %d Hz", hz), vprofRun(dir, args, time.Second/time.Duration(hz))})
+			for _, i := range vprofs {
+				smp := cfgs[i].name[len("vprof record --sampler "):]
+				smp = smp[:strings.IndexByte(smp, ' ')]
+				sweep = append(sweep, config{fmt.Sprintf("%s %d Hz", smp, hz), vprofRun(dir, args, time.Second/time.Duration(hz), smp)})
+			}
 		}
 		n := max(3, runs/2)
 		fmt.Printf("\nRate sweep (%d runs each, interleaved):\n", n)
@@ -127,6 +146,13 @@ func run(runs, threads, rounds int, target time.Duration, rates, src string) err
 		rateTable(os.Stdout, sweep, res)
 	}
 	return nil
+}
+
+// perfSamplerWorks reports whether vprof's perf sampler can run here.
+func perfSamplerWorks(dir string) bool {
+	res, err := sampler.Record(sampler.Config{Output: filepath.Join(dir, "probe.vprof"), Args: []string{"true"},
+		Sampler: sampler.SamplerPerf, Signals: make(chan os.Signal)})
+	return err == nil && res.Sampler == sampler.SamplerPerf
 }
 
 // interleave runs every configuration once per round, rotating the order
@@ -227,7 +253,7 @@ func pgRun(dir, pg string, threads, rounds int) func() (measure, error) {
 
 // vprofRun records in this process (the same code as `vprof record`), so
 // the recorder's own CPU time and its per-step costs are exact.
-func vprofRun(dir string, args []string, interval time.Duration) func() (measure, error) {
+func vprofRun(dir string, args []string, interval time.Duration, smp string) func() (measure, error) {
 	return func() (measure, error) {
 		devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 		if err != nil {
@@ -239,7 +265,7 @@ func vprofRun(dir string, args []string, interval time.Duration) func() (measure
 		t0 := time.Now()
 		res, err := sampler.Record(sampler.Config{
 			Output: filepath.Join(dir, "bench.vprof"), Args: args, Interval: interval,
-			Clock: proffile.ClockCPU, Depth: 3, Stack: 64, Signals: sigs, Stdout: devnull,
+			Clock: proffile.ClockCPU, Depth: 3, Stack: 64, Signals: sigs, Stdout: devnull, Sampler: smp,
 		})
 		m := measure{wall: time.Since(t0)}
 		if err != nil {
@@ -248,9 +274,60 @@ func vprofRun(dir string, args []string, interval time.Duration) func() (measure
 		if res.ExitStatus != 0 {
 			return m, errors.New("workload failed under vprof")
 		}
+		if res.Sampler != smp {
+			return m, fmt.Errorf("recorded with the %s sampler, not %s", res.Sampler, smp)
+		}
 		m.cpu = childCPU() - c0 + selfCPU() - s0
 		m.samples, m.lost, m.res = res.Trailer.Samples, res.Trailer.LostTicks, res
 		return m, nil
+	}
+}
+
+// kernelRun runs the workload with the sampling events of vprof's perf
+// sampler (task clock, user registers, 8 KiB of stack) but nothing reading
+// them: an overwrite ring (mapped read-only) takes the samples. It measures
+// what the kernel's sampling costs the program, apart from vprof's work.
+func kernelRun(dir string, args []string, interval time.Duration) func() (measure, error) {
+	return func() (measure, error) {
+		// The event is opened disabled on this thread, inherited by the
+		// child it forks, and enabled in the child at its exec.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		a := unix.PerfEventAttr{
+			Type:   unix.PERF_TYPE_SOFTWARE,
+			Config: unix.PERF_COUNT_SW_TASK_CLOCK,
+			Sample: uint64(interval),
+			Sample_type: unix.PERF_SAMPLE_IDENTIFIER | unix.PERF_SAMPLE_IP | unix.PERF_SAMPLE_TID | unix.PERF_SAMPLE_TIME |
+				unix.PERF_SAMPLE_PERIOD | unix.PERF_SAMPLE_REGS_USER | unix.PERF_SAMPLE_STACK_USER,
+			Bits: unix.PerfBitDisabled | unix.PerfBitInherit | unix.PerfBitEnableOnExec | unix.PerfBitExcludeKernel |
+				unix.PerfBitExcludeHv | unix.PerfBitSampleIDAll | unix.PerfBitUseClockID,
+			Sample_regs_user:  1<<9 - 1 | 0xff<<16,
+			Sample_stack_user: 8 << 10,
+			Clockid:           unix.CLOCK_MONOTONIC,
+		}
+		a.Size = uint32(unsafe.Sizeof(a))
+		// One event and ring per CPU the workload may run on (the kernel
+		// maps no ring of an inherited event of all CPUs).
+		var cpus unix.CPUSet
+		if err := unix.SchedGetaffinity(0, &cpus); err != nil {
+			return measure{}, err
+		}
+		for c := 0; c < 1024; c++ {
+			if !cpus.IsSet(c) {
+				continue
+			}
+			fd, err := unix.PerfEventOpen(&a, 0, c, -1, unix.PERF_FLAG_FD_CLOEXEC)
+			if err != nil {
+				return measure{}, fmt.Errorf("perf_event_open on CPU %d: %v", c, err)
+			}
+			defer unix.Close(fd)
+			mem, err := unix.Mmap(fd, 0, (1+256)*os.Getpagesize(), unix.PROT_READ, unix.MAP_SHARED)
+			if err != nil {
+				return measure{}, fmt.Errorf("mapping the ring of CPU %d: %v", c, err)
+			}
+			defer unix.Munmap(mem)
+		}
+		return command(dir, args[0], args[1:]...)()
 	}
 }
 
@@ -297,72 +374,98 @@ func table(w io.Writer, cfgs []config, res [][]measure) {
 	tw.Flush()
 }
 
-func steps(w io.Writer, ms []measure) {
+func steps(w io.Writer, name string, ms []measure) {
 	var s sampler.StepStats
 	var samples, lost int64
-	var tracer time.Duration
+	var tracer, setup time.Duration
 	for _, m := range ms {
 		r := m.res.Steps
 		s.Full += r.Full
 		s.Light += r.Light
+		s.Perf += r.Perf
+		s.Dropped += r.Dropped
 		s.Ticks += r.Ticks
 		s.Decide += r.Decide
 		s.Stop += r.Stop
 		s.Regs += r.Regs
 		s.Read += r.Read
 		s.Resume += r.Resume
+		s.Ring += r.Ring
 		s.Unwind += r.Unwind
 		s.Values += r.Values
 		s.Write += r.Write
 		s.Stopped += r.Stopped
+		s.Lag += r.Lag
+		s.MaxLag = max(s.MaxLag, r.MaxLag)
 		samples += m.samples
 		lost += m.lost
 		tracer += m.res.TracerCPU - m.res.SetupCPU
+		setup += m.res.SetupCPU
 	}
-	n := s.Full + s.Light
+	n := s.Full + s.Light + s.Perf - s.Dropped
 	if n == 0 {
 		return
 	}
 	us := func(d time.Duration, k uint64) float64 { return float64(d.Nanoseconds()) / float64(max(k, 1)) / 1e3 }
-	fmt.Fprintf(w, "\nvprof per sample (µs, mean of %d samples; %d ticks taken, %d lost):\n", n, s.Ticks, lost)
-	fmt.Fprintf(w, "  choose threads %.1f per tick (%.1f per sample)\n", us(s.Decide, s.Ticks), us(s.Decide, n))
-	fmt.Fprintf(w, "  stop   %.1f  (PTRACE_INTERRUPT to stopped: latency, the tracer sleeps)\n", us(s.Stop, s.Full))
-	fmt.Fprintf(w, "  regs   %.1f  (PTRACE_GETREGS)\n", us(s.Regs, s.Full))
-	fmt.Fprintf(w, "  copy   %.1f  (stack window, process_vm_readv)\n", us(s.Read, n))
-	fmt.Fprintf(w, "  resume %.1f  (PTRACE_CONT)\n", us(s.Resume, s.Full))
+	fmt.Fprintf(w, "\n%s, per sample (µs, mean of %d samples; %d ticks taken, %d lost):\n", name, n, s.Ticks, lost)
+	if s.Perf > 0 {
+		fmt.Fprintf(w, "  ring   %.1f  (record parsed, registers and stack copy taken from the ring: no stop)\n", us(s.Ring, n))
+	} else {
+		fmt.Fprintf(w, "  choose threads %.1f per tick (%.1f per sample)\n", us(s.Decide, s.Ticks), us(s.Decide, n))
+		fmt.Fprintf(w, "  stop   %.1f  (PTRACE_INTERRUPT to stopped: latency, the tracer sleeps)\n", us(s.Stop, s.Full))
+		fmt.Fprintf(w, "  regs   %.1f  (PTRACE_GETREGS)\n", us(s.Regs, s.Full))
+		fmt.Fprintf(w, "  copy   %.1f  (stack window, process_vm_readv)\n", us(s.Read, n))
+		fmt.Fprintf(w, "  resume %.1f  (PTRACE_CONT)\n", us(s.Resume, s.Full))
+	}
 	fmt.Fprintf(w, "  unwind %.1f  (CFI, cached)\n", us(s.Unwind, n))
 	fmt.Fprintf(w, "  values %.1f  (locations, batched reads, globals)\n", us(s.Values, n))
 	fmt.Fprintf(w, "  write  %.1f  (encoding)\n", us(s.Write, n))
-	fmt.Fprintf(w, "  held stopped %.1f per sample; vprof's CPU time %.1f per sample (everything after start-up: ticks, waits, flushes)\n",
-		us(s.Stopped, s.Full), us(tracer, n))
+	if s.Perf > 0 {
+		fmt.Fprintf(w, "  globals and heap read %.2f ms after the tick on average, at most %.1f ms\n",
+			us(s.Lag, n)/1e3, float64(s.MaxLag.Nanoseconds())/1e6)
+		fmt.Fprintf(w, "  vprof's CPU time %.1f per sample after start-up (drains, waits, flushes; start-up %.0f ms per run)\n",
+			us(tracer, n), float64(setup.Milliseconds())/float64(len(ms)))
+	} else {
+		fmt.Fprintf(w, "  held stopped %.1f per sample; vprof's CPU time %.1f per sample after start-up (ticks, waits, flushes; start-up %.0f ms per run)\n",
+			us(s.Stopped, s.Full), us(tracer, n), float64(setup.Milliseconds())/float64(len(ms)))
+	}
 }
 
 func rateTable(w io.Writer, cfgs []config, res [][]measure) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate\tmedian wall\tvs plain\tsamples/s\tlost ticks\tvprof CPU per sample\t")
+	fmt.Fprintln(tw, "sampler, rate\tmedian wall\tvs plain\tsamples/s\tlost ticks\tvprof CPU per sample\tvprof CPU\t")
 	base := median(walls(res[0]))
+	best := map[string]string{}
 	for i, c := range cfgs {
 		mw := median(walls(res[i]))
 		if i == 0 {
-			fmt.Fprintf(tw, "%s\t%.3f s\t\t\t\t\t\n", c.name, mw.Seconds())
+			fmt.Fprintf(tw, "%s\t%.3f s\t\t\t\t\t\t\n", c.name, mw.Seconds())
 			continue
 		}
 		var samples, lost, ticks int64
-		var tracer time.Duration
+		var tracer, wall time.Duration
 		for _, m := range res[i] {
 			samples += m.samples
 			lost += m.lost
 			ticks += int64(m.res.Steps.Ticks)
 			tracer += m.res.TracerCPU - m.res.SetupCPU
-		}
-		var wall time.Duration
-		for _, m := range res[i] {
 			wall += m.wall
 		}
-		fmt.Fprintf(tw, "%s\t%.3f s\t%+.1f%%\t%.0f\t%.1f%%\t%.1f µs\t\n", c.name, mw.Seconds(), 100*(mw.Seconds()/base.Seconds()-1),
-			float64(samples)/wall.Seconds(), 100*float64(lost)/float64(max(lost+ticks, 1)),
-			float64(tracer.Nanoseconds())/float64(max(samples, 1))/1e3)
+		lostPct := 100 * float64(lost) / float64(max(lost+ticks, 1))
+		fmt.Fprintf(tw, "%s\t%.3f s\t%+.1f%%\t%.0f\t%.1f%%\t%.1f µs\t%.0f%% of a CPU\t\n", c.name, mw.Seconds(), 100*(mw.Seconds()/base.Seconds()-1),
+			float64(samples)/wall.Seconds(), lostPct,
+			float64(tracer.Nanoseconds())/float64(max(samples, 1))/1e3, 100*tracer.Seconds()/wall.Seconds())
+		smp, rate, _ := strings.Cut(c.name, " ")
+		if lostPct < 1 {
+			best[smp] = rate
+		}
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "(a rate is sustainable while lost ticks stay near 0%: past it, ticks take longer than the interval)")
+	fmt.Fprintln(w, "(a rate is sustainable while lost ticks stay near 0%: past it, ticks take longer than the interval,")
+	fmt.Fprintln(w, " or the perf sampler's rings fill faster than vprof drains them)")
+	for _, smp := range []string{sampler.SamplerPtrace, sampler.SamplerPerf} {
+		if rate, ok := best[smp]; ok {
+			fmt.Fprintf(w, "highest rate with under 1%% lost ticks, %s sampler: %s\n", smp, rate)
+		}
+	}
 }

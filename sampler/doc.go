@@ -34,6 +34,18 @@
 //     counted as lost ticks) is not lost. With --jitter each event's next
 //     period is drawn after each sample (PERF_EVENT_IOC_PERIOD).
 //
+// The perf sampler's costs: per sample, the kernel's copy (a microsecond
+// or two) and vprof's processing (about 15 µs; `make bench`); and per
+// switch of a sampled thread on or off a CPU, the kernel's scheduling of
+// its event, whose timer is stopped and started (about 3 µs in a virtual
+// machine, where timer programming traps). The ptrace sampler costs
+// nothing per switch but far more per sample. So a program that switches
+// threads tens of thousands of times a second (lock hand-offs, sched_yield
+// loops: testprogs/lru_scan, 40,000 a second, records 12% slower with perf
+// than plain and 4% with ptrace) is cheaper to record with --sampler
+// ptrace; a CPU-bound one (the bench's workload) is three times cheaper
+// with perf.
+//
 // What the perf sampler reads when: registers and the stack window (locals
 // and parameters in registers or in the frames the window holds, and the
 // unwinding) are as of the tick. Globals, heap values and pointees are

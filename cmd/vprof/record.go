@@ -36,11 +36,15 @@ Samplers (--sampler):
   - perf (the default with --clock cpu where the kernel allows it): the
     kernel samples each thread on its own CPU clock and copies its
     registers and stack into a ring buffer; vprof reads them a few
-    milliseconds later. No thread is stopped: the cheapest. Globals and heap
-    values are those of that moment, a few milliseconds after the tick;
-    locals in SSE registers (doubles kept in %xmm) are not sampled.
+    milliseconds later. No thread is stopped: usually the cheapest.
+    Globals and heap values are those of that moment, a few milliseconds
+    after the tick; locals in SSE registers (doubles kept in %xmm) are not
+    sampled.
   - ptrace: each running thread is stopped at each tick, read, resumed.
-    Values are exact at the tick; costlier. Always used for --clock wall.
+    Values are exact at the tick; costlier per sample, but nothing per
+    thread switch: cheaper for programs that switch threads tens of
+    thousands of times a second (lock hand-offs), where perf pays a few µs
+    in the kernel at each switch. Always used for --clock wall.
   - auto: perf, or ptrace with a warning saying why perf cannot be used
     (kernel.perf_event_paranoid above 2, a container's seccomp profile).
   'vprof info' shows which one recorded a profile.

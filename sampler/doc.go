@@ -31,8 +31,10 @@
 //     weight is the thread's task clock since its previous sample, so CPU
 //     time of samples the kernel skipped (in the kernel where
 //     perf_event_paranoid forbids sampling there, or lost to a full ring,
-//     counted as lost ticks) is not lost. With --jitter each event's next
-//     period is drawn after each sample (PERF_EVENT_IOC_PERIOD).
+//     counted as lost ticks) is not lost. With --jitter the kernel samples
+//     four times as often and vprof keeps one sample in four at random:
+//     geometric gaps (the discrete exponential) with the interval as mean,
+//     for four times the kernel's share of the cost.
 //
 // The perf sampler's costs: per sample, the kernel's copy (a microsecond
 // or two) and vprof's processing (about 15 µs; `make bench`); and per

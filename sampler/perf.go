@@ -54,6 +54,9 @@ const (
 	// perfDrainEvery is how often the rings are drained: the lag between
 	// a sample and the reading of its globals and heap values.
 	perfDrainEvery = 2 * time.Millisecond
+	// perfJitterSteps is how many kernel samples stand for one with
+	// --jitter (see perfPeriod).
+	perfJitterSteps = 4
 	// perfShrinkEvery limits how often a thread's events are re-opened
 	// with a smaller window (growing is at once).
 	perfShrinkEvery = int64(time.Second)
@@ -415,21 +418,19 @@ func (r *Recorder) perfEvents(t *thread, stack int) (*perfThread, error) {
 	return pt, nil
 }
 
-// perfPeriod is the sampling period of a new event: the interval, or with
-// --jitter an exponentially distributed one (mean the interval).
+// perfPeriod is the sampling period of the events: the interval, or with
+// --jitter a perfJitterSteps-th of it, of which perfSample keeps one sample
+// in perfJitterSteps at random: the gaps between kept samples are then
+// geometric (the discrete exponential) with the interval as mean. The
+// kernel cannot draw a period per sample itself, and a period changed
+// after each sample (PERF_EVENT_IOC_PERIOD) lags by the drain's delay: a
+// short draw repeats until then, which biases the gaps short.
 func (r *Recorder) perfPeriod() uint64 {
-	iv := int64(r.cfg.Interval)
-	if !r.cfg.Jitter {
-		return uint64(iv)
+	iv := uint64(r.cfg.Interval)
+	if r.cfg.Jitter {
+		iv = max(iv/perfJitterSteps, 10_000)
 	}
-	return uint64(r.jitterGap(iv))
-}
-
-// jitterGap draws an exponentially distributed gap, mean iv, bounded as
-// schedule bounds the ptrace path's ticks.
-func (r *Recorder) jitterGap(iv int64) int64 {
-	gap := int64(r.rng.ExpFloat64() * float64(iv))
-	return min(max(gap, iv/100, 10_000), 20*iv)
+	return iv
 }
 
 // perfSampled reports whether the perf sampler samples t (else the
@@ -591,6 +592,9 @@ func (r *Recorder) perfSample(rec *perfRecord) {
 		r.steps.Dropped++
 		return
 	}
+	if r.cfg.Jitter && r.rng.IntN(perfJitterSteps) != 0 {
+		return // thinned out: the next sample kept weighs this one's CPU time too
+	}
 	t := e.t
 	weight := int64(rec.count - e.last)
 	if rec.count < e.last {
@@ -644,9 +648,6 @@ func (r *Recorder) perfSample(rec *perfRecord) {
 	r.steps.MaxLag = max(r.steps.MaxLag, secs(lag))
 	if pt != nil && !t.gone {
 		r.perfRefit(t, pt)
-		if r.cfg.Jitter && t.perf == pt {
-			r.perfRearm(e, rec.count)
-		}
 	}
 }
 
@@ -676,27 +677,4 @@ func (r *Recorder) perfRefit(t *thread, pt *perfThread) {
 		pb.retired = append(pb.retired, e)
 	}
 	t.perf = npt
-}
-
-// perfRearm sets the next jittered period of event e, which fired at task
-// clock count: the gap is drawn from the sample, so the CPU time the
-// thread ran since (until this drain) counts towards it. When the drawn
-// gap already elapsed, that sample is skipped and a fresh gap drawn
-// (exponential gaps are memoryless: the process stays Poisson).
-func (r *Recorder) perfRearm(e *perfEvent, count uint64) {
-	iv := int64(r.cfg.Interval)
-	gap := r.jitterGap(iv)
-	var buf [8]byte
-	if n, err := unix.Read(e.fd, buf[:]); err == nil && n == 8 {
-		now := int64(*(*uint64)(unsafe.Pointer(&buf[0])))
-		if ran := now - int64(count); ran > 0 {
-			if gap > ran+10_000 {
-				gap -= ran
-			} else {
-				gap = r.jitterGap(iv)
-			}
-		}
-	}
-	period := uint64(gap)
-	unix.Syscall(unix.SYS_IOCTL, uintptr(e.fd), unix.PERF_EVENT_IOC_PERIOD, uintptr(unsafe.Pointer(&period)))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -515,6 +516,43 @@ func TestSamplerChoice(t *testing.T) {
 		p := readProfile(t, out)
 		if p.hdr.Sampler != SamplerPtrace || len(p.samples) == 0 {
 			t.Errorf("%s under seccomp: sampler %q, %d samples", c.sampler, p.hdr.Sampler, len(p.samples))
+		}
+	}
+}
+
+// TestPerfJitter: with --jitter the perf sampler's gaps (the weights: CPU
+// time between a thread's samples) are geometric with the interval as mean
+// (standard deviation sqrt(3/4) of the mean for one kept in four);
+// without, they are the interval.
+func TestPerfJitter(t *testing.T) {
+	perfOK(t)
+	exe := buildC(t, "phases", "-g")
+	for _, jitter := range []bool{false, true} {
+		res, p := record(t, Config{Args: []string{exe, "3000000", "24"}, Sampler: SamplerPerf, Jitter: jitter})
+		var ws []float64
+		for _, s := range p.samples[1:] { // the first weighs the start-up too
+			ws = append(ws, float64(s.s.WeightNS))
+		}
+		if len(ws) < 100 {
+			t.Fatalf("jitter %v: %d samples", jitter, len(ws))
+		}
+		var mean, sd float64
+		for _, w := range ws {
+			mean += w
+		}
+		mean /= float64(len(ws))
+		for _, w := range ws {
+			sd += (w - mean) * (w - mean)
+		}
+		sd = math.Sqrt(sd / float64(len(ws)))
+		t.Logf("jitter %v: %d samples, weights mean %.0f µs, standard deviation %.0f µs", jitter, res.Steps.Perf, mean/1e3, sd/1e3)
+		switch {
+		case mean < 0.7e6 || mean > 1.5e6:
+			t.Errorf("jitter %v: mean gap %.0f µs, want about 1000", jitter, mean/1e3)
+		case jitter && (sd < 0.6*mean || sd > 1.4*mean):
+			t.Errorf("jittered gaps: standard deviation %.0f µs for a mean of %.0f µs, want about the mean", sd/1e3, mean/1e3)
+		case !jitter && sd > 0.3*mean:
+			t.Errorf("fixed gaps: standard deviation %.0f µs for a mean of %.0f µs", sd/1e3, mean/1e3)
 		}
 	}
 }

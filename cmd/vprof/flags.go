@@ -42,8 +42,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
-				return errHelp
+				return errHelp // the FlagSet printed fs.Usage
 			}
 			return usageErr("%v", err)
 		}

@@ -229,6 +229,20 @@ func checkInvariants(t *testing.T, s *Schema) {
 	}) {
 		t.Errorf("symbols not sorted")
 	}
+	for i, cs := range s.CallSites {
+		if i > 0 && s.CallSites[i-1].ReturnPC >= cs.ReturnPC {
+			t.Errorf("call sites not sorted and unique at %d: %#x then %#x", i, s.CallSites[i-1].ReturnPC, cs.ReturnPC)
+			break
+		}
+		if len(cs.Params) == 0 {
+			t.Errorf("call site %#x without parameters", cs.ReturnPC)
+		}
+		for _, p := range cs.Params {
+			if p.Reg < 0 || len(p.Value) == 0 {
+				t.Errorf("call site %#x: bad parameter %+v", cs.ReturnPC, p)
+			}
+		}
+	}
 }
 
 func TestLoadC(t *testing.T) {

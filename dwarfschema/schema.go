@@ -14,8 +14,10 @@ package dwarfschema
 //
 // Invariants: Funcs, Vars and Locs index each other by position (FuncID,
 // VarID); Locs is sorted by PCStart; Lines is sorted by PC; Symbols is sorted
-// by Value. A Schema loaded from a binary without DWARF has HasDWARF false,
-// Symbols filled and Funcs built from the symbol table (no Vars, no Locs).
+// by Value; CallSites is sorted by ReturnPC, one entry per return address. A
+// Schema loaded from a binary without DWARF (or by LoadSymbols) has
+// HasDWARF false, Symbols filled and Funcs built from the symbol table (no
+// Vars, no Locs, no CallSites).
 type Schema struct {
 	Path         string `json:"path"`
 	BuildID      string `json:"build_id,omitempty"` // hex of NT_GNU_BUILD_ID
@@ -32,6 +34,10 @@ type Schema struct {
 	Files   []string  `json:"files"` // file table shared by Lines and Funcs/Vars (index)
 	Lines   []LineRow `json:"lines"`
 	Symbols []Symbol  `json:"symbols"`
+	// CallSites are the DWARF call-site parameter records: what the
+	// sampler needs to evaluate DW_OP_entry_value in a callee from its
+	// caller's frame (method.md §3). The analyzer does not use them.
+	CallSites []CallSite `json:"call_sites,omitempty"`
 }
 
 // FuncID indexes Schema.Funcs. VarID indexes Schema.Vars.
@@ -208,4 +214,27 @@ type Symbol struct {
 	Name  string `json:"name"`
 	Value uint64 `json:"value"`
 	Size  uint64 `json:"size"`
+}
+
+// CallSite is a call (DW_TAG_call_site, DWARF 4's DW_TAG_GNU_call_site)
+// with the argument values its DWARF records: Params are what the
+// argument registers held when the call was made, each as an expression
+// in the caller's frame. Only calls with at least one such parameter are
+// kept. ReturnPC is the link-time return address (DW_AT_call_return_pc,
+// DW_AT_low_pc for the GNU tag): a caller frame's PC as unwound.
+type CallSite struct {
+	ReturnPC uint64      `json:"return_pc"`
+	Params   []CallParam `json:"params"`
+}
+
+// CallParam is one DW_TAG_call_site_parameter passed in a register: Reg
+// (a DWARF register number, from DW_AT_location DW_OP_regN or DW_OP_regx)
+// held the value of Value at the call (DW_AT_call_value, DWARF 4's
+// DW_AT_GNU_call_site_value), a DWARF expression evaluated in the
+// caller's frame: it uses only what the call preserves (callee-saved
+// registers, the caller's frame, memory), or further entry values of the
+// caller.
+type CallParam struct {
+	Reg   int16  `json:"reg"`
+	Value []byte `json:"value"`
 }

@@ -54,10 +54,11 @@ func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
 	if err != nil {
 		return err
 	}
-	calls, sigs, err := callInfo(d, s.Symbols)
+	calls, sigs, sites, err := callInfo(d, s.Symbols)
 	if err != nil {
 		return err
 	}
+	s.CallSites = sites
 	st.CallSites = len(calls)
 	st.CallSiteTime = time.Since(t0)
 
@@ -267,15 +268,22 @@ type callScan struct {
 	subs    map[dwarf.Offset]*csSub
 	params  map[dwarf.Offset]csParam
 	types   map[dwarf.Offset]csType
+
+	// sites are the calls' register parameters as raw expressions, for
+	// Schema.CallSites (callsites.go); siteCall is the index in calls of
+	// the last one.
+	sites    []CallSite
+	siteCall int
 }
 
 func newCallScan() *callScan {
-	return &callScan{subs: map[dwarf.Offset]*csSub{}, params: map[dwarf.Offset]csParam{}, types: map[dwarf.Offset]csType{}}
+	return &callScan{subs: map[dwarf.Offset]*csSub{}, params: map[dwarf.Offset]csParam{}, types: map[dwarf.Offset]csType{}, siteCall: -1}
 }
 
 func (c *callScan) merge(o *callScan) {
 	c.calls = append(c.calls, o.calls...)
 	c.origins = append(c.origins, o.origins...)
+	c.sites = append(c.sites, o.sites...)
 	for k, v := range o.subs {
 		c.subs[k] = v
 	}
@@ -375,9 +383,8 @@ func scanCalls(d *dwarf.Data, syms []Symbol, from, stop dwarf.Offset) (*callScan
 		case dwarf.TagCallSiteParameter, tagCallSiteParamGNU:
 			if cur >= 0 && len(stack) == siteDepth+1 {
 				var p cfg.CallParam
-				if b, ok := e.Val(dwarf.AttrLocation).([]byte); ok {
-					p.Loc = cfg.ExprRefs(nil, b)
-				}
+				loc, _ := e.Val(dwarf.AttrLocation).([]byte)
+				p.Loc = cfg.ExprRefs(nil, loc)
 				b, ok := e.Val(dwarf.AttrCallValue).([]byte)
 				if !ok {
 					b, _ = e.Val(attrCallSiteValueGNU).([]byte)
@@ -386,6 +393,7 @@ func scanCalls(d *dwarf.Data, syms []Symbol, from, stop dwarf.Offset) (*callScan
 				if len(p.Loc)+len(p.Value) > 0 {
 					c.calls[cur].Params = append(c.calls[cur].Params, p)
 				}
+				c.addCallParam(cur, c.calls[cur].ReturnPC, loc, b)
 			}
 		case dwarf.TagBaseType, dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType,
 			dwarf.TagRestrictType, dwarf.TagAtomicType, dwarf.TagPointerType, dwarf.TagReferenceType,
@@ -410,7 +418,9 @@ func scanCalls(d *dwarf.Data, syms []Symbol, from, stop dwarf.Offset) (*callScan
 // function (by entry address, for direct calls) and of every callee a
 // record names (DW_AT_call_origin). Symbols (sorted by Value) tell gcc's
 // clones, whose signatures differ from their source function's.
-func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, error) {
+//
+// The third result is the calls' register parameters as Schema.CallSites.
+func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, []CallSite, error) {
 	// Units are independent: scan contiguous runs of them in parallel.
 	// SkipChildren on a unit's entry jumps to the next unit, so listing
 	// them costs little.
@@ -419,7 +429,7 @@ func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, er
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading call sites: %v", err)
+			return nil, nil, nil, fmt.Errorf("reading call sites: %v", err)
 		}
 		if e == nil {
 			break
@@ -450,7 +460,7 @@ func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, er
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	all := scans[0]
@@ -548,7 +558,7 @@ func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, er
 		}
 	}
 	sort.SliceStable(calls, func(i, j int) bool { return calls[i].ReturnPC < calls[j].ReturnPC })
-	return calls, sigs, nil
+	return calls, sigs, finishCallSites(all.sites), nil
 }
 
 // symbolAt returns the name of a function symbol at exactly addr.

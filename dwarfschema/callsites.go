@@ -1,0 +1,110 @@
+package dwarfschema
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/go-delve/delve/pkg/dwarf/op"
+)
+
+// The call-site records are read by the tag pass's walk of the call sites
+// (scanCalls, tagging.go), which already visits every
+// DW_TAG_call_site_parameter: Schema.CallSites costs no second walk.
+
+// addCallParam records, for the call scanned as call index call (whose
+// return address is pc), that argument location loc held value (both raw
+// DWARF expressions). Parameters not passed in a register (stack
+// arguments: DW_OP_fbreg, DW_OP_bregN) or without a value expression are
+// of no use to DW_OP_entry_value, which names a register: skipped.
+func (c *callScan) addCallParam(call int, pc uint64, loc, value []byte) {
+	reg, ok := ExprReg(loc)
+	if !ok || len(value) == 0 {
+		return
+	}
+	if c.siteCall != call || len(c.sites) == 0 {
+		c.sites = append(c.sites, CallSite{ReturnPC: pc})
+		c.siteCall = call
+	}
+	s := &c.sites[len(c.sites)-1]
+	s.Params = append(s.Params, CallParam{Reg: reg, Value: value})
+}
+
+// finishCallSites sorts sites by return address, keeps the first record
+// of a return address in DWARF order (two records for one call would be
+// a producer's bug), and copies the value expressions into one block so
+// that the schema keeps no reference to .debug_info.
+func finishCallSites(sites []CallSite) []CallSite {
+	if len(sites) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(sites, func(a, b CallSite) int { return cmp.Compare(a.ReturnPC, b.ReturnPC) })
+	out := sites[:0]
+	nparams, nbytes := 0, 0
+	for _, s := range sites {
+		if n := len(out); n > 0 && out[n-1].ReturnPC == s.ReturnPC {
+			continue
+		}
+		out = append(out, s)
+		nparams += len(s.Params)
+		for _, p := range s.Params {
+			nbytes += len(p.Value)
+		}
+	}
+	params := make([]CallParam, 0, nparams)
+	block := make([]byte, 0, nbytes)
+	for i := range out {
+		first := len(params)
+		for _, p := range out[i].Params {
+			start := len(block)
+			block = append(block, p.Value...)
+			params = append(params, CallParam{Reg: p.Reg, Value: block[start:len(block):len(block)]})
+		}
+		out[i].Params = params[first:len(params):len(params)]
+	}
+	clear(sites[len(out):]) // drop the duplicates' references
+	return slices.Clip(out)
+}
+
+// CallValue returns the value expression of argument register reg at the
+// call whose return address is returnPC (link-time), from s.CallSites: the
+// entry value of reg in the function that call entered. It does not
+// allocate (the sampler calls it per caller frame).
+func (s *Schema) CallValue(returnPC uint64, reg int) ([]byte, bool) {
+	cs := s.CallSites
+	lo, hi := 0, len(cs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if cs[m].ReturnPC < returnPC {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(cs) || cs[lo].ReturnPC != returnPC {
+		return nil, false
+	}
+	for _, p := range cs[lo].Params {
+		if int(p.Reg) == reg {
+			return p.Value, true
+		}
+	}
+	return nil, false
+}
+
+// ExprReg returns the register of a DWARF expression that is just a
+// register: DW_OP_reg0..31 or DW_OP_regx N, as call-site parameter
+// locations and DW_OP_entry_value operands are.
+func ExprReg(e []byte) (int16, bool) {
+	if len(e) == 0 {
+		return 0, false
+	}
+	switch o := op.Opcode(e[0]); {
+	case o >= op.DW_OP_reg0 && o <= op.DW_OP_reg31 && len(e) == 1:
+		return int16(o - op.DW_OP_reg0), true
+	case o == op.DW_OP_regx:
+		if r, n, ok := uleb(e, 1); ok && n == len(e) && r < 1<<15 {
+			return int16(r), true
+		}
+	}
+	return 0, false
+}

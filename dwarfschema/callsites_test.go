@@ -1,0 +1,276 @@
+package dwarfschema
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// callSrc calls leaf twice from mid: in a loop with the constant 7 as b,
+// then with b = n + 3, where n lives in a callee-saved register across the
+// calls. Every compiler records b of the first call as DW_OP_lit7 and both
+// arguments of the second as that register plus 0 and plus 3.
+const callSrc = `#include <stdio.h>
+#ifdef __clang__
+#define NOIPA __attribute__((noinline))
+#else
+#define NOIPA __attribute__((noipa))
+#endif
+NOIPA long leaf(long a, long b) { __asm__ volatile("" ::: "memory"); return a * b + 1; }
+NOIPA long mid(long n) {
+	long s = 0;
+	for (long i = 0; i < n; i++) s += leaf(i, 7);
+	return s + leaf(n, n + 3);
+}
+int main(int argc, char **argv) { (void)argv; printf("%ld\n", mid(argc * 10)); return 0; }
+`
+
+// DWARF registers of the first two integer arguments (System V x86-64).
+const (
+	regRDI = 5
+	regRSI = 4
+)
+
+// callsTo returns the call sites of s whose call instruction (a direct
+// call, e8 rel32, just before the return address) goes to target.
+func callsTo(t *testing.T, bin string, s *Schema, target uint64) []CallSite {
+	t.Helper()
+	ef, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	var out []CallSite
+	for _, cs := range s.CallSites {
+		at := cs.ReturnPC - 5
+		for _, sec := range ef.Sections {
+			if sec.Flags&elf.SHF_EXECINSTR == 0 || at < sec.Addr || cs.ReturnPC > sec.Addr+sec.Size {
+				continue
+			}
+			var insn [5]byte
+			if _, err := sec.ReadAt(insn[:], int64(at-sec.Addr)); err != nil {
+				t.Fatal(err)
+			}
+			rel := int32(binary.LittleEndian.Uint32(insn[1:]))
+			if insn[0] == 0xe8 && cs.ReturnPC+uint64(int64(rel)) == target {
+				out = append(out, cs)
+			}
+		}
+	}
+	return out
+}
+
+// TestCallSites reads the call-site parameters gcc and clang write, in
+// DWARF 4 (GNU tags and attributes) and DWARF 5, and finds them again with
+// CallValue.
+func TestCallSites(t *testing.T) {
+	for _, tc := range []struct{ cc, dwarf string }{
+		{"gcc", "-gdwarf-4"}, {"gcc", "-gdwarf-5"}, {"clang", "-gdwarf-4"}, {"clang", "-gdwarf-5"},
+	} {
+		t.Run(tc.cc+tc.dwarf, func(t *testing.T) {
+			bin := buildWith(t, tc.cc, callSrc, "-O2", tc.dwarf)
+			s, err := Load(bin, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, s)
+			leaf, ok := elfSymbol(t, bin, "leaf")
+			if !ok {
+				t.Fatal("no symbol leaf")
+			}
+			calls := callsTo(t, bin, s, leaf)
+			if len(calls) != 2 {
+				t.Fatalf("%d call sites of calls to leaf, want 2 (all: %+v)", len(calls), s.CallSites)
+			}
+			loop, last := calls[0], calls[1]
+			if v, ok := s.CallValue(loop.ReturnPC, regRSI); !ok || !slices.Equal(v, []byte{0x37}) {
+				t.Errorf("leaf(i, 7): rsi = %q, %v; want DW_OP_lit7", FormatExpr(v), ok)
+			}
+			a, okA := s.CallValue(last.ReturnPC, regRDI)
+			b, okB := s.CallValue(last.ReturnPC, regRSI)
+			// DW_OP_bregN 0 and DW_OP_bregN 3, N the register holding n.
+			if !okA || !okB || len(a) != 2 || len(b) != 2 || a[0] < 0x70 || a[0] > 0x8f || a[0] != b[0] || a[1] != 0 || b[1] != 3 {
+				t.Errorf("leaf(n, n + 3): rdi = %q, rsi = %q; want DW_OP_bregN 0 and DW_OP_bregN 3", FormatExpr(a), FormatExpr(b))
+			}
+			for _, miss := range []struct {
+				pc  uint64
+				reg int
+			}{
+				{loop.ReturnPC, 0},          // rax is no argument
+				{loop.ReturnPC - 1, regRSI}, // inside the call: no return address
+				{loop.ReturnPC + 1, regRSI},
+				{0, regRDI},
+				{^uint64(0), regRDI},
+			} {
+				if v, ok := s.CallValue(miss.pc, miss.reg); ok {
+					t.Errorf("CallValue(%#x, %d) = %q, want none", miss.pc, miss.reg, FormatExpr(v))
+				}
+			}
+		})
+	}
+}
+
+// TestCallSitesDebugFiles finds the same call sites when the DWARF is in
+// a separate debug file (found by build-id) or was compressed by dwz into
+// a supplementary file.
+func TestCallSitesDebugFiles(t *testing.T) {
+	run := func(t *testing.T, args ...string) {
+		t.Helper()
+		if b, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, b)
+		}
+	}
+	for _, dwarf := range []string{"-gdwarf-4", "-gdwarf-5"} {
+		full := buildWith(t, "gcc", callSrc, "-O2", dwarf)
+		want, err := Load(full, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.CallSites) == 0 {
+			t.Fatal("no call sites")
+		}
+		t.Run(dwarf+"/build-id", func(t *testing.T) {
+			d := t.TempDir()
+			bin := filepath.Join(d, "p")
+			dbg := filepath.Join(d, "debug", ".build-id", want.BuildID[:2], want.BuildID[2:]+".debug")
+			if err := os.MkdirAll(filepath.Dir(dbg), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			run(t, "objcopy", "--only-keep-debug", full, dbg)
+			run(t, "objcopy", "--strip-debug", full, bin)
+			s, err := Load(bin, Options{DebugDirs: []string{filepath.Join(d, "debug")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.DebugFile != dbg || !reflect.DeepEqual(s.CallSites, want.CallSites) {
+				t.Errorf("debug file %q, call sites %+v; want %q, %+v", s.DebugFile, s.CallSites, dbg, want.CallSites)
+			}
+		})
+		t.Run(dwarf+"/dwz", func(t *testing.T) {
+			if _, err := exec.LookPath("dwz"); err != nil {
+				t.Skip("dwz not installed")
+			}
+			d := t.TempDir()
+			a, b, sup := filepath.Join(d, "a"), filepath.Join(d, "b"), filepath.Join(d, "common.debug")
+			run(t, "cp", full, a)
+			run(t, "cp", full, b)
+			args := []string{"dwz", "-m", sup, "-M", sup, a, b}
+			if dwarf == "-gdwarf-5" {
+				args = append([]string{"dwz", "--dwarf-5"}, args[1:]...)
+			}
+			run(t, args...)
+			s, err := Load(b, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(s.CallSites, want.CallSites) {
+				t.Errorf("call sites after dwz %+v; want %+v", s.CallSites, want.CallSites)
+			}
+		})
+	}
+}
+
+func TestFinishCallSites(t *testing.T) {
+	p := func(reg int16, v ...byte) CallParam { return CallParam{Reg: reg, Value: v} }
+	for _, tc := range []struct {
+		name     string
+		in, want []CallSite
+	}{
+		{"none", nil, nil},
+		{"sorted", []CallSite{{0x30, []CallParam{p(5, 0x37)}}, {0x10, []CallParam{p(4, 0x73, 0)}}, {0x20, []CallParam{p(5, 0x30)}}},
+			[]CallSite{{0x10, []CallParam{p(4, 0x73, 0)}}, {0x20, []CallParam{p(5, 0x30)}}, {0x30, []CallParam{p(5, 0x37)}}}},
+		// Two records of one call: the first in DWARF order stays.
+		{"duplicate", []CallSite{{0x20, []CallParam{p(5, 0x31)}}, {0x10, []CallParam{p(5, 0x30)}}, {0x20, []CallParam{p(5, 0x32), p(4, 0x33)}}},
+			[]CallSite{{0x10, []CallParam{p(5, 0x30)}}, {0x20, []CallParam{p(5, 0x31)}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := finishCallSites(slices.Clone(tc.in))
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("finishCallSites = %+v, want %+v", got, tc.want)
+			}
+			s := &Schema{CallSites: got}
+			for _, cs := range tc.want {
+				for _, p := range cs.Params {
+					if v, ok := s.CallValue(cs.ReturnPC, int(p.Reg)); !ok || !slices.Equal(v, p.Value) {
+						t.Errorf("CallValue(%#x, %d) = % x, %v; want % x", cs.ReturnPC, p.Reg, v, ok, p.Value)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestExprReg(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    []byte
+		reg  int16
+		ok   bool
+	}{
+		{"reg0", []byte{0x50}, 0, true},
+		{"reg5", []byte{0x55}, 5, true},
+		{"reg31", []byte{0x6f}, 31, true},
+		{"regx 17", []byte{0x90, 17}, 17, true},
+		{"regx 300", []byte{0x90, 0xac, 0x02}, 300, true},
+		{"empty", nil, 0, false},
+		{"reg then more", []byte{0x55, 0x9f}, 0, false},
+		{"breg", []byte{0x73, 0}, 0, false},
+		{"fbreg", []byte{0x91, 0x68}, 0, false},
+		{"regx truncated", []byte{0x90}, 0, false},
+		{"regx unterminated", []byte{0x90, 0x80}, 0, false},
+		{"regx trailing", []byte{0x90, 3, 0x9f}, 0, false},
+		{"regx too big", []byte{0x90, 0x80, 0x80, 0x02}, 0, false},
+	} {
+		reg, ok := ExprReg(tc.e)
+		if reg != tc.reg || ok != tc.ok {
+			t.Errorf("%s: ExprReg(% x) = %d, %v; want %d, %v", tc.name, tc.e, reg, ok, tc.reg, tc.ok)
+		}
+	}
+}
+
+// FuzzExprReg: any bytes, no panic; a register found is what FormatExpr
+// spells as the whole expression.
+func FuzzExprReg(f *testing.F) {
+	for _, seed := range [][]byte{{0x55}, {0x90, 17}, {0x90, 0xac, 0x02}, {0x73, 0}, {0x90}} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, e []byte) {
+		reg, ok := ExprReg(e)
+		if !ok {
+			return
+		}
+		want := "DW_OP_reg"
+		if e[0] == 0x90 {
+			want = "DW_OP_regx"
+		}
+		if got := FormatExpr(e); len(got) < len(want) || got[:len(want)] != want || reg < 0 {
+			t.Fatalf("ExprReg(% x) = %d but FormatExpr says %q", e, reg, got)
+		}
+	})
+}
+
+// BenchmarkCallValue is the sampler's per-caller-frame look-up, on the
+// synthetic program's call sites (no allocation).
+func BenchmarkCallValue(b *testing.B) {
+	s, err := Load(synthBinary(b), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(s.CallSites) == 0 {
+		b.Fatal("no call sites")
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		cs := &s.CallSites[i%len(s.CallSites)]
+		if _, ok := s.CallValue(cs.ReturnPC, int(cs.Params[0].Reg)); !ok {
+			b.Fatal("miss")
+		}
+		i += 7919
+	}
+}

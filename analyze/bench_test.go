@@ -18,11 +18,14 @@ import (
 )
 
 // benchFiles are a normal and a buggy synthetic profile of about
-// VPROF_BENCH_MB MiB each (default 64), written once per process.
+// VPROF_BENCH_MB MiB each (default 64), written once per process, or once
+// into VPROF_BENCH_DIR and kept there for later runs (comparing builds on
+// the same files without writing them again).
 var benchFiles struct {
 	once          sync.Once
 	normal, buggy string
 	bytes         int64
+	temp          bool // in a directory of its own, removed at the end
 	err           error
 }
 
@@ -34,16 +37,28 @@ func benchProfiles(b *testing.B) (string, string, int64) {
 				mb = v
 			}
 		}
-		dir, err := os.MkdirTemp("", "vprof-bench-")
-		if err != nil {
-			benchFiles.err = err
-			return
+		dir, keep := os.Getenv("VPROF_BENCH_DIR"), true
+		if dir == "" {
+			var err error
+			if dir, err = os.MkdirTemp("", "vprof-bench-"); err != nil {
+				benchFiles.err = err
+				return
+			}
+			keep = false
 		}
-		benchFiles.normal = filepath.Join(dir, "normal.vprof")
-		benchFiles.buggy = filepath.Join(dir, "buggy.vprof")
-		n := synth{funcs: benchFuncs(), threads: 8, bytes: mb << 20, seed: 1}.write(b, benchFiles.normal)
-		m := synth{funcs: benchFuncs(), threads: 8, bytes: mb << 20, seed: 2, buggy: true}.write(b, benchFiles.buggy)
-		benchFiles.bytes = n + m
+		funcs := benchFuncs()
+		normal := filepath.Join(dir, fmt.Sprintf("normal-%dMiB-%dfn.vprof", mb, funcs))
+		buggy := filepath.Join(dir, fmt.Sprintf("buggy-%dMiB-%dfn.vprof", mb, funcs))
+		benchFiles.normal, benchFiles.temp = normal, !keep // TestMain removes a temporary one
+		write := func(path string, sy synth) int64 {
+			if st, err := os.Stat(path); err == nil && keep {
+				return st.Size()
+			}
+			return sy.write(b, path)
+		}
+		n := write(normal, synth{funcs: funcs, threads: 8, bytes: mb << 20, seed: 1})
+		m := write(buggy, synth{funcs: funcs, threads: 8, bytes: mb << 20, seed: 2, buggy: true})
+		benchFiles.buggy, benchFiles.bytes = buggy, n+m
 	})
 	if benchFiles.err != nil {
 		b.Fatal(benchFiles.err)
@@ -191,7 +206,7 @@ func TestAnalyzeChild(t *testing.T) {
 // TestMain removes the benchmarks' profiles when the process ends.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchFiles.normal != "" {
+	if benchFiles.temp {
 		os.RemoveAll(filepath.Dir(benchFiles.normal))
 	}
 	os.Exit(code)

@@ -35,8 +35,9 @@ type Run struct {
 	pcCache *[1 << pcCacheBits]pcEntry
 	gen     uint32 // generation of pcCache's entries; 0 is never valid
 
-	recs    []valRec // the current block's value samples, in sample order
-	touched []int32  // variables of the current block, by first appearance
+	recs    []valRec       // the pending blocks' value samples, in file order
+	bts     []*threadState // the pending blocks' threads (valRec.blk)
+	touched []int32        // scratch of group: variables by first appearance
 	pipe    *pipeline
 
 	total        float64 // seconds sampled
@@ -171,11 +172,11 @@ func (r *Run) Record(rec any) error {
 			}
 		}
 	case *proffile.Block:
-		ts := r.thread(x.PID, x.TID)
+		r.beginBlock(r.thread(x.PID, x.TID))
 		for i := range x.Samples {
 			r.sample(x.PID, &x.Samples[i])
 		}
-		r.flushValues(ts)
+		r.flushValues()
 	case *proffile.Trailer:
 		t := *x
 		r.trailer = &t
@@ -309,11 +310,13 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 	}
 }
 
-// valRec is one value sample between the two phases of a block.
+// valRec is one value sample between the feeding and the variables'
+// phases.
 type valRec struct {
 	gv      int32
 	obj     int32 // object index of the PC it was read at; -1: unknown
 	fn      int32 // globals: the program function there (innermost); -1 otherwise
+	blk     uint8 // its block among the pending ones (Run.bts)
 	hasPtee bool
 	tick    uint64
 	link    uint64
@@ -342,7 +345,7 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 		return // read once per thread and tick: the first (shallowest) read is kept
 	}
 	a.varStamp[gv] = stamp
-	rec := valRec{gv: gv, obj: -1, fn: -1, tick: s.Tick, bits: v.Bits, pointee: v.Pointee, hasPtee: v.HasPointee}
+	rec := valRec{gv: gv, obj: -1, fn: -1, blk: uint8(len(r.bts) - 1), tick: s.Tick, bits: v.Bits, pointee: v.Pointee, hasPtee: v.HasPointee}
 	if int(v.Frame) < nf {
 		if fr := r.frame(pid, s, int(v.Frame), stamp); fr.oi != nil {
 			if a.comps && oi.global[v.Var] && !a.funcInComponent(fr.fn) {
@@ -376,28 +379,42 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 	r.recs = append(r.recs, rec)
 }
 
-// flushValues processes the queued values of one block (one thread) at
-// once, grouped by variable.
-func (r *Run) flushValues(ts *threadState) {
+// maxBatchBlocks bounds the blocks grouped at once (valRec.blk).
+const maxBatchBlocks = 16
+
+// beginBlock starts the values of a block of thread ts.
+func (r *Run) beginBlock(ts *threadState) {
+	r.bts = append(r.bts, ts)
+}
+
+// flushValues processes the queued values at once, grouped by variable.
+func (r *Run) flushValues() {
 	if len(r.recs) == 0 {
+		r.bts = r.bts[:0]
 		return
 	}
-	r.a.growThread(ts, r.Kind == Buggy)
 	var b batch
 	r.group(&b)
-	for _, g := range b.groups {
-		r.variable(ts, g.gv, b.sorted[g.start:g.end])
+	for _, gs := range b.groups {
+		for _, g := range gs {
+			r.variable(b.ts, g.gv, b.sorted[g.start:g.end])
+		}
 	}
 }
 
-// group moves the queued values into b, grouped by variable in sample
-// order (a stable counting sort), the groups ordered by worker and then by
-// first appearance: each variable's state is then loaded once per block
+// group moves the queued values of the pending blocks into b, grouped by
+// variable in file order (a stable counting sort), each worker's groups
+// apart: each variable's state is then loaded once per batch of blocks
 // rather than once per sample, which is what keeps the analysis fast when
 // thousands of variables are sampled.
 func (r *Run) group(b *batch) {
 	a := r.a
 	recs := r.recs
+	for _, ts := range r.bts {
+		a.growThread(ts, r.Kind == Buggy)
+	}
+	b.ts = append(b.ts[:0], r.bts...)
+	r.bts = r.bts[:0]
 	for len(a.grpCount) < len(a.vars) {
 		a.grpCount = append(a.grpCount, 0)
 	}
@@ -409,14 +426,17 @@ func (r *Run) group(b *batch) {
 		}
 		a.grpCount[gv]++
 	}
-	if a.workers > 1 {
-		slices.SortStableFunc(touched, func(x, y int32) int { return a.worker(x) - a.worker(y) })
+	for len(b.groups) < a.workers {
+		b.groups = append(b.groups, nil)
 	}
-	b.groups = b.groups[:0]
+	for w := range b.groups {
+		b.groups[w] = b.groups[w][:0]
+	}
 	off := int32(0)
 	for _, gv := range touched {
 		n := a.grpCount[gv]
-		b.groups = append(b.groups, group{gv: gv, start: off, end: off + n})
+		w := a.worker(gv)
+		b.groups[w] = append(b.groups[w], group{gv: gv, start: off, end: off + n})
 		a.grpCount[gv] = off
 		off += n
 	}
@@ -448,9 +468,9 @@ func (a *Analyzer) growThread(ts *threadState, buggy bool) {
 	}
 }
 
-// variable processes the values of variable gv read by one thread, in
-// sample order.
-func (r *Run) variable(ts *threadState, gv int32, recs []valRec) {
+// variable processes the values of variable gv read in a batch of blocks,
+// in file order; ts are the blocks' threads.
+func (r *Run) variable(ts []*threadState, gv int32, recs []valRec) {
 	a := r.a
 	k := r.Kind
 	vi := &a.vars[gv]
@@ -463,11 +483,9 @@ func (r *Run) variable(ts *threadState, gv int32, recs []valRec) {
 			}
 		}
 	}
-	tv := &ts.vars[gv]
+	var tv *tvState
 	var rp *runPCs
-	if k == Buggy {
-		rp = &ts.pcs[gv]
-	}
+	blk := -1
 	var vs, ds *sampleSet
 	if vi.mode != modeDurOnly {
 		if !vi.natural {
@@ -478,9 +496,16 @@ func (r *Run) variable(ts *threadState, gv int32, recs []valRec) {
 	// A variable the normal runs never sampled is "present only when slow"
 	// (method.md §5): every buggy sample is abnormal in the value
 	// dimension of that verdict, whatever dimensions v has otherwise.
-	onlySlow := rp != nil && vi.count[Normal] == 0
+	onlySlow := k == Buggy && vi.count[Normal] == 0
 	for i := range recs {
 		rec := &recs[i]
+		if int(rec.blk) != blk {
+			blk = int(rec.blk)
+			tv = &ts[blk].vars[gv]
+			if k == Buggy {
+				rp = &ts[blk].pcs[gv]
+			}
+		}
 		if onlySlow && rec.obj >= 0 {
 			a.countAbnormal(gv, DimValue, rec.obj, rec.link, 1)
 		}

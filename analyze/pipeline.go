@@ -13,6 +13,10 @@ import (
 // maxWorkers bounds the goroutines that process value samples.
 const maxWorkers = 4
 
+// batchValues is the number of value samples from which the pending
+// blocks are dispatched (maxBatchBlocks bounds their number).
+const batchValues = 32 << 10
+
 // A file streams through three stages: a goroutine decodes the records;
 // the feeding goroutine does everything that needs a whole sample (costs,
 // frames, the variable-based cost) and groups each block's values by
@@ -21,11 +25,11 @@ const maxWorkers = 4
 // state and the result does not depend on scheduling. Records other than
 // blocks (new objects, exits) wait until the workers are idle.
 
-// batch is one block's values, grouped by variable.
+// batch is the values of a few blocks, grouped by variable.
 type batch struct {
-	ts     *threadState
+	ts     []*threadState // by valRec.blk
 	sorted []valRec
-	groups []group      // worker-major
+	groups [][]group    // per worker
 	left   atomic.Int32 // workers yet to process it
 }
 
@@ -41,11 +45,18 @@ type pipeline struct {
 	done     sync.WaitGroup
 }
 
+// batchPool keeps batches (a few MiB of buffers) from one run to the
+// next.
+var batchPool = sync.Pool{New: func() any { return new(batch) }}
+
+// batchesInFlight is the number of batches of a pipeline.
+const batchesInFlight = 6
+
 func (r *Run) startPipeline() {
 	a := r.a
-	p := &pipeline{free: make(chan *batch, 8)}
-	for range 8 {
-		p.free <- &batch{}
+	p := &pipeline{free: make(chan *batch, batchesInFlight)}
+	for range batchesInFlight {
+		p.free <- batchPool.Get().(*batch)
 	}
 	for w := range a.workers {
 		ch := make(chan *batch, 8)
@@ -54,10 +65,8 @@ func (r *Run) startPipeline() {
 		go func() {
 			defer p.done.Done()
 			for b := range ch {
-				for _, g := range b.groups {
-					if a.worker(g.gv) == w {
-						r.variable(b.ts, g.gv, b.sorted[g.start:g.end])
-					}
+				for _, g := range b.groups[w] {
+					r.variable(b.ts, g.gv, b.sorted[g.start:g.end])
 				}
 				if b.left.Add(-1) == 0 {
 					p.inflight.Done()
@@ -69,15 +78,14 @@ func (r *Run) startPipeline() {
 	r.pipe = p
 }
 
-// dispatch hands the queued values of one block to the workers.
-func (r *Run) dispatch(ts *threadState) {
+// dispatch hands the queued values of the pending blocks to the workers.
+func (r *Run) dispatch() {
 	if len(r.recs) == 0 {
+		r.bts = r.bts[:0]
 		return
 	}
 	p := r.pipe
-	r.a.growThread(ts, r.Kind == Buggy)
 	b := <-p.free
-	b.ts = ts
 	r.group(b)
 	b.left.Store(int32(len(p.work)))
 	p.inflight.Add(1)
@@ -86,20 +94,28 @@ func (r *Run) dispatch(ts *threadState) {
 	}
 }
 
-// quiesce waits until the workers have processed every dispatched batch.
+// quiesce dispatches the pending blocks and waits until the workers have
+// processed every batch.
 func (r *Run) quiesce() {
 	if r.pipe != nil {
+		r.dispatch()
 		r.pipe.inflight.Wait()
 	}
 }
 
 func (r *Run) stopPipeline() {
 	if p := r.pipe; p != nil {
+		r.dispatch()
 		p.inflight.Wait()
 		for _, ch := range p.work {
 			close(ch)
 		}
 		p.done.Wait()
+		for range batchesInFlight {
+			b := <-p.free
+			b.ts = b.ts[:0]
+			batchPool.Put(b)
+		}
 		r.pipe = nil
 	}
 }
@@ -205,12 +221,14 @@ func (r *Run) feed(rd *proffile.Reader, size int64, progress Progress) error {
 		}
 		if c := it.blk; c != nil {
 			b := &c.b
-			ts := r.thread(b.PID, b.TID)
+			r.beginBlock(r.thread(b.PID, b.TID))
 			for i := range b.Samples {
 				r.sample(b.PID, &b.Samples[i])
 			}
-			if r.pipe != nil {
-				r.dispatch(ts)
+			if r.pipe == nil {
+				r.recs, r.bts = r.recs[:0], r.bts[:0]
+			} else if len(r.bts) >= maxBatchBlocks || len(r.recs) >= batchValues {
+				r.dispatch()
 			}
 			free <- c
 		} else {

@@ -142,9 +142,10 @@ func isRestart(rax int64) bool {
 }
 
 // sampleBlocked samples a thread blocked in the kernel (r.sys is its
-// /proc syscall line): from its episode's cached sample, by a stop when its
-// call is restartable (wall clock), or from memory with no registers.
-func (r *Recorder) sampleBlocked(t *thread, weight, when int64) {
+// /proc syscall line; cpu its CPU time, read after that line when cpuOK):
+// from its episode's cached sample, by a stop when its call is restartable
+// (wall clock), or from memory with no registers.
+func (r *Recorder) sampleBlocked(t *thread, weight, when int64, cpu uint64, cpuOK bool) {
 	st := r.sys // a stop handles other tracees' events meanwhile
 	e := &t.blk
 	if r.cfg.Clock != proffile.ClockWall {
@@ -155,7 +156,6 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64) {
 	}
 	p := t.proc
 	bs := &r.blk.stats
-	cpu, cpuOK := r.readCPU(t)
 	if e.ok && cpuOK && e.gen == p.mapsGen && sameCall(&st, &e.key) {
 		switch {
 		case !e.pending && cpu == e.cpu:

@@ -103,18 +103,34 @@ func FuzzParseSyscall(f *testing.F) {
 		var s sysState
 		parseSyscall(b, &s)
 		parseSchedstat(b)
+		if cpu, _, ok := parseSchedstatDelay(b); ok {
+			if c2, ok2 := parseSchedstat(b); !ok2 || c2 != cpu {
+				t.Fatalf("parseSchedstat(%q) = %d, %v; parseSchedstatDelay's CPU %d", b, c2, ok2, cpu)
+			}
+		}
 	})
 }
 
 func TestParseSchedstat(t *testing.T) {
 	for _, c := range []struct {
-		in   string
-		want uint64
-		ok   bool
-	}{{"32839061 84574338 24\n", 32839061, true}, {"0 0 0\n", 0, true}, {"", 0, false}, {"x 1", 0, false}} {
-		v, ok := parseSchedstat([]byte(c.in))
-		if v != c.want || ok != c.ok {
-			t.Errorf("parseSchedstat(%q) = %d, %v", c.in, v, ok)
+		in         string
+		cpu, delay uint64
+		ok         bool
+	}{
+		{"32839061 84574338 24\n", 32839061, 84574338, true},
+		{"0 0 0\n", 0, 0, true},
+		{"17\n", 17, 0, true},
+		{"17 x", 17, 0, true},
+		{"", 0, 0, false},
+		{"x 1", 0, 0, false},
+		{" 1 2", 0, 0, false},
+	} {
+		cpu, delay, ok := parseSchedstatDelay([]byte(c.in))
+		if cpu != c.cpu || delay != c.delay || ok != c.ok {
+			t.Errorf("parseSchedstatDelay(%q) = %d, %d, %v; want %d, %d, %v", c.in, cpu, delay, ok, c.cpu, c.delay, c.ok)
+		}
+		if v, ok2 := parseSchedstat([]byte(c.in)); v != c.cpu || ok2 != c.ok {
+			t.Errorf("parseSchedstat(%q) = %d, %v", c.in, v, ok2)
 		}
 	}
 }

@@ -204,22 +204,17 @@ func perfStackFor(window int) int {
 	return min(s, perfMaxStack)
 }
 
-// setupPerf decides the sampler before the program starts: ptrace for
-// --clock wall or when asked, else the perf backend if the kernel allows
-// it (auto falls back to ptrace with a warning, perf fails).
+// setupPerf decides the sampler before the program starts: ptrace when
+// asked, else the perf backend if the kernel allows it (auto falls back to
+// ptrace with a warning, perf fails), for either clock: with --clock wall
+// the perf events sample running threads and the ticks blocked ones
+// (wall.go).
 func (r *Recorder) setupPerf() error {
 	if r.cfg.Sampler == "" {
 		r.cfg.Sampler = defaultSampler
 	}
 	switch r.cfg.Sampler {
-	case "", SamplerAuto:
-		if r.cfg.Clock != proffile.ClockCPU {
-			return nil // wall clock: blocked threads are sampled too, which needs ptrace
-		}
-	case SamplerPerf:
-		if r.cfg.Clock != proffile.ClockCPU {
-			return errors.New("--sampler perf samples on the CPU clock only: use --clock cpu, or --sampler ptrace for --clock wall")
-		}
+	case "", SamplerAuto, SamplerPerf:
 	case SamplerPtrace:
 		return nil
 	default:
@@ -242,7 +237,7 @@ func (r *Recorder) perfFallback(err error) error {
 	if r.cfg.Sampler == SamplerPerf {
 		return err
 	}
-	r.warn(err.Error() + "; sampling with ptrace instead (each thread is stopped at each tick: more overhead)")
+	r.warn(err.Error() + "; sampling with ptrace instead: each running thread is stopped at each tick, more overhead, and a thread stopped inside a system call may see it cut short (EINTR, a short read or write; see 'vprof record --help')")
 	return nil
 }
 
@@ -373,7 +368,13 @@ func (r *Recorder) perfOpen(t *thread) {
 		t.perf = &perfThread{ptrace: true}
 		if msg := err.Error(); !pb.why[msg] {
 			pb.why[msg] = true
-			r.warn(fmt.Sprintf("thread %d: %v; it is sampled with ptrace", t.tid, err))
+			if r.cfg.Clock == proffile.ClockWall {
+				// Never stopped while running (a stop could cut a system
+				// call short): only its blocked time is sampled.
+				r.warn(fmt.Sprintf("thread %d: %v; its running time is not sampled, only its blocked time (raise ulimit -n, or record with --sampler ptrace)", t.tid, err))
+			} else {
+				r.warn(fmt.Sprintf("thread %d: %v; it is sampled with ptrace", t.tid, err))
+			}
 		}
 		return
 	}
@@ -602,6 +603,11 @@ func (r *Recorder) perfSample(rec *perfRecord) {
 	}
 	e.last = rec.count
 	r.targetCPU += weight
+	if r.cfg.Clock == proffile.ClockWall {
+		// Its time waiting for a CPU since its previous sample counts as
+		// running (wall.go).
+		weight += t.wall.takeDelay()
+	}
 	if rec.abi != perfRegsABI64 {
 		r.steps.Dropped++ // no user registers (the thread was exiting)
 		return

@@ -475,15 +475,32 @@ func TestPerfWindowGrows(t *testing.T) {
 func TestSamplerChoice(t *testing.T) {
 	needTools(t)
 	dir := t.TempDir()
-	if _, err := Record(Config{Output: filepath.Join(dir, "a"), Args: []string{"true"}, Sampler: SamplerPerf, Clock: proffile.ClockWall}); err == nil || !strings.Contains(err.Error(), "--clock cpu") {
-		t.Errorf("perf with the wall clock: %v", err)
-	}
 	if _, err := Record(Config{Output: filepath.Join(dir, "b"), Args: []string{"true"}, Sampler: "dtrace"}); err == nil || !strings.Contains(err.Error(), "unknown sampler") {
 		t.Errorf("unknown sampler: %v", err)
 	}
-	res, p := record(t, Config{Args: []string{"true"}, Clock: proffile.ClockWall})
-	if res.Sampler != SamplerPtrace || p.hdr.Sampler != SamplerPtrace {
-		t.Errorf("wall clock recorded with %q", res.Sampler)
+	// auto is perf for both clocks where the kernel allows it.
+	auto := SamplerPerf
+	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
+	if pb, err := r.openPerf(); err != nil {
+		auto = SamplerPtrace
+	} else {
+		r.perf = pb
+		r.closePerf()
+	}
+	for _, c := range []struct {
+		sampler string
+		clock   proffile.Clock
+		want    string
+	}{
+		{SamplerAuto, proffile.ClockWall, auto},
+		{SamplerAuto, proffile.ClockCPU, auto},
+		{SamplerPtrace, proffile.ClockWall, SamplerPtrace},
+		{SamplerPtrace, proffile.ClockCPU, SamplerPtrace},
+	} {
+		res, p := record(t, Config{Args: []string{"true"}, Clock: c.clock, Sampler: c.sampler})
+		if res.Sampler != c.want || p.hdr.Sampler != c.want || p.hdr.Clock != c.clock {
+			t.Errorf("--sampler %s --clock %s recorded with %q (header %q, clock %q), want %q", c.sampler, c.clock, res.Sampler, p.hdr.Sampler, p.hdr.Clock, c.want)
+		}
 	}
 	noperf := buildC(t, "noperf")
 	exe := buildC(t, "workers", "-g", "-pthread")
@@ -502,6 +519,9 @@ func TestSamplerChoice(t *testing.T) {
 		msg := string(stderr)
 		if !strings.Contains(msg, "perf_event_open not usable") || !strings.Contains(msg, "seccomp") {
 			t.Errorf("%s: stderr does not say why perf cannot be used:\n%s", c.sampler, msg)
+		}
+		if c.ok && !strings.Contains(msg, "EINTR, a short read or write") {
+			t.Errorf("%s: the fall back to ptrace does not warn that a stop may cut a system call short:\n%s", c.sampler, msg)
 		}
 		if !c.ok {
 			var ee *exec.ExitError

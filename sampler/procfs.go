@@ -126,16 +126,32 @@ func openTaskFile(pid, tid int, name string) int {
 // parseSchedstat returns the first field of /proc/.../schedstat: the
 // thread's time on CPU in nanoseconds.
 func parseSchedstat(b []byte) (uint64, bool) {
-	var v uint64
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			break
+	cpu, _, ok := parseSchedstatDelay(b)
+	return cpu, ok
+}
+
+// parseSchedstatDelay returns the first two fields of /proc/.../schedstat:
+// the thread's time on CPU and its time runnable but waiting for a CPU
+// (run_delay), in nanoseconds. A missing second field reads as 0.
+func parseSchedstatDelay(b []byte) (cpu, delay uint64, ok bool) {
+	i := 0
+	field := func() (uint64, bool) {
+		var v uint64
+		n := 0
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			v = v*10 + uint64(b[i]-'0')
+			n++
 		}
-		v = v*10 + uint64(c-'0')
-		n++
+		return v, n > 0
 	}
-	return v, n > 0
+	if cpu, ok = field(); !ok {
+		return 0, 0, false
+	}
+	if i < len(b) && b[i] == ' ' {
+		i++
+		delay, _ = field()
+	}
+	return cpu, delay, true
 }
 
 // sysState is /proc/.../syscall parsed: a running thread, or one blocked

@@ -197,6 +197,7 @@ type thread struct {
 	pendWhen   int64
 	tInt       int64          // when it was interrupted
 	blk        blockedEpisode // last sample while blocked, reused until it moves (blocked.go)
+	wall       wallAcct       // --clock wall with the perf sampler (wall.go)
 }
 
 // Recorder is the state of one recording; it lives on the tracer thread.
@@ -761,11 +762,13 @@ func (r *Recorder) startProcess(p *process, kind proffile.ProcEventKind) {
 
 // newThread registers thread tid of p.
 func (r *Recorder) newThread(p *process, tid int) *thread {
-	t := &thread{tid: tid, proc: p, window: 8 << 10, lastNS: r.now()}
+	now := r.now()
+	t := &thread{tid: tid, proc: p, window: 8 << 10, lastNS: now, checkNS: now}
 	t.schedFD = openTaskFile(p.pid, tid, "schedstat")
 	t.sysFD = openTaskFile(p.pid, tid, "syscall")
-	if c, ok := r.readCPU(t); ok {
+	if c, delay, ok := r.readSched(t); ok {
 		t.cpu, t.cpuSample, t.cpuStart = c, c, c
+		t.wall.start(now, c, delay)
 	}
 	r.threads[tid] = t
 	p.threads = append(p.threads, t)
@@ -806,15 +809,23 @@ func (r *Recorder) dropThread(t *thread, exited bool) {
 	}
 }
 
+// readCPU returns t's CPU time (ns).
 func (r *Recorder) readCPU(t *thread) (uint64, bool) {
+	c, _, ok := r.readSched(t)
+	return c, ok
+}
+
+// readSched returns t's CPU time and its time runnable but waiting for a
+// CPU (ns).
+func (r *Recorder) readSched(t *thread) (cpu, delay uint64, ok bool) {
 	if t.schedFD < 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	n, err := pread(t.schedFD, r.procBuf[:])
 	if err != nil || n == 0 {
-		return 0, false
+		return 0, 0, false
 	}
-	return parseSchedstat(r.procBuf[:n])
+	return parseSchedstatDelay(r.procBuf[:n])
 }
 
 func (r *Recorder) readSys(t *thread, s *sysState) bool {

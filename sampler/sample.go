@@ -31,11 +31,14 @@ func newCapture(window int) *capture {
 	return c
 }
 
-// tick samples the threads due at this tick (method.md §3). Threads that
-// are running are all interrupted first and captured as each stops, then
-// resumed at once: a runnable thread waiting for a CPU stops as soon as
-// the stopping of the others frees one, instead of after a time slice.
-// Threads blocked in the kernel are read without being stopped.
+// tick samples the threads due at this tick (method.md §3). Under the
+// ptrace sampler, threads that are running are all interrupted first and
+// captured as each stops, then resumed at once: a runnable thread waiting
+// for a CPU stops as soon as the stopping of the others frees one, instead
+// of after a time slice. Threads blocked in the kernel are read without
+// being stopped (but for blocked.go's allowlist, wall clock). Under the
+// perf sampler the ticks sample blocked threads (wall clock, wall.go), or
+// the threads whose perf events could not be opened (cpu clock).
 func (r *Recorder) tick(now int64) {
 	if r.tickN == 0 {
 		r.cpuAtTick = ownCPU()
@@ -51,14 +54,21 @@ func (r *Recorder) tick(now int64) {
 		panic("injected recorder fault")
 	}
 	r.stopped = r.stopped[:0]
+	// --clock wall with the perf sampler: blocked threads only (wall.go).
+	wallPerf := r.perf != nil && r.cfg.Clock == proffile.ClockWall
 	for pi := 0; pi < len(r.procList); pi++ {
 		p := r.procList[pi]
 		r.tickThr = append(r.tickThr[:0], p.threads...)
 		for _, t := range r.tickThr {
-			if t.gone || t.listening || t.exiting || t.vfork || p.exited || t.perfSampled() {
+			if t.gone || t.listening || t.exiting || t.vfork || p.exited {
 				continue
 			}
-			r.tickThread(t, now)
+			switch {
+			case wallPerf:
+				r.wallTick(t)
+			case !t.perfSampled():
+				r.tickThread(t, now)
+			}
 		}
 	}
 	if len(r.stopped) == 0 {
@@ -123,9 +133,14 @@ func (r *Recorder) tickThread(t *thread, now int64) {
 	if r.sys.Running {
 		t.pendWeight, t.pendWhen = weight, t0
 		r.stopped = append(r.stopped, t)
-	} else {
-		r.sampleBlocked(t, weight, t0)
+		return
 	}
+	var cpu uint64
+	cpuOK := false
+	if r.cfg.Clock == proffile.ClockWall {
+		cpu, cpuOK = r.readCPU(t)
+	}
+	r.sampleBlocked(t, weight, t0, cpu, cpuOK)
 }
 
 // stopAll interrupts the queued threads and captures each as it stops,

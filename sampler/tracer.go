@@ -30,8 +30,9 @@ func (r *Recorder) loop() {
 		}
 		switch {
 		case now < r.nextTick:
-		case r.perf != nil && r.perf.fallback == 0:
+		case r.perf != nil && r.perf.fallback == 0 && r.cfg.Clock == proffile.ClockCPU:
 			// Every thread has its perf events: no tick, only drains.
+			// (The wall clock's ticks sample the blocked threads.)
 			r.nextTick = now + int64(perfDrainEvery)
 		default:
 			r.tick(now)

@@ -186,9 +186,13 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		h.Clock, time.Duration(h.IntervalNS), h.Depth, h.Stack)
 	switch h.Sampler {
 	case "perf":
-		fmt.Fprintln(stdout, "sampler:      perf (no thread stopped; globals and heap values read a few ms after each tick)")
+		if h.Clock == proffile.ClockWall {
+			fmt.Fprintln(stdout, "sampler:      perf (no running thread stopped: running threads sampled by perf events, blocked ones at each tick; globals and heap values read a few ms after each sample)")
+		} else {
+			fmt.Fprintln(stdout, "sampler:      perf (no thread stopped; globals and heap values read a few ms after each tick)")
+		}
 	case "ptrace":
-		fmt.Fprintln(stdout, "sampler:      ptrace (each running thread stopped at each tick)")
+		fmt.Fprintln(stdout, "sampler:      ptrace (each running thread stopped at each tick: a system call it was in may have been cut short)")
 	}
 	dur := lastTime
 	if trailer != nil {

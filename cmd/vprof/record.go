@@ -33,18 +33,28 @@ streamed as recording goes, so a recorder killed half-way leaves a
 readable prefix in FILE.partial.
 
 Samplers (--sampler):
-  - perf (the default with --clock cpu where the kernel allows it): the
-    kernel samples each thread on its own CPU clock and copies its
-    registers and stack into a ring buffer; vprof reads them a few
-    milliseconds later. No thread is stopped: usually the cheapest.
-    Globals and heap values are those of that moment, a few milliseconds
-    after the tick; locals in SSE registers (doubles kept in %xmm) are not
-    sampled.
+  - perf (the default where the kernel allows it): the kernel samples each
+    thread on its own CPU clock and copies its registers and stack into a
+    ring buffer; vprof reads them a few milliseconds later. No running
+    thread is ever stopped: usually the cheapest, and the program cannot
+    tell it is sampled. Globals and heap values are those of that moment,
+    a few milliseconds after the tick; locals in SSE registers (doubles
+    kept in %xmm) are not sampled. With --clock wall, threads blocked in
+    the kernel are sampled at each tick from /proc and their memory (and
+    briefly stopped only in calls the kernel restarts unseen: futex waits,
+    sleeps, poll, pipe reads...), each weighing the time it was blocked;
+    time a thread spends waiting for a CPU counts as running.
   - ptrace: each running thread is stopped at each tick, read, resumed.
     Values are exact at the tick; costlier per sample, but nothing per
     thread switch: cheaper for programs that switch threads tens of
     thousands of times a second (lock hand-offs), where perf pays a few µs
-    in the kernel at each switch. Always used for --clock wall.
+    in the kernel at each switch. Beware: a thread that /proc shows
+    running may be inside a system call (just woken, copying data), and
+    the stop makes that call return early as a signal would: a pipe or
+    socket write returns a short count, a terminal read waiting for VMIN
+    bytes returns fewer, a socket receive with a timeout, epoll_wait or
+    sigtimedwait fail with EINTR. Programs that retry (as they should) see
+    nothing; others may fail. Use it only where that is acceptable.
   - auto: perf, or ptrace with a warning saying why perf cannot be used
     (kernel.perf_event_paranoid above 2, a container's seccomp profile).
   'vprof info' shows which one recorded a profile.
@@ -85,7 +95,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	progress := fs.Bool("progress", false, "print progress every second even when standard error is not a terminal")
 	quiet := fs.Bool("q", false, "no progress and no summary")
 	funcRe := fs.String("func", "", "sample only variables of functions matching `REGEX` ('#global' matches globals)")
-	samplerName := fs.String("sampler", "auto", "`auto`, perf or ptrace: how threads are sampled (see above)")
+	samplerName := fs.String("sampler", "auto", "`auto`, perf or ptrace: how threads are sampled (see above; ptrace may cut a running system call short)")
 	all := fs.Bool("all", false, "sample every local variable and parameter DWARF describes, not only those tagged loop/cond/args (more values, more cost)")
 	var comps multiFlag
 	fs.Var(&comps, "component", "sample only variables defined in source files under `PATH` (repeatable)")
@@ -110,8 +120,6 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		return usageErr("--clock %q: want cpu or wall", *clock)
 	case *samplerName != sampler.SamplerAuto && *samplerName != sampler.SamplerPerf && *samplerName != sampler.SamplerPtrace:
 		return usageErr("--sampler %q: want auto, perf or ptrace", *samplerName)
-	case *samplerName == sampler.SamplerPerf && *clock == "wall":
-		return usageErr("--sampler perf samples on the CPU clock only: --clock wall needs --sampler ptrace (or auto)")
 	case *duration < 0:
 		return usageErr("--duration %v: must not be negative", *duration)
 	case *out == "":
@@ -220,7 +228,9 @@ func printSummary(w io.Writer, res *sampler.Result) {
 	n := s.Full + s.Light
 	if res.Sampler == sampler.SamplerPerf {
 		printPerfSummary(w, res)
-		n = s.Full + s.Light // threads the perf sampler could not take
+		if s.Full == 0 {
+			return // no running thread stopped: the blocked samples are in the perf lines
+		}
 	}
 	if n > 0 {
 		us := func(d time.Duration, k uint64) float64 {
@@ -257,20 +267,37 @@ func fmtBytes(n int64) string {
 // printPerfSummary is the summary's cost part for the perf sampler.
 func printPerfSummary(w io.Writer, res *sampler.Result) {
 	s := res.Steps
-	n := s.Perf - s.Dropped
+	np := s.Perf - s.Dropped
+	n := np + s.Light + s.Full // blocked threads (--clock wall) and threads without perf events are sampled at the ticks
 	if n == 0 {
 		return
 	}
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) / 1e3 }
+	ring, lag := 0.0, 0.0
+	if np > 0 {
+		ring = float64(s.Ring.Nanoseconds()) / float64(np) / 1e3
+		lag = float64(s.Lag.Nanoseconds()) / float64(np) / 1e6
+	}
 	fmt.Fprintf(w, "  perf sampler, per sample (µs): ring %.1f, unwind %.1f, values %.1f, write %.1f; read %.1f ms after the tick on average (at most %.1f)\n",
-		us(s.Ring), us(s.Unwind), us(s.Values), us(s.Write), us(s.Lag)/1e3, float64(s.MaxLag.Nanoseconds())/1e6)
+		ring, us(s.Unwind), us(s.Values), us(s.Write), lag, float64(s.MaxLag.Nanoseconds())/1e6)
+	if s.Light > 0 {
+		fmt.Fprintf(w, "  %d samples of running threads from perf events, %d of blocked threads at the ticks (%.1f µs per tick choosing them)\n",
+			np, s.Light, float64(s.Decide.Nanoseconds())/float64(max(s.Ticks-s.Perf, 1))/1e3)
+	}
 	overhead := ""
 	if res.TargetCPU > 0 {
 		overhead = fmt.Sprintf(" (%.1f%% of the program's %.2f s of CPU)",
 			100*res.TracerCPU.Seconds()/res.TargetCPU.Seconds(), res.TargetCPU.Seconds())
 	}
-	fmt.Fprintf(w, "  overhead: vprof used %.2f s of CPU%s, %.1f µs per sample after start-up; no thread was stopped to sample it\n",
-		res.TracerCPU.Seconds(), overhead, us(res.TracerCPU-res.SetupCPU))
+	stopped := "no thread was stopped to sample it"
+	switch {
+	case s.Full > 0:
+		stopped = "threads without perf events were stopped (see below)"
+	case res.Blocked.Stops > 0:
+		stopped = "no running thread was stopped"
+	}
+	fmt.Fprintf(w, "  overhead: vprof used %.2f s of CPU%s, %.1f µs per sample after start-up; %s\n",
+		res.TracerCPU.Seconds(), overhead, us(res.TracerCPU-res.SetupCPU), stopped)
 	if s.Dropped > 0 || s.Throttled > 0 {
 		fmt.Fprintf(w, "  %d samples dropped (thread no longer followed, or exec'd), %d throttled by the kernel\n", s.Dropped, s.Throttled)
 	}

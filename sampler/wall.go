@@ -1,0 +1,114 @@
+package sampler
+
+// --clock wall with the perf sampler: no thread that runs is ever stopped.
+//
+// A thread's wall time is split three ways, each measured by the kernel:
+//
+//   - CPU time: the perf task-clock events sample it as in --clock cpu
+//     (perfSample), each sample weighing the CPU time since the thread's
+//     previous one, state running;
+//   - time runnable but waiting for a CPU (schedstat's run_delay): counted
+//     as running, added to the weight of the thread's next perf sample.
+//     /proc shows such a thread "running", the program is not waiting for
+//     anything of its own, and the ptrace sampler counts it so too (it
+//     stops the thread when it gets a CPU and weighs the sample by the wall
+//     time since the previous one); the code it waits in is the code that
+//     runs when it gets the CPU;
+//   - blocked time: at each tick, a thread that /proc shows blocked in the
+//     kernel is sampled from /proc and its memory (sampleBlocked: the
+//     allowlisted stops for registers, else no stop), state blocked and
+//     the system call, weighing the wall time it spent neither on a CPU nor
+//     waiting for one since its previous blocked sample: wall time since
+//     it was first seen, less its CPU time and run delay (exact while it
+//     is off the CPU: the scheduler updates both as it leaves and joins a
+//     CPU), less the blocked time already given to samples.
+//
+// So a thread's weights add up to its wall time while recorded, but for
+// the remainders at its end (CPU time since its last perf sample, blocked
+// time since its last tick). Blocked time between two ticks that both
+// found it running (a sleep shorter than the interval) goes to its next
+// blocked sample, as CPU time between two samples goes to the next.
+
+// wallAcct is a thread's wall-time split (see above).
+type wallAcct struct {
+	ok      bool
+	t0      int64  // when first seen (ns since the start)
+	cpu0    uint64 // its CPU time then (ns)
+	delay0  uint64 // its run delay then (ns)
+	blocked int64  // blocked time given to samples so far
+	delay   uint64 // run delay at the last reading
+	pend    int64  // run delay not yet in a perf sample's weight
+}
+
+func (w *wallAcct) start(now int64, cpu, delay uint64) {
+	*w = wallAcct{ok: true, t0: now, cpu0: cpu, delay0: delay, delay: delay}
+}
+
+// addDelay takes a reading of the run delay.
+func (w *wallAcct) addDelay(delay uint64) {
+	if delay > w.delay {
+		w.pend += int64(delay - w.delay)
+		w.delay = delay
+	}
+}
+
+// takeDelay returns the run delay not yet weighed, for a perf sample.
+func (w *wallAcct) takeDelay() int64 {
+	d := w.pend
+	w.pend = 0
+	return d
+}
+
+// blockedWeight returns the weight of a blocked sample at now, the
+// thread's CPU time and run delay being cpu and delay.
+func (w *wallAcct) blockedWeight(now int64, cpu, delay uint64) int64 {
+	total := now - w.t0 - int64(cpu-w.cpu0) - int64(delay-w.delay0)
+	d := max(total-w.blocked, 0)
+	w.blocked += d
+	return d
+}
+
+// wallTick is a tick of --clock wall for thread t under the perf sampler:
+// a blocked thread is sampled, a running one is left to its perf events.
+func (r *Recorder) wallTick(t *thread) {
+	t0 := r.now()
+	cpu, delay, ok := r.readSched(t)
+	if !ok {
+		return
+	}
+	w := &t.wall
+	if !w.ok {
+		w.start(t0, cpu, delay)
+		t.cpu, t.checkNS = cpu, t0
+		return
+	}
+	w.addDelay(delay)
+	// On a CPU for nearly the whole interval: running, no need to read its
+	// state. (A running thread's schedstat lags by up to a scheduler tick,
+	// so this saves the read only on some ticks.)
+	busy := cpu > t.cpu && int64(cpu-t.cpu) >= (t0-t.checkNS)*9/10
+	t.cpu, t.checkNS = cpu, t0
+	if busy || !r.readSys(t, &r.sys) || r.sys.Running {
+		r.steps.Decide += secs(r.now() - t0)
+		return
+	}
+	// Blocked: read the CPU time and run delay again, exact now.
+	if c, d, ok := r.readSched(t); ok {
+		cpu = c
+		w.addDelay(d)
+		t.cpu = c
+	}
+	when := r.now()
+	weight := w.blockedWeight(when, cpu, w.delay)
+	t.lastNS = when
+	r.steps.Decide += secs(when - t0)
+	// A thread's ticks increase: a perf sample of this interval may have
+	// taken this tick's number.
+	saved := r.tickN
+	if pt := t.perf; pt != nil {
+		r.tickN = max(r.tickN, pt.lastTick+1)
+		pt.lastTick = r.tickN
+	}
+	r.sampleBlocked(t, weight, when, cpu, true)
+	r.tickN = saved
+}

@@ -3,6 +3,7 @@ package dwarfschema
 import (
 	"debug/elf"
 	"encoding/binary"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,6 +201,43 @@ func TestFinishCallSites(t *testing.T) {
 						t.Errorf("CallValue(%#x, %d) = % x, %v; want % x", cs.ReturnPC, p.Reg, v, ok, p.Value)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestCallSitesJSON: call sites survive the profile's JSON encoding of the
+// schema, and a schema written before they existed (no "call_sites")
+// decodes with none.
+func TestCallSitesJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want []CallSite
+	}{
+		{"older profile", `{"path":"p","type":"exec","has_dwarf":true,"funcs":[],"vars":[],"locs":[],"files":[],"lines":[],"symbols":[]}`, nil},
+		{"no call sites", `{"path":"p","call_sites":[]}`, []CallSite{}},
+		{"call sites", `{"path":"p","call_sites":[{"return_pc":4477,"params":[{"reg":5,"value":"cwA="},{"reg":4,"value":"Nw=="}]}]}`,
+			[]CallSite{{4477, []CallParam{{5, []byte{0x73, 0}}, {4, []byte{0x37}}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s Schema
+			if err := json.Unmarshal([]byte(tc.in), &s); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(s.CallSites, tc.want) {
+				t.Fatalf("decoded %+v, want %+v", s.CallSites, tc.want)
+			}
+			b, err := json.Marshal(&s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var again Schema
+			if err := json.Unmarshal(b, &again); err != nil {
+				t.Fatal(err)
+			}
+			if len(again.CallSites) != len(s.CallSites) || (len(s.CallSites) > 0 && !reflect.DeepEqual(again.CallSites, s.CallSites)) {
+				t.Errorf("round trip %s gives %+v, want %+v", b, again.CallSites, s.CallSites)
 			}
 		})
 	}

@@ -36,7 +36,6 @@ type object struct {
 	clusters    []cluster
 	clSlot      []int // per cluster: batch slot and arena offset of the current read
 	clOff       []int
-	sites       *callSites // DW_TAG_call_site parameters, for DW_OP_entry_value
 }
 
 // globalRead is one global variable read at every tick.
@@ -89,9 +88,9 @@ type loadOptions struct {
 	warn   func(string)
 }
 
-// loadProgram loads a program object: schema (dwarfschema.Load), PC index,
-// CFI and call sites. A binary without DWARF gives a PC-only object with a
-// warning.
+// loadProgram loads a program object: schema (dwarfschema.Load, with the
+// call sites that DW_OP_entry_value needs), PC index and CFI. A binary
+// without DWARF gives a PC-only object with a warning.
 func loadProgram(path, display string, opt loadOptions) (*object, error) {
 	o := &object{path: display, program: true}
 	ef, err := elf.Open(path)
@@ -112,9 +111,6 @@ func loadProgram(path, display string, opt loadOptions) (*object, error) {
 	if s.HasDWARF {
 		o.index = pcindex.New(s)
 		o.prepare()
-		if cs, err := loadCallSites(path); err == nil {
-			o.sites = cs
-		}
 	}
 	if t, err := unwind.Load(path); err == nil {
 		o.table = t

@@ -116,14 +116,9 @@ type evaluator struct {
 }
 
 func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
-	reg := -1
-	switch {
-	case len(sub) == 1 && sub[0] >= 0x50 && sub[0] <= 0x6f:
-		reg = int(sub[0] - 0x50)
-	case len(sub) == 2 && sub[0] == 0x90 && sub[1] < 0x80:
-		reg = int(sub[1])
-	}
-	if reg < 0 || reg >= unwind.NumRegs || e.idx+1 >= len(e.frames) || e.nest > 2 {
+	r, ok := dwarfschema.ExprReg(sub)
+	reg := int(r)
+	if !ok || reg >= unwind.NumRegs || e.idx+1 >= len(e.frames) || e.nest > 2 {
 		return 0, unwind.ErrEntryValue
 	}
 	callee, caller := &e.frames[e.idx], &e.frames[e.idx+1]
@@ -144,7 +139,7 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 		return 0, unwind.ErrEntryValue
 	}
 	o := e.r.objList[caller.Map.Obj]
-	expr, ok := o.sites.lookup(caller.PC-caller.Map.Bias, reg)
+	expr, ok := o.schema.CallValue(caller.PC-caller.Map.Bias, reg)
 	if !ok {
 		return 0, unwind.ErrEntryValue
 	}

@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"cmp"
 	"math"
+	mathbits "math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -150,6 +152,141 @@ func (s *sampleSet) add(x float64) {
 	}
 }
 
+// addAll records the observations xs in order. It is add for each, with
+// the same result (the same counts, the switch to a reservoir at the same
+// observation), the header kept in registers while no change of mode is
+// due: a value that needs one goes through add.
+func (s *sampleSet) addAll(xs []float64) {
+	for len(xs) > 0 {
+		var n int
+		switch {
+		case s.res != nil:
+			for _, x := range xs {
+				s.add(x)
+			}
+			return
+		case s.dense != nil:
+			n = s.addDense(xs)
+		case s.slots == nil:
+			n = s.addSmall(xs)
+		default:
+			n = s.addTable(xs)
+		}
+		if xs = xs[n:]; len(xs) > 0 {
+			s.add(xs[0])
+			xs = xs[1:]
+		}
+	}
+}
+
+// addDense counts the leading observations of xs that fit the dense
+// window, and returns how many.
+func (s *sampleSet) addDense(xs []float64) int {
+	n, lo, hi, distinct := s.n, s.min, s.max, s.distinct
+	d, base := s.dense, s.base
+	i := 0
+	for ; i < len(xs); i++ {
+		x := xs[i]
+		j := int64(x) - base
+		if float64(int64(x)) != x || j < 0 || j >= denseN || d[j] == math.MaxUint32 {
+			break
+		}
+		if d[j] == 0 {
+			distinct++
+		}
+		d[j]++
+		n++
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+	}
+	s.n, s.min, s.max, s.distinct = n, lo, hi, distinct
+	return i
+}
+
+// addSmall counts the leading observations of xs that the inline entries
+// hold or have room for, and returns how many.
+func (s *sampleSet) addSmall(xs []float64) int {
+	n, lo, hi, ns := s.n, s.min, s.max, s.nsmall
+	i := 0
+outer:
+	for ; i < len(xs); i++ {
+		x := xs[i]
+		k := canon(x)
+		found := false
+		for j := int32(0); j < ns; j++ {
+			if s.small[j].key == k {
+				s.small[j].count++
+				found = true
+				break
+			}
+		}
+		if !found {
+			if ns >= smallN {
+				break outer
+			}
+			s.small[ns] = slot{k, 1}
+			ns++
+		}
+		n++
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+	}
+	s.n, s.min, s.max, s.nsmall = n, lo, hi, ns
+	return i
+}
+
+// addTable counts the leading observations of xs that the table holds or
+// has room for without growing, and returns how many.
+func (s *sampleSet) addTable(xs []float64) int {
+	n, lo, hi, distinct, last := s.n, s.min, s.max, s.distinct, s.last
+	slots := s.slots
+	mask := uint64(len(slots) - 1)
+	i := 0
+outer:
+	for ; i < len(xs); i++ {
+		x := xs[i]
+		k := canon(x)
+		if sl := &slots[last]; sl.key == k && sl.count != 0 {
+			sl.count++
+		} else {
+			for p := hash64(k) & mask; ; p = (p + 1) & mask {
+				sl := &slots[p]
+				if sl.count == 0 {
+					if 2*(int(distinct)+1) > len(slots) {
+						break outer // add grows the table
+					}
+					sl.key, sl.count = k, 1
+					last = int32(p)
+					distinct++
+					break
+				}
+				if sl.key == k {
+					sl.count++
+					last = int32(p)
+					break
+				}
+			}
+		}
+		n++
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+	}
+	s.n, s.min, s.max, s.distinct, s.last = n, lo, hi, distinct, last
+	return i
+}
+
 func hash64(k uint64) uint64 { return (k ^ k>>29) * 0x9e3779b97f4a7c15 >> 17 }
 
 // toDense moves the inline entries and x to a dense window if they are all
@@ -279,26 +416,22 @@ func (s *sampleSet) toReservoir() {
 	rng := rand.New(rand.NewPCG(s.seed, 0x9e3779b97f4a7c15))
 	R := int(s.limit)
 	N := int64(s.n)
-	chosen := make(map[int64]struct{}, R)
-	for j := N - int64(R); j < N; j++ {
-		t := rng.Int64N(j + 1)
-		if _, dup := chosen[t]; dup {
-			t = j
+	pos := floyd(rng, N, R)
+	// The table's entries in ascending order of value (NaN first, as
+	// slices.Sort orders floats; keys are distinct and canonical).
+	ent := make([]slot, 0, s.distinct)
+	for _, sl := range s.slots {
+		if sl.count != 0 {
+			ent = append(ent, slot{orderKey(sl.key), sl.count})
 		}
-		chosen[t] = struct{}{}
 	}
-	pos := make([]int64, 0, R)
-	for p := range chosen {
-		pos = append(pos, p)
-	}
-	slices.Sort(pos)
-	var d stats.Dist
-	d.FromCounts(s.entries())
+	slices.SortFunc(ent, func(x, y slot) int { return cmp.Compare(x.key, y.key) })
 	res := &reservoir{x: make([]float64, 0, R), rng: rng}
 	var cum int64
 	k := 0
-	for i, v := range d.Values {
-		cum += int64(d.Counts[i])
+	for _, e := range ent {
+		cum += int64(e.count)
+		v := math.Float64frombits(fromOrderKey(e.key))
 		for k < len(pos) && pos[k] < cum {
 			res.x = append(res.x, v)
 			k++
@@ -309,6 +442,67 @@ func (s *sampleSet) toReservoir() {
 	res.next = s.n
 	res.skip()
 	s.res = res
+}
+
+// floydBitset bounds the population (bits) for which floyd marks its
+// choices in a bitset rather than a hash set; a variable so tests both.
+var floydBitset int64 = 1 << 24
+
+// floyd draws r distinct positions in [0, n) uniformly (Floyd's
+// algorithm) and returns them in ascending order.
+func floyd(rng *rand.Rand, n int64, r int) []int64 {
+	pos := make([]int64, 0, r)
+	if n <= floydBitset {
+		bits := make([]uint64, (n+63)/64)
+		for j := n - int64(r); j < n; j++ {
+			t := rng.Int64N(j + 1)
+			if bits[t>>6]&(1<<(t&63)) != 0 {
+				t = j
+			}
+			bits[t>>6] |= 1 << (t & 63)
+		}
+		for w, b := range bits {
+			for ; b != 0; b &= b - 1 {
+				pos = append(pos, int64(w)<<6+int64(mathbits.TrailingZeros64(b)))
+			}
+		}
+		return pos
+	}
+	chosen := make(map[int64]struct{}, r)
+	for j := n - int64(r); j < n; j++ {
+		t := rng.Int64N(j + 1)
+		if _, dup := chosen[t]; dup {
+			t = j
+		}
+		chosen[t] = struct{}{}
+	}
+	for p := range chosen {
+		pos = append(pos, p)
+	}
+	slices.Sort(pos)
+	return pos
+}
+
+// orderKey maps canonical float64 bits to a key with the order of
+// slices.Sort on the floats: NaN first, then ascending.
+func orderKey(k uint64) uint64 {
+	switch {
+	case k == canonicalNaN:
+		return 0
+	case k>>63 != 0:
+		return ^k
+	}
+	return k | 1<<63
+}
+
+func fromOrderKey(o uint64) uint64 {
+	switch {
+	case o == 0:
+		return canonicalNaN
+	case o>>63 != 0:
+		return o &^ (1 << 63)
+	}
+	return ^o
 }
 
 // skip advances next past the observations that algorithm L skips.

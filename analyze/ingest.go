@@ -380,7 +380,7 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 }
 
 // maxBatchBlocks bounds the blocks grouped at once (valRec.blk).
-const maxBatchBlocks = 16
+const maxBatchBlocks = 32
 
 // beginBlock starts the values of a block of thread ts.
 func (r *Run) beginBlock(ts *threadState) {
@@ -394,10 +394,11 @@ func (r *Run) flushValues() {
 		return
 	}
 	var b batch
+	var sc scratch
 	r.group(&b)
 	for _, gs := range b.groups {
 		for _, g := range gs {
-			r.variable(b.ts, g.gv, b.sorted[g.start:g.end])
+			r.variable(b.ts, g.gv, b.sorted[g.start:g.end], &sc)
 		}
 	}
 }
@@ -470,7 +471,7 @@ func (a *Analyzer) growThread(ts *threadState, buggy bool) {
 
 // variable processes the values of variable gv read in a batch of blocks,
 // in file order; ts are the blocks' threads.
-func (r *Run) variable(ts []*threadState, gv int32, recs []valRec) {
+func (r *Run) variable(ts []*threadState, gv int32, recs []valRec, sc *scratch) {
 	a := r.a
 	k := r.Kind
 	vi := &a.vars[gv]
@@ -486,6 +487,8 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec) {
 	var tv *tvState
 	var rp *runPCs
 	blk := -1
+	// The observations of each dimension are gathered in order, then added
+	// at once (sampleSet.addAll): a set's header stays in registers.
 	var vs, ds *sampleSet
 	if vi.mode != modeDurOnly {
 		if !vi.natural {
@@ -493,6 +496,7 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec) {
 		}
 		ds = a.set(gv, k, DimDelta)
 	}
+	xs, dxs, durs := sc.x[:0], sc.d[:0], sc.dur[:0]
 	// A variable the normal runs never sampled is "present only when slow"
 	// (method.md §5): every buggy sample is abnormal in the value
 	// dimension of that verdict, whatever dimensions v has otherwise.
@@ -526,14 +530,14 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec) {
 		}
 		located := rp != nil && rec.obj >= 0
 		if vs != nil {
-			vs.add(x)
+			xs = append(xs, x)
 			if located && !onlySlow && vi.abnormal(DimValue, x) {
 				a.countAbnormal(gv, DimValue, rec.obj, rec.link, 1)
 			}
 		}
 		if ds != nil && tv.has {
 			d := x - tv.x
-			ds.add(d)
+			dxs = append(dxs, d)
 			if located && vi.abnormal(DimDelta, d) {
 				a.countAbnormal(gv, DimDelta, rec.obj, rec.link, 1)
 			}
@@ -542,7 +546,18 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec) {
 			tv.last = rec.tick
 		} else {
 			if tv.has {
-				r.endRun(gv, tv, rp)
+				// The run of equal values ends (endRun, its sample added
+				// below).
+				d := float64(tv.last-tv.first) + 1
+				durs = append(durs, d)
+				if rp != nil {
+					if vi.abnormal(DimDuration, d) {
+						for i := 0; i < rp.n; i++ {
+							a.countAbnormal(gv, DimDuration, rp.obj[i], rp.pc[i], rp.cnt[i])
+						}
+					}
+					rp.n = 0
+				}
 				if tv.key != key {
 					vi.changed[k] = true
 				}
@@ -554,6 +569,21 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec) {
 		}
 		tv.x, tv.has = x, true
 	}
+	if len(xs) > 0 {
+		vs.addAll(xs)
+	}
+	if len(dxs) > 0 {
+		ds.addAll(dxs)
+	}
+	if len(durs) > 0 {
+		a.set(gv, k, DimDuration).addAll(durs)
+	}
+	sc.x, sc.d, sc.dur = xs, dxs, durs
+}
+
+// scratch is one goroutine's buffers for Run.variable.
+type scratch struct {
+	x, d, dur []float64
 }
 
 func (rp *runPCs) add(obj int32, pc uint64) {

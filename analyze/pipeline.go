@@ -15,7 +15,7 @@ const maxWorkers = 4
 
 // batchValues is the number of value samples from which the pending
 // blocks are dispatched (maxBatchBlocks bounds their number).
-const batchValues = 32 << 10
+const batchValues = 64 << 10
 
 // A file streams through three stages: a goroutine decodes the records;
 // the feeding goroutine does everything that needs a whole sample (costs,
@@ -50,7 +50,7 @@ type pipeline struct {
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
 
 // batchesInFlight is the number of batches of a pipeline.
-const batchesInFlight = 6
+const batchesInFlight = 4
 
 func (r *Run) startPipeline() {
 	a := r.a
@@ -64,9 +64,10 @@ func (r *Run) startPipeline() {
 		p.done.Add(1)
 		go func() {
 			defer p.done.Done()
+			var sc scratch
 			for b := range ch {
 				for _, g := range b.groups[w] {
-					r.variable(b.ts, g.gv, b.sorted[g.start:g.end])
+					r.variable(b.ts, g.gv, b.sorted[g.start:g.end], &sc)
 				}
 				if b.left.Add(-1) == 0 {
 					p.inflight.Done()

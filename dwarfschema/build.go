@@ -507,9 +507,11 @@ func (l *loader) buildLines() {
 }
 
 // funcsFromSymbols adds to funcs the code that funcs do not cover, one Func
-// per symbol name with compiler clone suffixes removed (foo.cold,
-// foo.constprop.0 and foo.isra.0 all belong to foo, and to the DWARF
-// function foo if there is one).
+// per symbol name with compiler clone suffixes and symbol versions removed
+// (foo.cold, foo.constprop.0 and foo.isra.0 all belong to foo, and to the
+// DWARF function foo if there is one; memcpy@GLIBC_2.14 is memcpy). Of
+// several symbols for one range (aliases) only the best name counts
+// (aliasName).
 func funcsFromSymbols(funcs []Func, syms []Symbol) []Func {
 	var covered []PCRange
 	byName := make(map[string]int, len(funcs))
@@ -524,11 +526,14 @@ func funcsFromSymbols(funcs []Func, syms []Symbol) []Func {
 		k := sort.Search(len(covered), func(k int) bool { return covered[k].Hi > lo })
 		return k < len(covered) && covered[k].Lo < hi
 	}
-	for _, sy := range syms {
+	for i, sy := range syms {
 		if sy.Size == 0 || overlaps(sy.Value, sy.Value+sy.Size) {
 			continue
 		}
-		name := stripClone(sy.Name)
+		name, ok := aliasName(syms, i)
+		if !ok {
+			continue
+		}
 		i, ok := byName[name]
 		if !ok {
 			i = len(funcs)

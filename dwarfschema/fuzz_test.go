@@ -3,11 +3,13 @@ package dwarfschema
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
-// FuzzLoad feeds arbitrary files to Load: it must return a schema or an
-// error, never panic, and a schema it returns must keep its invariants.
+// FuzzLoad feeds arbitrary files to Load and LoadSymbols: they must return
+// a schema or an error, never panic, and a schema they return must keep
+// its invariants.
 // The seed corpus (testdata/fuzz/FuzzLoad) holds small static binaries
 // built with gcc (DWARF 4 and 5) and clang, a shared object, a stripped
 // binary and truncated copies.
@@ -23,6 +25,17 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 		s, err := Load(p, Options{All: true, DebugDirs: []string{dir}})
+		// LoadSymbols reads the same identity and symbols, nothing more:
+		// it fails where Load fails before DWARF, and agrees with Load.
+		sym, symErr := LoadSymbols(p)
+		if symErr == nil {
+			checkInvariants(t, sym)
+			if s != nil && s.DebugFile == "" && (sym.BuildID != s.BuildID || sym.Type != s.Type || !reflect.DeepEqual(sym.Symbols, s.Symbols)) {
+				t.Fatalf("LoadSymbols disagrees with Load: %q %s %d symbols, Load %q %s %d", sym.BuildID, sym.Type, len(sym.Symbols), s.BuildID, s.Type, len(s.Symbols))
+			}
+		} else if s != nil {
+			t.Fatalf("LoadSymbols failed (%v) where Load gave a schema", symErr)
+		}
 		if err != nil && s == nil {
 			return
 		}

@@ -653,17 +653,24 @@ func TestLoadErrors(t *testing.T) {
 		{"truncated header", write("trunc40", data[:40]), "truncated"},
 		{"truncated sections", write("trunchalf", data[:len(data)/2]), "truncated"},
 	}
+	// LoadSymbols checks the file as Load does.
+	loaders := map[string]func(string) (*Schema, error){
+		"Load":        func(p string) (*Schema, error) { return Load(p, Options{}) },
+		"LoadSymbols": LoadSymbols,
+	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s, err := Load(tc.path, Options{})
-			if err == nil || s != nil {
-				t.Fatalf("Load(%s) = %v, %v; want an error", tc.name, s, err)
-			}
-			msg := err.Error()
-			if !strings.Contains(msg, tc.want) || !strings.Contains(msg, tc.path) || strings.Contains(msg, "\n") {
-				t.Errorf("error %q: want one line naming %s and saying %q", msg, tc.path, tc.want)
-			}
-		})
+		for name, load := range loaders {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				s, err := load(tc.path)
+				if err == nil || s != nil {
+					t.Fatalf("%s(%s) = %v, %v; want an error", name, tc.name, s, err)
+				}
+				msg := err.Error()
+				if !strings.Contains(msg, tc.want) || !strings.Contains(msg, tc.path) || strings.Contains(msg, "\n") {
+					t.Errorf("error %q: want one line naming %s and saying %q", msg, tc.path, tc.want)
+				}
+			})
+		}
 	}
 }
 

@@ -1,0 +1,105 @@
+package dwarfschema
+
+import (
+	"bytes"
+	"cmp"
+	"debug/elf"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// LoadSymbols reads the object at path as Load does but only for naming its
+// code: the ELF identity (type, build-id) and the function symbols, as
+// Symbols and as Funcs, with no DWARF work (HasDWARF false, no Vars, Locs
+// or CallSites, even if the object has debugging information). It is the
+// schema of a shared library or of the dynamic loader, whose frames the
+// sampler passes through (method.md §3), and it is fast: the C library
+// loads in about a millisecond.
+func LoadSymbols(path string) (*Schema, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // *PathError already names the file
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not an ELF file", path)
+	}
+	return LoadSymbolsFrom(path, f, st.Size())
+}
+
+// LoadSymbolsFrom is LoadSymbols on an image read from r (size bytes), such
+// as the vDSO copied from a process's memory; name is the Schema's Path
+// and what errors name.
+func LoadSymbolsFrom(name string, r io.ReaderAt, size int64) (*Schema, error) {
+	ef, err := openELF(name, r, size)
+	if err != nil {
+		return nil, err
+	}
+	s := &Schema{Path: name, Type: "exec", BuildID: buildID(ef)}
+	if ef.Type == elf.ET_DYN {
+		s.Type = "dyn"
+	}
+	if s.Symbols, err = readSymbols(ef); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	s.Funcs = funcsFromSymbols(nil, s.Symbols)
+	return s, nil
+}
+
+// LoadSymbolsImage is LoadSymbolsFrom on an image in memory.
+func LoadSymbolsImage(name string, image []byte) (*Schema, error) {
+	return LoadSymbolsFrom(name, bytes.NewReader(image), int64(len(image)))
+}
+
+// symbolFuncName is the function a symbol names: without its version
+// (memcpy@GLIBC_2.14, foo@@VER_2) and without clone suffixes (foo.cold).
+func symbolFuncName(sym string) string {
+	if i := strings.IndexByte(sym, '@'); i > 0 {
+		sym = sym[:i]
+	}
+	return stripClone(sym)
+}
+
+// aliasName returns the function name of syms[i] (sorted by Value), and
+// false when another symbol of the same address and size names it better,
+// so that aliases give one function: the C library's lseek, lseek64 and
+// __lseek; fgets and _IO_fgets; a C++ constructor's C1 and C2 entries. The
+// best name has the fewest leading underscores (the public name, not the
+// internal one), then is the shortest (lseek before lseek64), then the
+// first in byte order.
+func aliasName(syms []Symbol, i int) (string, bool) {
+	name := symbolFuncName(syms[i].Name)
+	v, size := syms[i].Value, syms[i].Size
+	lo := i
+	for lo > 0 && syms[lo-1].Value == v {
+		lo--
+	}
+	for j := lo; j < len(syms) && syms[j].Value == v; j++ {
+		if j == i || syms[j].Size != size {
+			continue
+		}
+		other := symbolFuncName(syms[j].Name)
+		if c := compareAliases(other, name); c < 0 || (c == 0 && j < i) {
+			return name, false
+		}
+	}
+	return name, true
+}
+
+func compareAliases(a, b string) int {
+	ua := len(a) - len(strings.TrimLeft(a, "_"))
+	ub := len(b) - len(strings.TrimLeft(b, "_"))
+	if ua != ub {
+		return cmp.Compare(ua, ub)
+	}
+	if len(a) != len(b) {
+		return cmp.Compare(len(a), len(b))
+	}
+	return strings.Compare(a, b)
+}

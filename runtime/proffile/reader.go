@@ -189,12 +189,24 @@ func (r *Reader) readRecord() (byte, []byte, error) {
 	if n > maxRecord {
 		return 0, nil, fmt.Errorf("record length %d at byte %d is implausible (damaged file)", n, r.rec.Bytes)
 	}
-	if cap(r.buf) < int(n)+4 {
-		r.buf = make([]byte, n+4)
+	// A record that fits the buffer is decoded where it lies (the payload
+	// is used up before the next read); a larger one, or a cut one, is
+	// read into r.buf.
+	var buf []byte
+	if int(n)+4 <= r.br.Size() {
+		if b, err := r.br.Peek(int(n) + 4); err == nil {
+			buf = b
+			r.br.Discard(len(b))
+		}
 	}
-	buf := r.buf[:n+4]
-	if _, err := io.ReadFull(r.br, buf); err != nil {
-		return 0, nil, fmt.Errorf("truncated record at byte %d (%d of %d bytes present)", r.rec.Bytes, r.br.Buffered(), n+4)
+	if buf == nil {
+		if cap(r.buf) < int(n)+4 {
+			r.buf = make([]byte, n+4)
+		}
+		buf = r.buf[:n+4]
+		if _, err := io.ReadFull(r.br, buf); err != nil {
+			return 0, nil, fmt.Errorf("truncated record at byte %d (%d of %d bytes present)", r.rec.Bytes, r.br.Buffered(), n+4)
+		}
 	}
 	payload := buf[:n]
 	crc := crc32.Update(0, castagnoli, []byte{kind})
@@ -218,46 +230,65 @@ func uvarintLen(x uint64) int {
 // dec is a bounds-checked varint decoder over one record's payload.
 type dec struct {
 	b   []byte
+	i   int // next byte of b
 	err error
 }
 
+// left is the number of bytes not yet decoded.
+func (d *dec) left() int { return len(d.b) - d.i }
+
+// fail records the first error; nothing is left to decode after it, so
+// every later call returns 0.
+func (d *dec) fail(msg string) {
+	if d.err == nil {
+		d.err = errors.New(msg)
+	}
+	d.i = len(d.b)
+}
+
+// uvarint decodes one uvarint; the common one- and two-byte encodings
+// (counts, ids, small deltas) without a loop.
 func (d *dec) uvarint() uint64 {
+	b := d.b[d.i:]
+	if len(b) > 0 && b[0] < 0x80 {
+		d.i++
+		return uint64(b[0])
+	}
+	if len(b) > 1 && b[1] < 0x80 {
+		d.i += 2
+		return uint64(b[0]&0x7f) | uint64(b[1])<<7
+	}
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(d.b)
+	v, n := binary.Uvarint(b)
 	if n <= 0 {
-		d.err = errors.New("truncated or overlong varint")
+		d.fail("truncated or overlong varint")
 		return 0
 	}
-	d.b = d.b[n:]
+	d.i += n
 	return v
 }
 
+// varint decodes one zigzag varint, as binary.Varint.
 func (d *dec) varint() int64 {
-	if d.err != nil {
-		return 0
+	ux := d.uvarint()
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
 	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errors.New("truncated or overlong varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
+	return x
 }
 
 func (d *dec) byte() byte {
-	if d.err != nil {
-		return 0
+	if d.i < len(d.b) {
+		d.i++
+		return d.b[d.i-1]
 	}
-	if len(d.b) == 0 {
-		d.err = errors.New("truncated record")
-		return 0
+	if d.err == nil {
+		d.fail("truncated record")
 	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
+	return 0
 }
 
 func decodeMapping(p []byte, m *Mapping) error {
@@ -287,8 +318,8 @@ func (r *Reader) decodeBlock(p []byte) error {
 		return d.err
 	}
 	// Each sample takes at least 6 bytes: a bound on n from the payload.
-	if n > uint64(len(d.b)) {
-		return fmt.Errorf("block claims %d samples in %d bytes", n, len(d.b))
+	if n > uint64(d.left()) {
+		return fmt.Errorf("block claims %d samples in %d bytes", n, d.left())
 	}
 	if cap(b.Samples) < int(n) {
 		b.Samples = make([]Sample, n)
@@ -329,8 +360,8 @@ func (r *Reader) decodeBlock(p []byte) error {
 		}
 		prevStart, prevLen = start, int(ns)
 		nv := d.uvarint()
-		if nv > uint64(len(d.b)) {
-			return fmt.Errorf("sample %d: %d values in %d bytes", i, nv, len(d.b))
+		if nv > uint64(d.left()) {
+			return fmt.Errorf("sample %d: %d values in %d bytes", i, nv, d.left())
 		}
 		vstart := len(vals)
 		for j := 0; j < int(nv); j++ {
@@ -351,8 +382,8 @@ func (r *Reader) decodeBlock(p []byte) error {
 		}
 		starts[i] = [2]int{start, vstart}
 	}
-	if len(d.b) != 0 {
-		return fmt.Errorf("%d stray bytes after %d samples", len(d.b), n)
+	if d.left() != 0 {
+		return fmt.Errorf("%d stray bytes after %d samples", d.left(), n)
 	}
 	for i := range b.Samples {
 		s := &b.Samples[i]

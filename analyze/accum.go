@@ -527,18 +527,67 @@ func (s *sampleSet) exact() bool { return s.res == nil }
 // constant reports whether every observation had the same value.
 func (s *sampleSet) constant() bool { return s.n > 0 && s.min == s.max }
 
-// dist returns the set's (or its reservoir's) empirical distribution.
+// dist returns the set's (or its reservoir's) empirical distribution:
+// the distribution stats.NewDist gives of the observations, sorted here
+// by order keys (one integer comparison) rather than as floats.
 func (s *sampleSet) dist() stats.Dist {
 	if s == nil || s.n == 0 {
 		return stats.Dist{}
 	}
-	var d stats.Dist
 	if s.res != nil {
-		x := slices.Clone(s.res.x)
-		slices.Sort(x)
-		d.FromSorted(x)
+		return reservoirDist(s.res.x)
+	}
+	var d stats.Dist
+	if s.dense != nil {
+		// Ascending already.
+		d.Values, d.Counts = s.entries()
 		return d
 	}
-	d.FromCounts(s.entries())
+	var ent []slot
+	if s.slots == nil {
+		ent = make([]slot, s.nsmall)
+		copy(ent, s.small[:s.nsmall])
+	} else {
+		ent = make([]slot, 0, s.distinct)
+		for _, sl := range s.slots {
+			if sl.count != 0 {
+				ent = append(ent, sl)
+			}
+		}
+	}
+	for i := range ent {
+		ent[i].key = orderKey(ent[i].key)
+	}
+	slices.SortFunc(ent, func(x, y slot) int { return cmp.Compare(x.key, y.key) })
+	d.Values, d.Counts = make([]float64, len(ent)), make([]float64, len(ent))
+	for i, e := range ent {
+		d.Values[i], d.Counts[i] = math.Float64frombits(fromOrderKey(e.key)), e.count
+	}
+	return d
+}
+
+// reservoirDist is stats.NewDist(x). Values equal as floats but not in
+// bits (-0 and +0, NaNs of different payloads) leave it to NewDist, which
+// keeps whichever its sort puts first.
+func reservoirDist(x []float64) stats.Dist {
+	keys := make([]uint64, len(x))
+	for i, v := range x {
+		k := canon(v)
+		if k != math.Float64bits(v) {
+			return stats.NewDist(x)
+		}
+		keys[i] = orderKey(k)
+	}
+	slices.Sort(keys)
+	var d stats.Dist
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
+		}
+		d.Values = append(d.Values, math.Float64frombits(fromOrderKey(keys[i])))
+		d.Counts = append(d.Counts, float64(j-i))
+		i = j
+	}
 	return d
 }

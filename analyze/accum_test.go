@@ -160,3 +160,52 @@ func refToReservoir(s *sampleSet) {
 	res.skip()
 	s.res = res
 }
+
+// TestDist checks the distributions of sets in every mode, and of
+// reservoirs with and without values equal as floats but not in bits,
+// against stats.NewDist, bit for bit.
+func TestDist(t *testing.T) {
+	same := func(a, b stats.Dist) bool {
+		return fmt.Sprint(bitsOf(a.Values), a.Counts) == fmt.Sprint(bitsOf(b.Values), b.Counts)
+	}
+	for _, c := range []struct {
+		name string
+		xs   []float64
+		mode func(s *sampleSet) bool
+	}{
+		{"small", []float64{3, 1, math.NaN(), -2, 1, math.Inf(-1)}, func(s *sampleSet) bool { return s.slots == nil && s.dense == nil }},
+		{"dense", []float64{5, 9, 7, 5, 6, 8, 10, 11, 12, 5, 20, 13, 1}, func(s *sampleSet) bool { return s.dense != nil }},
+		{"table", []float64{1.5, -3.25, math.NaN(), 1e300, -1e-300, 0, 7, 7, 1.5, math.Inf(1), 2, 3, 4, 5, 6}, func(s *sampleSet) bool { return s.slots != nil }},
+		{"one", []float64{42}, func(s *sampleSet) bool { return true }},
+	} {
+		s := newSampleSet(4096, 1)
+		for _, x := range c.xs {
+			s.add(x)
+		}
+		if !c.mode(s) {
+			t.Fatalf("%s: set not in the intended mode", c.name)
+		}
+		if got, want := s.dist(), stats.NewDist(c.xs); !same(got, want) {
+			t.Errorf("%s: %v %v, want %v %v", c.name, got.Values, got.Counts, want.Values, want.Counts)
+		}
+	}
+	nan2 := math.Float64frombits(0x7ff8000000000002)
+	for name, xs := range map[string][]float64{
+		"plain":         {4, 2, math.NaN(), -1, 0, 2, 4, 4, math.Inf(1), -1e300},
+		"signed zeros":  {0, math.Copysign(0, -1), 1, 0, math.Copysign(0, -1)},
+		"nan payloads":  {nan2, 1, math.NaN(), nan2},
+		"all negatives": {-1, -5, -3, -5},
+	} {
+		if got, want := reservoirDist(xs), stats.NewDist(xs); !same(got, want) {
+			t.Errorf("reservoir %s: %v %v, want %v %v", name, bitsOf(got.Values), got.Counts, bitsOf(want.Values), want.Counts)
+		}
+	}
+}
+
+func bitsOf(xs []float64) []uint64 {
+	var b []uint64
+	for _, x := range xs {
+		b = append(b, math.Float64bits(x))
+	}
+	return b
+}

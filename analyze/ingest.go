@@ -23,8 +23,13 @@ type Run struct {
 	space    *proffile.AddrSpace
 	objs     []*objInfo // by proffile Object.ID
 
-	pc, vc, self []float64 // per global function, seconds
-	via          map[[2]int32]float64
+	pc, vc, self []float64            // per global function, seconds
+	via          map[[2]int32]float64 // (program function, library function it called): seconds; made by End from viaW
+	viaW         []float64            // seconds per via key, in order of first appearance
+	viaKeys      [][2]int32           //
+	viaIdx       map[[2]int32]int32   // via key -> index in viaW
+	viaCache     *[viaCacheN]viaEntry // in front of viaIdx
+	vfeed        []varFeed            // per global variable: what value reads
 
 	threads map[uint64]*threadState
 	lastKey uint64
@@ -107,9 +112,11 @@ func (a *Analyzer) BeginRun(kind Kind, name string, hdr proffile.Header) (*Run, 
 		a: a, Kind: kind, Name: name, hdr: hdr,
 		space:   proffile.NewAddrSpace(),
 		via:     map[[2]int32]float64{},
+		viaIdx:  map[[2]int32]int32{},
 		threads: map[uint64]*threadState{},
 	}
 	r.pcCache, r.gen = new([1 << pcCacheBits]pcEntry), 1
+	r.viaCache = new([viaCacheN]viaEntry)
 	r.interval = float64(hdr.IntervalNS) / 1e9
 	if r.interval <= 0 {
 		r.interval = 1e-3
@@ -198,7 +205,56 @@ func (r *Run) End() {
 		delete(r.threads, k)
 	}
 	r.lastTS = nil
+	for i, k := range r.viaKeys {
+		r.via[k] = r.viaW[i]
+	}
+	r.viaW, r.viaKeys, r.viaIdx, r.viaCache = nil, nil, nil, nil
 	r.ended = true
+}
+
+// viaCacheN is the number of entries of the direct-mapped cache of via
+// keys (a map look-up costs more than a sample's other costs together).
+const (
+	viaCacheBits = 10
+	viaCacheN    = 1 << viaCacheBits
+)
+
+type viaEntry struct {
+	key [2]int32
+	idx int32 // in viaW, + 1; 0: empty
+}
+
+// addVia adds w seconds to the cost that program function fn spent
+// calling library function lib.
+func (r *Run) addVia(fn, lib int32, w float64) {
+	k := [2]int32{fn, lib}
+	e := &r.viaCache[(uint32(fn)*0x9e3779b9^uint32(lib))*0x85ebca6b>>(32-viaCacheBits)]
+	if e.idx == 0 || e.key != k {
+		i, ok := r.viaIdx[k]
+		if !ok {
+			i = int32(len(r.viaW))
+			r.viaIdx[k] = i
+			r.viaW = append(r.viaW, 0)
+			r.viaKeys = append(r.viaKeys, k)
+		}
+		*e = viaEntry{k, i + 1}
+	}
+	r.viaW[e.idx-1] += w
+}
+
+// varFeed is what the feeding goroutine needs of a variable, apart from
+// varInfo's many cache lines.
+type varFeed struct {
+	stamp uint64 // last sampling event that read it
+	fn    int32  // defining function, -1 for globals
+	mode  varMode
+}
+
+// growVars sizes vfeed to every known variable.
+func (r *Run) growVars() {
+	for i := len(r.vfeed); i < len(r.a.vars); i++ {
+		r.vfeed = append(r.vfeed, varFeed{fn: r.a.vars[i].fn, mode: r.a.vars[i].mode})
+	}
 }
 
 func threadKey(pid, tid int32) uint64 { return uint64(uint32(pid))<<32 | uint64(uint32(tid)) }
@@ -293,7 +349,7 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 			r.pc[fr.fn] += w
 			if i > 0 {
 				// The library function the program called carried the cost.
-				r.via[[2]int32{fr.fn, r.frame(pid, s, i-1, stamp).fn}] += w
+				r.addVia(fr.fn, r.frame(pid, s, i-1, stamp).fn, w)
 			}
 			charged = true
 			break
@@ -320,8 +376,7 @@ type valRec struct {
 	hasPtee bool
 	tick    uint64
 	link    uint64
-	bits    uint64
-	pointee uint64
+	val     uint64 // Value.Bits, or Value.Pointee for a pointer to a basic type
 }
 
 // value does what needs the sample (dedupe, the frame's PC, the
@@ -341,11 +396,18 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 	if gv < 0 {
 		return // outside Options.Components
 	}
-	if a.varStamp[gv] == stamp {
+	if int(gv) >= len(r.vfeed) {
+		r.growVars()
+	}
+	vf := &r.vfeed[gv]
+	if vf.stamp == stamp {
 		return // read once per thread and tick: the first (shallowest) read is kept
 	}
-	a.varStamp[gv] = stamp
-	rec := valRec{gv: gv, obj: -1, fn: -1, blk: uint8(len(r.bts) - 1), tick: s.Tick, bits: v.Bits, pointee: v.Pointee, hasPtee: v.HasPointee}
+	vf.stamp = stamp
+	rec := valRec{gv: gv, obj: -1, fn: -1, blk: uint8(len(r.bts) - 1), tick: s.Tick, val: v.Bits, hasPtee: v.HasPointee}
+	if vf.mode == modePtrBasic {
+		rec.val = v.Pointee
+	}
 	if int(v.Frame) < nf {
 		if fr := r.frame(pid, s, int(v.Frame), stamp); fr.oi != nil {
 			if a.comps && oi.global[v.Var] && !a.funcInComponent(fr.fn) {
@@ -362,7 +424,7 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 			// inlined function, method.md §2, and globals are located in
 			// the code of the functions that read them).
 			f := fr.fn
-			if own := a.vars[gv].fn; own >= 0 && slices.Contains(fr.chain, own) {
+			if own := vf.fn; own >= 0 && slices.Contains(fr.chain, own) {
 				f = own
 			}
 			if a.funcStamp[f] != stamp {
@@ -517,16 +579,16 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec, sc *scratch) 
 		var key uint64
 		switch vi.mode {
 		case modeBasic:
-			x = toFloat(rec.bits, vi.kind)
+			x = toFloat(rec.val, vi.kind)
 			key = canon(x)
 		case modePtrBasic:
 			if !rec.hasPtee {
 				continue // no pointee (NULL or unreadable): nothing to analyse
 			}
-			x = toFloat(rec.pointee, vi.pkind)
+			x = toFloat(rec.val, vi.pkind)
 			key = canon(x)
 		default:
-			key = rec.bits
+			key = rec.val
 		}
 		located := rp != nil && rec.obj >= 0
 		if vs != nil {

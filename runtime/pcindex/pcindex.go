@@ -38,7 +38,8 @@ type Index struct {
 	fchain  []int32
 	chains  []dwarfschema.FuncID
 	coffs   []int32
-	couter  []bool // chain ends at an out-of-line function
+	couter  []bool    // chain ends at an out-of-line function
+	fpages  pageTable // narrows the binary search over fstarts
 }
 
 // New builds the index of s. Locs valid over the whole object (a global's
@@ -265,6 +266,7 @@ func (ix *Index) buildFuncs() {
 		ix.fstarts = append(ix.fstarts, pc)
 		ix.fchain = append(ix.fchain, cid)
 	}
+	ix.fpages = newPageTable(ix.fstarts)
 }
 
 // search returns the index of the last start <= pc, or -1.
@@ -300,7 +302,7 @@ func (ix *Index) Globals() []int32 { return ix.globals }
 // or -1 where no function is known. IDs are dense in [0, NumChains()), so
 // a user can keep its own per-chain data in a slice.
 func (ix *Index) ChainID(pc uint64) int32 {
-	i := search(ix.fstarts, pc)
+	i := ix.fpages.find(ix.fstarts, pc)
 	if i < 0 {
 		return -1
 	}

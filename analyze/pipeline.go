@@ -256,3 +256,41 @@ func (r *Run) feed(rd *proffile.Reader, size int64, progress Progress) error {
 	}
 	return nil
 }
+
+// varVerdicts returns the verdicts of the sampled variables in variable
+// order, computed by the workers' number of goroutines, and per variable
+// its index in them + 1 (0: not sampled). Verdicts only read the
+// analysis.
+func (a *Analyzer) varVerdicts() ([]VarVerdict, []int) {
+	verdictOf := make([]int, len(a.vars))
+	var n int
+	for i := range a.vars {
+		if a.vars[i].count[Normal]+a.vars[i].count[Buggy] != 0 {
+			n++
+			verdictOf[i] = n
+		}
+	}
+	out := make([]VarVerdict, n)
+	var next atomic.Int64 // chunks of variables, taken in turn
+	const chunk = 64
+	var wg sync.WaitGroup
+	for range a.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= len(a.vars) {
+					return
+				}
+				for i := lo; i < min(lo+chunk, len(a.vars)); i++ {
+					if j := verdictOf[i]; j > 0 {
+						out[j-1] = a.varVerdict(int32(i))
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out, verdictOf
+}

@@ -99,14 +99,8 @@ func (a *Analyzer) Result() *Result {
 	res.Warnings = append(res.Warnings, a.buildWarnings(normal, buggy)...)
 
 	// Variable verdicts.
-	verdictOf := make([]int, len(a.vars)) // index into res.Variables + 1
-	for i := range a.vars {
-		if a.vars[i].count[Normal]+a.vars[i].count[Buggy] == 0 {
-			continue
-		}
-		res.Variables = append(res.Variables, a.varVerdict(int32(i)))
-		verdictOf[i] = len(res.Variables)
-	}
+	var verdictOf []int // index into res.Variables + 1
+	res.Variables, verdictOf = a.varVerdicts()
 	// Variables of each function: its locals, and the globals sampled at
 	// one of its PCs.
 	funcVars := make([][]int, len(a.funcs))

@@ -175,9 +175,6 @@ func openELFKind(path string, r io.ReaderAt, size int64, anyType bool) (*elf.Fil
 
 func hasSection(ef *elf.File, name string) bool { return ef.Section(name) != nil }
 
-// BuildID returns the hex NT_GNU_BUILD_ID of ef, or "" if it has none.
-func BuildID(ef *elf.File) string { return buildID(ef) }
-
 // buildID returns the hex NT_GNU_BUILD_ID of ef, or "".
 func buildID(ef *elf.File) string {
 	for _, sec := range ef.Sections {

@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
-
-	"github.com/ianlancetaylor/demangle"
 
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/pcindex"
@@ -121,14 +118,20 @@ func loadProgram(path, display string, opt loadOptions) (*object, error) {
 }
 
 // loadLibrary loads a non-program object (shared library, loader): CFI and
-// symbols only.
+// symbols only (dwarfschema.LoadSymbols: no DWARF work, whatever the
+// library carries).
 func loadLibrary(path, display string) (*object, error) {
+	s, err := dwarfschema.LoadSymbols(path)
+	if err != nil {
+		return nil, err
+	}
+	s.Path = display
 	ef, err := elf.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", display, err)
 	}
 	defer ef.Close()
-	o := &object{path: display, progs: readProgs(ef), schema: symbolSchema(display, ef)}
+	o := &object{path: display, progs: readProgs(ef), schema: s}
 	if t, err := unwind.New(ef); err == nil {
 		t.Path = display
 		o.table = t
@@ -139,54 +142,19 @@ func loadLibrary(path, display string) (*object, error) {
 // loadImage loads an object from its bytes (the vDSO, read from the
 // process).
 func loadImage(name string, image []byte) (*object, error) {
+	s, err := dwarfschema.LoadSymbolsImage(name, image)
+	if err != nil {
+		return nil, err
+	}
 	ef, err := elf.NewFile(bytes.NewReader(image))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	o := &object{path: name, progs: readProgs(ef), schema: symbolSchema(name, ef)}
+	o := &object{path: name, progs: readProgs(ef), schema: s}
 	if t, err := unwind.LoadBytes(name, image); err == nil {
 		o.table = t
 	}
 	return o, nil
-}
-
-// symbolSchema is the schema of an object without DWARF use: its function
-// symbols (.symtab and .dynsym) as Funcs and Symbols.
-func symbolSchema(path string, ef *elf.File) *dwarfschema.Schema {
-	s := &dwarfschema.Schema{Path: path, Type: "exec", BuildID: dwarfschema.BuildID(ef)}
-	if ef.Type == elf.ET_DYN {
-		s.Type = "dyn"
-	}
-	seen := map[uint64]bool{}
-	for _, read := range []func() ([]elf.Symbol, error){ef.Symbols, ef.DynamicSymbols} {
-		syms, _ := read()
-		for _, sy := range syms {
-			t := elf.ST_TYPE(sy.Info)
-			if (t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC) || sy.Section == elf.SHN_UNDEF || sy.Value == 0 || seen[sy.Value] {
-				continue
-			}
-			seen[sy.Value] = true
-			s.Symbols = append(s.Symbols, dwarfschema.Symbol{Name: sy.Name, Value: sy.Value, Size: sy.Size})
-		}
-	}
-	sort.Slice(s.Symbols, func(i, j int) bool { return s.Symbols[i].Value < s.Symbols[j].Value })
-	byName := map[string]int{}
-	for _, sy := range s.Symbols {
-		name := sy.Name
-		if i := strings.IndexByte(name, '@'); i > 0 { // versioned dynamic symbol
-			name = name[:i]
-		}
-		i, ok := byName[name]
-		if !ok {
-			i = len(s.Funcs)
-			s.Funcs = append(s.Funcs, dwarfschema.Func{Name: name, Display: demangle.Filter(name), File: -1})
-			byName[name] = i
-		}
-		if sy.Size > 0 {
-			s.Funcs[i].Ranges = append(s.Funcs[i].Ranges, dwarfschema.PCRange{Lo: sy.Value, Hi: sy.Value + sy.Size})
-		}
-	}
-	return s
 }
 
 // prepare precomputes what the sampling path needs per Loc, Func and Var.

@@ -49,6 +49,7 @@ type BlockedStats struct {
 	EINTR    uint64        // stops that found the call failing with EINTR: a signal's doing, never a stop's
 	Changed  uint64        // stops after which the stack had changed at the next tick: the call ended, another began
 	Cached   uint64        // samples that reused the frames of their wait's first sample
+	Moved    uint64        // samples without values: the thread ran while they were read (read without a stop)
 	Stopped  time.Duration // total time blocked threads were held stopped
 	// ByCall counts the stops per system call number.
 	ByCall map[int32]uint64
@@ -65,6 +66,7 @@ type blockedEpisode struct {
 	key     sysState // the /proc line (restart_syscall once restarted after a stop)
 	nr      int32    // the call recorded in the samples
 	cpu     uint64   // the thread's CPU time (ns, schedstat) while in the call
+	runs    uint64   // and its runs on a CPU (after a stop: at the stop, pending)
 	gen     int      // the process's maps generation
 	regs    bool     // registers from a stop (else SP and PC only)
 	r       unwind.Regs
@@ -84,9 +86,9 @@ type blockedEpisode struct {
 
 // set keeps the sample just taken (r.cur, r.frames, r.sample.Stack) for
 // the rest of the wait.
-func (e *blockedEpisode) set(r *Recorder, key *sysState, nr int32, cpu uint64, gen int, regs bool) {
+func (e *blockedEpisode) set(r *Recorder, key *sysState, nr int32, sc *schedStat, gen int, regs bool) {
 	c := r.cur
-	e.ok, e.pending, e.key, e.nr, e.cpu, e.gen, e.regs = true, false, *key, nr, cpu, gen, regs
+	e.ok, e.pending, e.key, e.nr, e.cpu, e.runs, e.gen, e.regs = true, false, *key, nr, sc.CPU, sc.Runs, gen, regs
 	e.r, e.hasFP = c.regs, c.hasFP
 	if c.hasFP {
 		e.fp = c.fp
@@ -142,12 +144,17 @@ func isRestart(rax int64) bool {
 }
 
 // sampleBlocked samples a thread blocked in the kernel (r.sys is its
-// /proc syscall line; cpu its CPU time, read after that line when cpuOK):
+// /proc syscall line; sc its schedstat, read after that line, or nil):
 // from its episode's cached sample, by a stop when its call is restartable
 // (wall clock), or from memory with no registers.
-func (r *Recorder) sampleBlocked(t *thread, weight, when int64, cpu uint64, cpuOK bool) {
+func (r *Recorder) sampleBlocked(t *thread, weight, when int64, sc *schedStat) {
 	st := r.sys // a stop handles other tracees' events meanwhile
 	e := &t.blk
+	cpuOK := sc != nil
+	var now schedStat
+	if cpuOK {
+		now = *sc
+	}
 	if r.cfg.Clock != proffile.ClockWall {
 		// Sampled for the CPU it used before blocking: a stop would make
 		// it use more, and sample it again at the next tick.
@@ -156,16 +163,35 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64, cpu uint64, cpuO
 	}
 	p := t.proc
 	bs := &r.blk.stats
+	if p.space.Find(st.PC) == nil && r.mapsDue(p) && r.refreshMaps(p) {
+		// Its call is in a library not known yet (the C library, at the
+		// first samples): loading its CFI takes a while, tens of ms on a
+		// loaded machine, better spent before a stop than between the
+		// stop and the reading of the values, which may be read live.
+		// Look again: a thread that has moved on is sampled at a later
+		// tick.
+		st0 := st
+		if !r.readSys(t, &st) || !sameCall(&st, &st0) || (cpuOK && !r.readSched(t, &now)) {
+			return
+		}
+	}
 	if e.ok && cpuOK && e.gen == p.mapsGen && sameCall(&st, &e.key) {
 		switch {
-		case !e.pending && cpu == e.cpu:
+		case !e.pending && now.CPU == e.cpu && now.Runs == e.runs:
+			r.still = stillCheck{kind: stillUnchanged, sched: now}
 			r.sampleEpisode(t, e, weight, when, false)
 			return
 		case e.pending:
-			// First tick after the stop: the same wait if the stack is
-			// as the stop left it.
-			if r.stackUnchanged(t, e) {
-				e.pending, e.cpu, e.mem = false, cpu, e.mem[:0]
+			// First tick after the stop: the same wait if the thread ran
+			// once since (the restart; a wake-up takes a run more, unless
+			// the call ended as it restarted) and the stack is as the
+			// stop left it (a new identical call changes it, nearly
+			// always). The runs tell a late tick (a loaded machine) that
+			// finds the thread back in an identical call, with an
+			// identical stack, from the same wait.
+			if now.Runs <= e.runs+1 && r.stackUnchanged(t, e) {
+				e.pending, e.cpu, e.runs, e.mem = false, now.CPU, now.Runs, e.mem[:0]
+				r.still = stillCheck{kind: stillUnchanged, sched: now}
 				r.sampleEpisode(t, e, weight, when, true)
 				return
 			}
@@ -182,12 +208,15 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64, cpu uint64, cpuO
 		r.stopBlocked(t, &st, call.Nr, weight, when)
 		return
 	}
+	if cpuOK {
+		r.still = stillCheck{kind: stillUnchanged, sched: now}
+	}
 	r.lightSample(t, &st, weight, when, proffile.Blocked, call.Nr)
 	bs.Samples++
 	if cpuOK && !r.unknownPC(len(r.sample.Stack)) {
 		// Reuse it while the thread stays there, unless some frame was
 		// in an unknown mapping (the next sample may know it).
-		e.set(r, &st, call.Nr, cpu, p.mapsGen, false)
+		e.set(r, &st, call.Nr, &now, p.mapsGen, false)
 	}
 }
 
@@ -220,6 +249,7 @@ func (r *Recorder) sampleEpisode(t *thread, e *blockedEpisode, weight, when int6
 	r.finishValues(p.pid)
 	r.nlocals = len(r.values)
 	r.appendGlobals(p)
+	r.checkStill(t)
 	t2 := r.now()
 	r.steps.Light++
 	r.emit(t, weight, when, proffile.Blocked, e.nr, e.stack)
@@ -231,6 +261,59 @@ func (r *Recorder) sampleEpisode(t *thread, e *blockedEpisode, weight, when int6
 	if e.regs {
 		bs.WithRegs++
 	}
+}
+
+// stillCheck is what checkStill compares a blocked thread with.
+type stillCheck struct {
+	kind  int8
+	sched schedStat // its schedstat when found blocked, or at the stop
+	call  sysState  // stillRestarted: its /proc line in the restarted call
+}
+
+const (
+	stillNone      = iota
+	stillUnchanged // sampled without a stop: it has not run since
+	stillRestarted // stopped and resumed: it ran once, to restart the call, and is in it
+)
+
+// checkStill keeps the values just read for a sample of blocked thread t
+// only if t has not left its call since it was found blocked or stopped
+// (r.still): values read live (globals, heap, the stack of a thread not
+// stopped) after it woke may be of another moment than the sample's
+// registers and stack (a loaded machine can hold vprof off the CPU for
+// milliseconds between two steps), and would mislead. The sample keeps
+// its stack and state, true at the tick.
+func (r *Recorder) checkStill(t *thread) {
+	c := r.still
+	r.still = stillCheck{}
+	var now schedStat
+	switch c.kind {
+	case stillNone:
+		return
+	case stillUnchanged:
+		if r.readSched(t, &now) && now == c.sched {
+			return
+		}
+	case stillRestarted:
+		// Not on a CPU since the stop (waiting for one: no instruction
+		// run), or once, restarting the call, and back in it (a wake-up
+		// takes a run more; the restart ending the call at once and an
+		// identical call made in the same run go unseen, as in the
+		// episode's check).
+		if !r.readSched(t, &now) {
+			break
+		}
+		if now.Runs == c.sched.Runs {
+			return
+		}
+		var sys sysState
+		if now.Runs == c.sched.Runs+1 && r.readSys(t, &sys) && sameCall(&sys, &c.call) {
+			return
+		}
+	}
+	r.values = r.values[:0]
+	r.nlocals = 0
+	r.blk.stats.Moved++
 }
 
 // lightSample samples blocked thread t without stopping it: SP and PC from
@@ -290,8 +373,29 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 		c.hasFP = ptraceGetFPRegs(t.tid, &c.fp) == nil
 	}
 	c.mem.fill(p.pid, c.regs.SP()-redZone, need)
-	r.handle(t, ws) // resume: PTRACE_CONT (with the signal it stopped for, if any)
-	bs.Stopped += secs(r.now() - t1)
+	// Its runs on a CPU so far, to confirm the wait at the next tick.
+	var at schedStat
+	atOK := r.readSched(t, &at)
+	// The call as /proc shows it once restarted.
+	want := *st
+	if ret == errRestartBlock {
+		want.Nr = unix.SYS_RESTART_SYSCALL
+	}
+	if restart {
+		// Resumed at once: the kernel restarts the call. The globals are
+		// read while it is still stopped (one batched read), the values
+		// that need the unwinding after, kept if it is still in the
+		// restarted call then (checkStill).
+		if p.globalTick != r.tickN {
+			r.readGlobals(p)
+			p.globalTick = r.tickN
+		}
+		r.handle(t, ws) // PTRACE_CONT (with the signal it stopped for, if any)
+		bs.Stopped += secs(r.now() - t1)
+		if atOK {
+			r.still = stillCheck{kind: stillRestarted, sched: at, call: want}
+		}
+	}
 	bs.Stops++
 	if bs.ByCall == nil {
 		bs.ByCall = map[int32]uint64{}
@@ -311,21 +415,24 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 	r.steps.Light++
 	r.cur = c
 	r.finishSample(t, weight, when, state, nr)
+	if !restart {
+		// The call is over (it ended as it was stopped): the thread runs
+		// on once resumed, so its sample is finished first (a rare stop,
+		// made a little longer).
+		r.handle(t, ws)
+		bs.Stopped += secs(r.now() - t1)
+	}
 	if state == proffile.Blocked {
 		bs.Samples++
 		bs.WithRegs++
 	}
-	if !restart || r.unknownPC(len(r.sample.Stack)) {
+	if !restart || !atOK || r.unknownPC(len(r.sample.Stack)) {
 		t.blk.ok = false
 		return
 	}
-	want := *st
-	if ret == errRestartBlock {
-		want.Nr = unix.SYS_RESTART_SYSCALL
-	}
 	e := &t.blk
 	e.stopped, e.stoppedNr = want, call
-	e.set(r, &want, call, 0, p.mapsGen, true)
+	e.set(r, &want, call, &at, p.mapsGen, true)
 	e.pending = true
 	e.mem = append(e.mem[:0], c.mem.buf[:c.mem.n]...)
 	e.memBase = c.mem.base

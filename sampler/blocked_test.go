@@ -402,8 +402,8 @@ func TestBlockedStopsHarmless(t *testing.T) {
 				t.Errorf("trailer %+v: want blocked samples, some with registers", tr)
 			}
 			bs := res.Blocked
-			t.Logf("%d samples in %s, %d with i; stops %d (returned %d, changed %d); blocked samples %d, %d with registers, %d cached; lost ticks %d",
-				len(in), callNames(c.calls), withI, bs.Stops, bs.Returned, bs.Changed, bs.Samples, bs.WithRegs, bs.Cached, res.Steps.Lost)
+			t.Logf("%d samples in %s, %d with i; stops %d (returned %d, changed %d); blocked samples %d, %d with registers, %d cached, %d without values (moved); lost ticks %d",
+				len(in), callNames(c.calls), withI, bs.Stops, bs.Returned, bs.Changed, bs.Samples, bs.WithRegs, bs.Cached, bs.Moved, res.Steps.Lost)
 		})
 	}
 }

@@ -103,9 +103,10 @@ func FuzzParseSyscall(f *testing.F) {
 		var s sysState
 		parseSyscall(b, &s)
 		parseSchedstat(b)
-		if cpu, _, ok := parseSchedstatDelay(b); ok {
-			if c2, ok2 := parseSchedstat(b); !ok2 || c2 != cpu {
-				t.Fatalf("parseSchedstat(%q) = %d, %v; parseSchedstatDelay's CPU %d", b, c2, ok2, cpu)
+		var st schedStat
+		if ok := parseSchedstatAll(b, &st); ok {
+			if c2, ok2 := parseSchedstat(b); !ok2 || c2 != st.CPU {
+				t.Fatalf("parseSchedstat(%q) = %d, %v; parseSchedstatAll's CPU %d", b, c2, ok2, st.CPU)
 			}
 		}
 	})
@@ -113,23 +114,25 @@ func FuzzParseSyscall(f *testing.F) {
 
 func TestParseSchedstat(t *testing.T) {
 	for _, c := range []struct {
-		in         string
-		cpu, delay uint64
-		ok         bool
+		in   string
+		want schedStat
+		ok   bool
 	}{
-		{"32839061 84574338 24\n", 32839061, 84574338, true},
-		{"0 0 0\n", 0, 0, true},
-		{"17\n", 17, 0, true},
-		{"17 x", 17, 0, true},
-		{"", 0, 0, false},
-		{"x 1", 0, 0, false},
-		{" 1 2", 0, 0, false},
+		{"32839061 84574338 24\n", schedStat{32839061, 84574338, 24}, true},
+		{"0 0 0\n", schedStat{}, true},
+		{"17\n", schedStat{CPU: 17}, true},
+		{"17 5", schedStat{17, 5, 0}, true},
+		{"17 x 3", schedStat{CPU: 17}, true},
+		{"", schedStat{}, false},
+		{"x 1", schedStat{}, false},
+		{" 1 2", schedStat{}, false},
 	} {
-		cpu, delay, ok := parseSchedstatDelay([]byte(c.in))
-		if cpu != c.cpu || delay != c.delay || ok != c.ok {
-			t.Errorf("parseSchedstatDelay(%q) = %d, %d, %v; want %d, %d, %v", c.in, cpu, delay, ok, c.cpu, c.delay, c.ok)
+		var got schedStat
+		ok := parseSchedstatAll([]byte(c.in), &got)
+		if got != c.want || ok != c.ok {
+			t.Errorf("parseSchedstatAll(%q) = %+v, %v; want %+v, %v", c.in, got, ok, c.want, c.ok)
 		}
-		if v, ok2 := parseSchedstat([]byte(c.in)); v != c.cpu || ok2 != c.ok {
+		if v, ok2 := parseSchedstat([]byte(c.in)); v != c.want.CPU || ok2 != c.ok {
 			t.Errorf("parseSchedstat(%q) = %d, %v", c.in, v, ok2)
 		}
 	}

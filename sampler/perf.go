@@ -15,7 +15,7 @@ import (
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
-// The perf backend (Config.Sampler "perf", the default for --clock cpu
+// The perf backend (Config.Sampler "perf", auto's choice for both clocks
 // where the kernel allows it): the kernel samples each thread on its own
 // task clock and writes its registers and a copy of its stack into ring
 // buffers; vprof drains them every few milliseconds and turns each record

@@ -123,17 +123,27 @@ func openTaskFile(pid, tid int, name string) int {
 	return fd
 }
 
+// schedStat is /proc/PID/task/TID/schedstat: the thread's time on a CPU
+// and its time runnable but waiting for one (run_delay), in ns, and how
+// many times it was put on a CPU (both without CONFIG_SCHED_INFO: 0).
+// The first two are exact while the thread is off the CPU; a running
+// thread's CPU time lags by up to a scheduler tick.
+type schedStat struct {
+	CPU, Delay, Runs uint64
+}
+
 // parseSchedstat returns the first field of /proc/.../schedstat: the
 // thread's time on CPU in nanoseconds.
 func parseSchedstat(b []byte) (uint64, bool) {
-	cpu, _, ok := parseSchedstatDelay(b)
-	return cpu, ok
+	var s schedStat
+	ok := parseSchedstatAll(b, &s)
+	return s.CPU, ok
 }
 
-// parseSchedstatDelay returns the first two fields of /proc/.../schedstat:
-// the thread's time on CPU and its time runnable but waiting for a CPU
-// (run_delay), in nanoseconds. A missing second field reads as 0.
-func parseSchedstatDelay(b []byte) (cpu, delay uint64, ok bool) {
+// parseSchedstatAll parses "cpu delay runs" without allocating; a missing
+// second or third field reads as 0.
+func parseSchedstatAll(b []byte, s *schedStat) bool {
+	*s = schedStat{}
 	i := 0
 	field := func() (uint64, bool) {
 		var v uint64
@@ -144,14 +154,20 @@ func parseSchedstatDelay(b []byte) (cpu, delay uint64, ok bool) {
 		}
 		return v, n > 0
 	}
-	if cpu, ok = field(); !ok {
-		return 0, 0, false
+	var ok bool
+	if s.CPU, ok = field(); !ok {
+		return false
 	}
-	if i < len(b) && b[i] == ' ' {
+	for _, f := range []*uint64{&s.Delay, &s.Runs} {
+		if i >= len(b) || b[i] != ' ' {
+			break
+		}
 		i++
-		delay, _ = field()
+		if *f, ok = field(); !ok {
+			break
+		}
 	}
-	return cpu, delay, true
+	return true
 }
 
 // sysState is /proc/.../syscall parsed: a running thread, or one blocked

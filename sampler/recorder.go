@@ -41,9 +41,11 @@ type Config struct {
 	Duration time.Duration // 0: until the program exits
 	Recorder string        // Header.Recorder
 	// Sampler is how threads are sampled: SamplerPerf (the kernel's
-	// perf events, no stop; --clock cpu only), SamplerPtrace (each thread
-	// stopped at each tick), or SamplerAuto ("": perf where the kernel
-	// allows it for --clock cpu, else ptrace with a warning saying why).
+	// perf events: no running thread is stopped; with --clock wall the
+	// ticks sample the blocked threads), SamplerPtrace (each running
+	// thread stopped at each tick, which may cut a system call it is in
+	// short: see the package doc), or SamplerAuto ("": perf where the
+	// kernel allows it, else ptrace with a warning saying why).
 	Sampler string
 	// Warn receives warnings (no DWARF, no CFI...). Nil drops them.
 	Warn func(string)
@@ -252,6 +254,8 @@ type Recorder struct {
 	tickThr  []*thread
 	procBuf  [512]byte
 	sys      sysState
+	sched    schedStat
+	still    stillCheck // a blocked thread's sample's values are kept if (checkStill)
 	nlocals  int
 	blk      blockedState
 
@@ -766,9 +770,10 @@ func (r *Recorder) newThread(p *process, tid int) *thread {
 	t := &thread{tid: tid, proc: p, window: 8 << 10, lastNS: now, checkNS: now}
 	t.schedFD = openTaskFile(p.pid, tid, "schedstat")
 	t.sysFD = openTaskFile(p.pid, tid, "syscall")
-	if c, delay, ok := r.readSched(t); ok {
-		t.cpu, t.cpuSample, t.cpuStart = c, c, c
-		t.wall.start(now, c, delay)
+	var sc schedStat
+	if r.readSched(t, &sc) {
+		t.cpu, t.cpuSample, t.cpuStart = sc.CPU, sc.CPU, sc.CPU
+		t.wall.start(now, &sc)
 	}
 	r.threads[tid] = t
 	p.threads = append(p.threads, t)
@@ -811,21 +816,21 @@ func (r *Recorder) dropThread(t *thread, exited bool) {
 
 // readCPU returns t's CPU time (ns).
 func (r *Recorder) readCPU(t *thread) (uint64, bool) {
-	c, _, ok := r.readSched(t)
-	return c, ok
+	var s schedStat
+	ok := r.readSched(t, &s)
+	return s.CPU, ok
 }
 
-// readSched returns t's CPU time and its time runnable but waiting for a
-// CPU (ns).
-func (r *Recorder) readSched(t *thread) (cpu, delay uint64, ok bool) {
+// readSched reads t's schedstat.
+func (r *Recorder) readSched(t *thread, s *schedStat) bool {
 	if t.schedFD < 0 {
-		return 0, 0, false
+		return false
 	}
 	n, err := pread(t.schedFD, r.procBuf[:])
 	if err != nil || n == 0 {
-		return 0, 0, false
+		return false
 	}
-	return parseSchedstatDelay(r.procBuf[:n])
+	return parseSchedstatAll(r.procBuf[:n], s)
 }
 
 func (r *Recorder) readSys(t *thread, s *sysState) bool {

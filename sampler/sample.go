@@ -135,12 +135,11 @@ func (r *Recorder) tickThread(t *thread, now int64) {
 		r.stopped = append(r.stopped, t)
 		return
 	}
-	var cpu uint64
-	cpuOK := false
-	if r.cfg.Clock == proffile.ClockWall {
-		cpu, cpuOK = r.readCPU(t)
+	var sc *schedStat
+	if r.cfg.Clock == proffile.ClockWall && r.readSched(t, &r.sched) {
+		sc = &r.sched
 	}
-	r.sampleBlocked(t, weight, t0, cpu, cpuOK)
+	r.sampleBlocked(t, weight, t0, sc)
 }
 
 // stopAll interrupts the queued threads and captures each as it stops,
@@ -230,6 +229,13 @@ func (r *Recorder) finishSample(t *thread, weight, when int64, state proffile.Th
 	p := t.proc
 	c := r.cur
 	t0 := r.now()
+	// Globals are read live: before the unwinding, which may take long
+	// (the first sample in a library loads its CFI), so that they are as
+	// close as can be to the registers and stack copied at the tick.
+	if p.globalTick != r.tickN {
+		r.readGlobals(p)
+		p.globalTick = r.tickN
+	}
 	n := p.space.Walk(&c.regs, &c.mem, r.frames, &r.ustats)
 	if r.unknownPC(n) && r.mapsDue(p) {
 		if r.refreshMaps(p) {
@@ -254,6 +260,7 @@ func (r *Recorder) finishSample(t *thread, weight, when int64, state proffile.Th
 	r.finishValues(p.pid)
 	r.nlocals = len(r.values)
 	r.appendGlobals(p)
+	r.checkStill(t)
 	r.fitWindow(t, c, n)
 	t2 := r.now()
 	r.emit(t, weight, when, state, nr, stack)

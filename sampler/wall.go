@@ -40,8 +40,8 @@ type wallAcct struct {
 	pend    int64  // run delay not yet in a perf sample's weight
 }
 
-func (w *wallAcct) start(now int64, cpu, delay uint64) {
-	*w = wallAcct{ok: true, t0: now, cpu0: cpu, delay0: delay, delay: delay}
+func (w *wallAcct) start(now int64, s *schedStat) {
+	*w = wallAcct{ok: true, t0: now, cpu0: s.CPU, delay0: s.Delay, delay: s.Delay}
 }
 
 // addDelay takes a reading of the run delay.
@@ -60,9 +60,9 @@ func (w *wallAcct) takeDelay() int64 {
 }
 
 // blockedWeight returns the weight of a blocked sample at now, the
-// thread's CPU time and run delay being cpu and delay.
-func (w *wallAcct) blockedWeight(now int64, cpu, delay uint64) int64 {
-	total := now - w.t0 - int64(cpu-w.cpu0) - int64(delay-w.delay0)
+// thread's CPU time being cpu (and its run delay the last one read).
+func (w *wallAcct) blockedWeight(now int64, cpu uint64) int64 {
+	total := now - w.t0 - int64(cpu-w.cpu0) - int64(w.delay-w.delay0)
 	d := max(total-w.blocked, 0)
 	w.blocked += d
 	return d
@@ -72,34 +72,33 @@ func (w *wallAcct) blockedWeight(now int64, cpu, delay uint64) int64 {
 // a blocked thread is sampled, a running one is left to its perf events.
 func (r *Recorder) wallTick(t *thread) {
 	t0 := r.now()
-	cpu, delay, ok := r.readSched(t)
-	if !ok {
+	sc := &r.sched
+	if !r.readSched(t, sc) {
 		return
 	}
 	w := &t.wall
 	if !w.ok {
-		w.start(t0, cpu, delay)
-		t.cpu, t.checkNS = cpu, t0
+		w.start(t0, sc)
+		t.cpu, t.checkNS = sc.CPU, t0
 		return
 	}
-	w.addDelay(delay)
+	w.addDelay(sc.Delay)
 	// On a CPU for nearly the whole interval: running, no need to read its
 	// state. (A running thread's schedstat lags by up to a scheduler tick,
 	// so this saves the read only on some ticks.)
-	busy := cpu > t.cpu && int64(cpu-t.cpu) >= (t0-t.checkNS)*9/10
-	t.cpu, t.checkNS = cpu, t0
+	busy := sc.CPU > t.cpu && int64(sc.CPU-t.cpu) >= (t0-t.checkNS)*9/10
+	t.cpu, t.checkNS = sc.CPU, t0
 	if busy || !r.readSys(t, &r.sys) || r.sys.Running {
 		r.steps.Decide += secs(r.now() - t0)
 		return
 	}
 	// Blocked: read the CPU time and run delay again, exact now.
-	if c, d, ok := r.readSched(t); ok {
-		cpu = c
-		w.addDelay(d)
-		t.cpu = c
+	if r.readSched(t, sc) {
+		w.addDelay(sc.Delay)
+		t.cpu = sc.CPU
 	}
 	when := r.now()
-	weight := w.blockedWeight(when, cpu, w.delay)
+	weight := w.blockedWeight(when, t.cpu)
 	t.lastNS = when
 	r.steps.Decide += secs(when - t0)
 	// A thread's ticks increase: a perf sample of this interval may have
@@ -109,6 +108,6 @@ func (r *Recorder) wallTick(t *thread) {
 		r.tickN = max(r.tickN, pt.lastTick+1)
 		pt.lastTick = r.tickN
 	}
-	r.sampleBlocked(t, weight, when, cpu, true)
+	r.sampleBlocked(t, weight, when, sc)
 	r.tickN = saved
 }

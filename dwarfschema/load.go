@@ -51,33 +51,16 @@ var ErrNoDWARF = errors.New("no DWARF debugging information")
 // returns a Schema with HasDWARF false, Funcs and Symbols from the symbol
 // table, and an error wrapping ErrNoDWARF that says how to get DWARF.
 func Load(path string, opt Options) (*Schema, error) {
-	f, err := os.Open(path)
+	f, ef, err := openPath(path)
 	if err != nil {
-		return nil, err // *PathError already names the file
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	s, err := symbolSchema(path, ef)
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, not an ELF file", path)
-	}
-	ef, err := openELF(path, f, st.Size())
-	if err != nil {
-		return nil, err
-	}
-	s := &Schema{Path: path, Type: "exec"}
-	if ef.Type == elf.ET_DYN {
-		s.Type = "dyn"
-	}
-	s.BuildID = buildID(ef)
-
-	syms, err := readSymbols(ef)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	s.Symbols = syms
+	syms := s.Symbols
 
 	dw, dwPath, err := findDWARF(path, ef, s.BuildID, opt.DebugDirs)
 	if err != nil {
@@ -115,6 +98,28 @@ func Load(path string, opt Options) (*Schema, error) {
 	}
 	narrowGlobals(s, ef, keep)
 	return s, nil
+}
+
+// openPath opens the file at path and checks it with openELF. The caller
+// closes the file.
+func openPath(path string) (*os.File, *elf.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err // *PathError already names the file
+	}
+	st, err := f.Stat()
+	if err == nil && st.IsDir() {
+		err = fmt.Errorf("%s: is a directory, not an ELF file", path)
+	}
+	var ef *elf.File
+	if err == nil {
+		ef, err = openELF(path, f, st.Size())
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, ef, nil
 }
 
 // openELF checks that r is an ELF64 x86-64 executable or shared object whose

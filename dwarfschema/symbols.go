@@ -6,7 +6,6 @@ import (
 	"debug/elf"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -15,22 +14,15 @@ import (
 // Symbols and as Funcs, with no DWARF work (HasDWARF false, no Vars, Locs
 // or CallSites, even if the object has debugging information). It is the
 // schema of a shared library or of the dynamic loader, whose frames the
-// sampler passes through (method.md §3), and it is fast: the C library
-// loads in about a millisecond.
+// sampler passes through (method.md §3), and it is fast: the C library's
+// takes a few milliseconds (BenchmarkLoadSymbols).
 func LoadSymbols(path string) (*Schema, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err // *PathError already names the file
-	}
-	defer f.Close()
-	st, err := f.Stat()
+	f, ef, err := openPath(path)
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, not an ELF file", path)
-	}
-	return LoadSymbolsFrom(path, f, st.Size())
+	defer f.Close()
+	return loadSymbols(path, ef)
 }
 
 // LoadSymbolsFrom is LoadSymbols on an image read from r (size bytes), such
@@ -41,14 +33,30 @@ func LoadSymbolsFrom(name string, r io.ReaderAt, size int64) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadSymbols(name, ef)
+}
+
+func loadSymbols(name string, ef *elf.File) (*Schema, error) {
+	s, err := symbolSchema(name, ef)
+	if err != nil {
+		return nil, err
+	}
+	s.Funcs = funcsFromSymbols(nil, s.Symbols)
+	return s, nil
+}
+
+// symbolSchema is what Load and LoadSymbols read first: the identity of ef
+// (type, build-id) and its function symbols.
+func symbolSchema(name string, ef *elf.File) (*Schema, error) {
 	s := &Schema{Path: name, Type: "exec", BuildID: buildID(ef)}
 	if ef.Type == elf.ET_DYN {
 		s.Type = "dyn"
 	}
-	if s.Symbols, err = readSymbols(ef); err != nil {
+	syms, err := readSymbols(ef)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	s.Funcs = funcsFromSymbols(nil, s.Symbols)
+	s.Symbols = syms
 	return s, nil
 }
 

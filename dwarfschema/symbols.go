@@ -11,7 +11,8 @@ import (
 
 // LoadSymbols reads the object at path as Load does but only for naming its
 // code: the ELF identity (type, build-id) and the function symbols, as
-// Symbols and as Funcs, with no DWARF work (HasDWARF false, no Vars, Locs
+// Symbols (one per address and size: no aliases) and as Funcs, with no
+// DWARF work (HasDWARF false, no Vars, Locs
 // or CallSites, even if the object has debugging information). It is the
 // schema of a shared library or of the dynamic loader, whose frames the
 // sampler passes through (method.md §3), and it is fast: the C library's
@@ -36,12 +37,22 @@ func LoadSymbolsFrom(name string, r io.ReaderAt, size int64) (*Schema, error) {
 	return loadSymbols(name, ef)
 }
 
+// loadSymbols keeps one symbol per address and size, the alias that names
+// the function: the others name nothing more, and the schema is stored in
+// every profile (the C library has some 600 aliases).
 func loadSymbols(name string, ef *elf.File) (*Schema, error) {
 	s, err := symbolSchema(name, ef)
 	if err != nil {
 		return nil, err
 	}
-	s.Funcs = funcsFromSymbols(nil, s.Symbols)
+	syms := make([]Symbol, 0, len(s.Symbols))
+	for i := range s.Symbols {
+		if _, ok := aliasName(s.Symbols, i); ok {
+			syms = append(syms, s.Symbols[i])
+		}
+	}
+	s.Symbols = syms
+	s.Funcs = funcsFromSymbols(nil, syms)
 	return s, nil
 }
 

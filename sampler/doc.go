@@ -11,14 +11,7 @@
 // signals, group-stops, detaching, the exit status). What differs is how
 // a tick's registers and stack are taken (Config.Sampler):
 //
-//   - ptrace: each running thread is stopped (PTRACE_INTERRUPT), its
-//     registers read and its stack window copied, and it is resumed; the
-//     values are then read. Everything is exact at the tick, but each
-//     sample costs a stop and resume round trip: the thread waits for the
-//     tracer to be scheduled, and on a machine with fewer CPUs than busy
-//     threads the tracer competes with them. The only sampler for --clock
-//     wall, which samples blocked threads too.
-//   - perf (perf.go; the default for --clock cpu where the kernel allows
+//   - perf (perf.go; auto's choice for both clocks where the kernel allows
 //     it): each thread has a software task-clock event per CPU
 //     (perf_event_open, pid=tid), which fires after each interval of the
 //     thread's CPU time, exactly method.md's cpu clock, and makes the
@@ -34,7 +27,52 @@
 //     counted as lost ticks) is not lost. With --jitter the kernel samples
 //     four times as often and vprof keeps one sample in four at random:
 //     geometric gaps (the discrete exponential) with the interval as mean,
-//     for four times the kernel's share of the cost.
+//     for four times the kernel's share of the cost. A running thread is
+//     never stopped, so the program cannot tell it is sampled.
+//   - ptrace: each running thread is stopped (PTRACE_INTERRUPT), its
+//     registers read and its stack window copied, and it is resumed; the
+//     values are then read. Everything is exact at the tick, but each
+//     sample costs a stop and resume round trip: the thread waits for the
+//     tracer to be scheduled, and on a machine with fewer CPUs than busy
+//     threads the tracer competes with them. It may also harm the
+//     program: a thread that /proc shows running may be inside a system
+//     call (see "Stopping a running thread" below), which the stop can cut
+//     short. Only when asked (--sampler ptrace), or where perf cannot be
+//     used (auto falls back to it with a warning saying so).
+//
+// # The wall clock with the perf sampler
+//
+// --clock wall samples every thread at every tick, running or blocked
+// (method.md §3), and with the perf sampler it still stops no running
+// thread (wall.go). A thread's wall time is split three ways, each
+// measured by the kernel:
+//
+//   - CPU time: sampled by the perf events as for --clock cpu, state
+//     running, each sample weighing the CPU time since the previous one;
+//   - time runnable but waiting for a CPU (run_delay in
+//     /proc/PID/task/TID/schedstat): counted as running, and added to the
+//     weight of the thread's next perf sample. /proc shows such a thread
+//     running; the program waits for no event of its own but for the
+//     machine, and the code it waits in is the code that runs once it has
+//     a CPU. The ptrace sampler counts it the same way (it stops a thread
+//     once it has a CPU, weighing the sample by the wall time since its
+//     previous one). On an overloaded machine the running share thus grows
+//     beyond the CPU time;
+//   - blocked time: at each tick a thread that /proc shows blocked in the
+//     kernel is sampled as a blocked thread is with ptrace (below:
+//     registers from an allowlisted stop, else SP and PC from /proc), state
+//     blocked and its system call, weighing the wall time it spent neither
+//     on a CPU nor waiting for one since its previous blocked sample (wall
+//     time less CPU time and run delay, which are exact while a thread is
+//     off the CPU).
+//
+// So a thread's weights add up to its wall time while recorded, but for
+// what falls after its last sample. Blocked time between two ticks that
+// found the thread running (a sleep shorter than the interval) goes to
+// its next blocked sample, as CPU time between two samples goes to the
+// next. A thread whose perf events cannot be opened (too many open
+// files) is not sampled while it runs, with a warning: stopping it would
+// bring back the hazard below.
 //
 // The perf sampler's costs: per sample, the kernel's copy (a microsecond
 // or two) and vprof's processing (about 15 µs; `make bench`); and per
@@ -68,7 +106,7 @@
 // (containers) may forbid it. Config.Sampler auto then falls back to
 // ptrace with a warning that says why; a thread whose events cannot be
 // opened (too many open files: threads x CPUs events) is sampled with
-// ptrace ticks.
+// ptrace ticks (--clock cpu), or not while it runs (--clock wall).
 //
 // # Process control
 //
@@ -126,13 +164,23 @@
 // call stopped here. In --clock cpu mode blocked threads are never
 // stopped: a stop would make them use CPU, and be sampled again.
 //
-// Known hazard, not of blocked threads: a thread that /proc shows running
-// is stopped whatever it is doing, also when it runs in the kernel inside a
-// system call (entering it, or just woken). A call that has done part of
-// its work then returns a short count (a pipe write of more than PIPE_BUF,
-// a terminal read waiting for VMIN bytes), and one that looks at signals
-// before it sleeps or after it wakes fails with EINTR (epoll_wait, a socket
-// receive with a timeout), as after a SIGSTOP.
+// # Stopping a running thread (the ptrace sampler only)
+//
+// The ptrace sampler stops every thread that /proc shows running, whatever
+// it is doing, also when it runs in the kernel inside a system call
+// (entering it, copying data, or just woken and not yet back in user
+// space: /proc says "running" for all of these). The stop is a
+// PTRACE_INTERRUPT, which the kernel delivers like a signal: a call that
+// has done part of its work returns what it has done so far, and one that
+// looks at pending signals before it sleeps or after it wakes fails with
+// EINTR, as after a SIGSTOP. Measured with testdata/blocking.c under
+// --clock wall, 10 recordings each: a 64 KiB write to a full pipe returned
+// a short count 6 to 8 times, a terminal read waiting for VMIN=4 bytes
+// returned fewer 2 to 4 times, a socket receive with SO_RCVTIMEO failed
+// with EINTR 2 to 4 times, epoll_wait with a timeout up to once; the pipe
+// write also under --clock cpu (5 in 10). Programs that retry short counts
+// and EINTR, as POSIX asks, see nothing; others fail. The perf sampler
+// never stops a running thread, for either clock (TestWallNoHarm).
 //
 // # Ending a recording
 //

@@ -237,7 +237,17 @@ func TestParseCPUList(t *testing.T) {
 // by the kernel) is read live only while the copy above the SP still
 // matches memory; the stack past the window is not read live.
 func TestSnapshotRedZone(t *testing.T) {
-	live := make([]byte, 512)
+	// The "stack" and the "heap" are read by address, through
+	// process_vm_readv, as numbers the garbage collector does not see:
+	// memory of its own, not Go's (a Go slice may be freed, or moved with
+	// a goroutine's stack, before the read; and two Go slices may lie
+	// within the 64 KiB above the SP that the snapshot treats as stack).
+	mem, err := unix.Mmap(-1, 0, 1<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+	live := mem[:512]
 	for i := range live {
 		live[i] = byte(i * 7)
 	}
@@ -260,7 +270,8 @@ func TestSnapshotRedZone(t *testing.T) {
 		t.Errorf("read past a full window: ok %v, misses %d", ok, m.misses)
 	}
 	// Far away (heap, globals): read live.
-	heap := []uint64{0xfeedface}
+	heap := mem[len(mem)-8:] // far above the window: not its stack
+	binary.LittleEndian.PutUint64(heap, 0xfeedface)
 	if v, ok := m.Read(uint64(uintptr(unsafe.Pointer(&heap[0]))), 8); !ok || v != 0xfeedface {
 		t.Errorf("live read %#x %v", v, ok)
 	}

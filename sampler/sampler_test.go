@@ -141,7 +141,10 @@ func hasChain(stack, want []string) bool {
 
 func TestStacksQsortAndPLT(t *testing.T) {
 	exe := buildStacks(t)
-	res, p := record(t, Config{Args: []string{exe, "4", "60000000"}, Depth: 3})
+	// 12 rounds of sorting, about 60 ms: the first sample in the C
+	// library loads its CFI, which on a loaded machine takes tens of ms
+	// during which the ptrace sampler takes no tick.
+	res, p := record(t, Config{Args: []string{exe, "12", "60000000"}, Depth: 3})
 	if res.ExitStatus != 0 {
 		t.Fatalf("exit status %d", res.ExitStatus)
 	}

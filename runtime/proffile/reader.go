@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"slices"
 )
 
 // maxRecord bounds one record's payload, so a corrupt length cannot make
@@ -45,7 +46,12 @@ type Reader struct {
 	buf    []byte
 	done   bool
 
-	block  Block
+	own BlockBuffer // Next's blocks
+}
+
+// BlockBuffer is storage that sample blocks decode into (see NextInto).
+type BlockBuffer struct {
+	Block
 	pcs    []uint64
 	vals   []Value
 	starts [][2]int
@@ -113,7 +119,12 @@ func (r *Reader) Close() error {
 // by the following call; copy what must outlive it. At the end of the
 // records, including the end of the readable prefix of a damaged file, it
 // returns io.EOF; Recovery then says whether the file was complete.
-func (r *Reader) Next() (any, error) {
+func (r *Reader) Next() (any, error) { return r.NextInto(&r.own) }
+
+// NextInto is Next, except that a block is decoded into buf, reusing its
+// storage, and the *Block returned is &buf.Block: a caller that hands
+// blocks to other goroutines keeps several buffers instead of copying.
+func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 	if r.done {
 		return nil, io.EOF
 	}
@@ -149,8 +160,8 @@ func (r *Reader) Next() (any, error) {
 		err = json.Unmarshal(payload, e)
 		out = e
 	case recBlock:
-		err = r.decodeBlock(payload)
-		out = &r.block
+		err = decodeBlock(payload, buf)
+		out = &buf.Block
 		if err == nil {
 			r.rec.Blocks++
 		}
@@ -200,13 +211,20 @@ func (r *Reader) readRecord() (byte, []byte, error) {
 		}
 	}
 	if buf == nil {
-		if cap(r.buf) < int(n)+4 {
-			r.buf = make([]byte, n+4)
+		// The buffer grows as the bytes arrive: a damaged length must not
+		// allocate more than the file holds.
+		need := int(n) + 4
+		r.buf = r.buf[:0]
+		for len(r.buf) < need {
+			chunk := min(need-len(r.buf), 1<<20)
+			r.buf = slices.Grow(r.buf, chunk)
+			m, err := io.ReadFull(r.br, r.buf[len(r.buf):len(r.buf)+chunk])
+			r.buf = r.buf[:len(r.buf)+m]
+			if err != nil {
+				return 0, nil, fmt.Errorf("truncated record at byte %d (%d of %d bytes present)", r.rec.Bytes, r.br.Buffered(), n+4)
+			}
 		}
-		buf = r.buf[:n+4]
-		if _, err := io.ReadFull(r.br, buf); err != nil {
-			return 0, nil, fmt.Errorf("truncated record at byte %d (%d of %d bytes present)", r.rec.Bytes, r.br.Buffered(), n+4)
-		}
+		buf = r.buf
 	}
 	payload := buf[:n]
 	crc := crc32.Update(0, castagnoli, []byte{kind})
@@ -308,9 +326,9 @@ func decodeMapping(p []byte, m *Mapping) error {
 // maxStack bounds frames per sample when decoding (the sampler caps at 128).
 const maxStack = 1024
 
-func (r *Reader) decodeBlock(p []byte) error {
+func decodeBlock(p []byte, r *BlockBuffer) error {
 	d := dec{b: p}
-	b := &r.block
+	b := &r.Block
 	b.PID = int32(d.varint())
 	b.TID = int32(d.varint())
 	n := d.uvarint()

@@ -379,6 +379,8 @@ func (s *sampleSet) grow() {
 // entries returns the exact (value, count) pairs in a fixed order.
 func (s *sampleSet) entries() (vals, counts []float64) {
 	if s.dense != nil {
+		vals = make([]float64, 0, s.distinct)
+		counts = make([]float64, 0, s.distinct)
 		for j, c := range s.dense {
 			if c != 0 {
 				vals = append(vals, float64(s.base+int64(j)))
@@ -579,7 +581,13 @@ func reservoirDist(x []float64) stats.Dist {
 		keys[i] = orderKey(k)
 	}
 	slices.Sort(keys)
-	var d stats.Dist
+	n := 0
+	for i := range keys {
+		if i == 0 || keys[i] != keys[i-1] {
+			n++
+		}
+	}
+	d := stats.Dist{Values: make([]float64, 0, n), Counts: make([]float64, 0, n)}
 	for i := 0; i < len(keys); {
 		j := i + 1
 		for j < len(keys) && keys[j] == keys[i] {

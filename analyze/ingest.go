@@ -27,8 +27,7 @@ type Run struct {
 	via          map[[2]int32]float64 // (program function, library function it called): seconds; made by End from viaW
 	viaW         []float64            // seconds per via key, in order of first appearance
 	viaKeys      [][2]int32           //
-	viaIdx       map[[2]int32]int32   // via key -> index in viaW
-	viaCache     *[viaCacheN]viaEntry // in front of viaIdx
+	viaIdx       viaTable             // via key -> index in viaW
 	vfeed        []varFeed            // per global variable: what value reads
 
 	threads map[uint64]*threadState
@@ -112,11 +111,9 @@ func (a *Analyzer) BeginRun(kind Kind, name string, hdr proffile.Header) (*Run, 
 		a: a, Kind: kind, Name: name, hdr: hdr,
 		space:   proffile.NewAddrSpace(),
 		via:     map[[2]int32]float64{},
-		viaIdx:  map[[2]int32]int32{},
 		threads: map[uint64]*threadState{},
 	}
 	r.pcCache, r.gen = new([1 << pcCacheBits]pcEntry), 1
-	r.viaCache = new([viaCacheN]viaEntry)
 	r.interval = float64(hdr.IntervalNS) / 1e9
 	if r.interval <= 0 {
 		r.interval = 1e-3
@@ -208,38 +205,58 @@ func (r *Run) End() {
 	for i, k := range r.viaKeys {
 		r.via[k] = r.viaW[i]
 	}
-	r.viaW, r.viaKeys, r.viaIdx, r.viaCache = nil, nil, nil, nil
+	r.viaW, r.viaKeys, r.viaIdx = nil, nil, viaTable{}
 	r.ended = true
 }
 
-// viaCacheN is the number of entries of the direct-mapped cache of via
-// keys (a map look-up costs more than a sample's other costs together).
-const (
-	viaCacheBits = 10
-	viaCacheN    = 1 << viaCacheBits
-)
-
-type viaEntry struct {
-	key [2]int32
-	idx int32 // in viaW, + 1; 0: empty
+// viaTable maps a via key to its index in viaW: open addressing on the
+// packed key, one probe mostly (a map look-up costs more than a sample's
+// other costs together).
+type viaTable struct {
+	keys []uint64 // (fn, lib) packed
+	idx  []int32  // index + 1; 0: empty
+	n    int
 }
 
 // addVia adds w seconds to the cost that program function fn spent
 // calling library function lib.
 func (r *Run) addVia(fn, lib int32, w float64) {
-	k := [2]int32{fn, lib}
-	e := &r.viaCache[(uint32(fn)*0x9e3779b9^uint32(lib))*0x85ebca6b>>(32-viaCacheBits)]
-	if e.idx == 0 || e.key != k {
-		i, ok := r.viaIdx[k]
-		if !ok {
-			i = int32(len(r.viaW))
-			r.viaIdx[k] = i
-			r.viaW = append(r.viaW, 0)
-			r.viaKeys = append(r.viaKeys, k)
-		}
-		*e = viaEntry{k, i + 1}
+	t := &r.viaIdx
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
 	}
-	r.viaW[e.idx-1] += w
+	k := uint64(uint32(fn))<<32 | uint64(uint32(lib))
+	mask := uint64(len(t.keys) - 1)
+	for i := hash64(k) & mask; ; i = (i + 1) & mask {
+		if t.idx[i] == 0 {
+			t.keys[i], t.idx[i] = k, int32(len(r.viaW))+1
+			t.n++
+			r.viaW = append(r.viaW, w)
+			r.viaKeys = append(r.viaKeys, [2]int32{fn, lib})
+			return
+		}
+		if t.keys[i] == k {
+			r.viaW[t.idx[i]-1] += w
+			return
+		}
+	}
+}
+
+func (t *viaTable) grow() {
+	keys, idx := t.keys, t.idx
+	n := max(64, 2*len(keys))
+	t.keys, t.idx = make([]uint64, n), make([]int32, n)
+	mask := uint64(n - 1)
+	for j, k := range keys {
+		if idx[j] == 0 {
+			continue
+		}
+		i := hash64(k) & mask
+		for t.idx[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.keys[i], t.idx[i] = k, idx[j]
+	}
 }
 
 // varFeed is what the feeding goroutine needs of a variable, apart from

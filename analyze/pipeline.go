@@ -46,8 +46,11 @@ type pipeline struct {
 }
 
 // batchPool keeps batches (a few MiB of buffers) from one run to the
-// next.
-var batchPool = sync.Pool{New: func() any { return new(batch) }}
+// next, and recsPool the feeder's value records.
+var (
+	batchPool = sync.Pool{New: func() any { return new(batch) }}
+	recsPool  = sync.Pool{New: func() any { return new([]valRec) }}
+)
 
 // batchesInFlight is the number of batches of a pipeline.
 const batchesInFlight = 4
@@ -58,6 +61,7 @@ func (r *Run) startPipeline() {
 	for range batchesInFlight {
 		p.free <- batchPool.Get().(*batch)
 	}
+	r.recs = *recsPool.Get().(*[]valRec)
 	for w := range a.workers {
 		ch := make(chan *batch, 8)
 		p.work = append(p.work, ch)
@@ -117,41 +121,10 @@ func (r *Run) stopPipeline() {
 			b.ts = b.ts[:0]
 			batchPool.Put(b)
 		}
+		recs := r.recs[:0]
+		r.recs = nil
+		recsPool.Put(&recs)
 		r.pipe = nil
-	}
-}
-
-// blockCopy is a block copied out of the Reader, which reuses its own.
-type blockCopy struct {
-	b    proffile.Block
-	pcs  []uint64
-	vals []proffile.Value
-}
-
-func (c *blockCopy) from(b *proffile.Block) {
-	c.b.PID, c.b.TID = b.PID, b.TID
-	c.b.Samples = append(c.b.Samples[:0], b.Samples...)
-	np, nv := 0, 0
-	for i := range b.Samples {
-		np += len(b.Samples[i].Stack)
-		nv += len(b.Samples[i].Values)
-	}
-	if cap(c.pcs) < np {
-		c.pcs = make([]uint64, np, np*5/4)
-	}
-	if cap(c.vals) < nv {
-		c.vals = make([]proffile.Value, nv, nv*5/4)
-	}
-	c.pcs, c.vals = c.pcs[:np], c.vals[:nv]
-	np, nv = 0, 0
-	for i := range c.b.Samples {
-		s := &c.b.Samples[i]
-		n := copy(c.pcs[np:], s.Stack)
-		s.Stack = c.pcs[np : np+n : np+n]
-		np += n
-		m := copy(c.vals[nv:], s.Values)
-		s.Values = c.vals[nv : nv+m : nv+m]
-		nv += m
 	}
 }
 
@@ -159,26 +132,28 @@ func (c *blockCopy) from(b *proffile.Block) {
 // goroutine to the analysis.
 type item struct {
 	rec   any
-	blk   *blockCopy
+	blk   *proffile.BlockBuffer // a block, decoded into a buffer of the free list
 	err   error
 	bytes int64 // read so far
 }
 
 // read runs the Reader in its own goroutine: decoding overlaps analysis.
 // It stops at the end of the records, at an error, or when stop closes.
-func read(rd *proffile.Reader, out chan<- item, free chan *blockCopy, stop <-chan struct{}) {
+func read(rd *proffile.Reader, out chan<- item, free chan *proffile.BlockBuffer, stop <-chan struct{}) {
 	defer close(out)
+	var buf *proffile.BlockBuffer
 	for {
-		rec, err := rd.Next()
-		it := item{rec: rec, err: err, bytes: rd.Recovery().Bytes}
-		if b, ok := rec.(*proffile.Block); ok && err == nil {
+		if buf == nil {
 			select {
-			case it.blk = <-free:
+			case buf = <-free:
 			case <-stop:
 				return
 			}
-			it.blk.from(b)
-			it.rec = nil
+		}
+		rec, err := rd.NextInto(buf)
+		it := item{rec: rec, err: err, bytes: rd.Recovery().Bytes}
+		if _, ok := rec.(*proffile.Block); ok && err == nil {
+			it.blk, it.rec, buf = buf, nil, nil
 		}
 		select {
 		case out <- it:
@@ -201,9 +176,9 @@ func (r *Run) feed(rd *proffile.Reader, size int64, progress Progress) error {
 	const step = 64 << 20
 	next := int64(step)
 	items := make(chan item, 8)
-	free := make(chan *blockCopy, 10)
+	free := make(chan *proffile.BlockBuffer, 10)
 	for range cap(free) {
-		free <- &blockCopy{}
+		free <- new(proffile.BlockBuffer)
 	}
 	stop := make(chan struct{})
 	defer func() {
@@ -221,7 +196,7 @@ func (r *Run) feed(rd *proffile.Reader, size int64, progress Progress) error {
 			break
 		}
 		if c := it.blk; c != nil {
-			b := &c.b
+			b := &c.Block
 			r.beginBlock(r.thread(b.PID, b.TID))
 			for i := range b.Samples {
 				r.sample(b.PID, &b.Samples[i])

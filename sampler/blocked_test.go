@@ -695,37 +695,51 @@ func sortedCalls(m map[int32]uint64) string {
 	return s
 }
 
-// BenchmarkBlockedWall measures what the stops of blocked threads cost:
-// testdata/blockbench (8 threads that are nearly always blocked: long waits
-// on condition variables, or 2 ms sleeps in a loop) recorded with --clock
-// wall at 1 kHz without the stops (NoBlockedStops: no registers) and with
-// them, interleaved, b.N runs of each. Per configuration: samples of
-// blocked threads per second, vprof's CPU per sample after start-up (µs),
-// stops per second, lost ticks per run.
+// BenchmarkBlockedWall measures --clock wall on threads that are nearly
+// always blocked: testdata/blockbench (8 threads: long waits on condition
+// variables, or 2 ms sleeps in a loop) recorded at 1 kHz with the ptrace
+// sampler (every running thread stopped at each tick: the wall clock's
+// sampler before the perf one could take it) and with the perf sampler
+// (running threads by their perf events, blocked ones at the ticks), both
+// with the stops of blocked threads for registers, and with the perf
+// sampler without them (NoBlockedStops: no registers), interleaved, b.N
+// runs of each. Per configuration: samples per second (all, and of blocked
+// threads), vprof's CPU per sample after start-up (µs), stops of blocked
+// threads per second, stops of running threads per second, lost ticks per
+// run.
 //
 //	go test ./sampler -run '^$' -bench BlockedWall -benchtime 5x
 func BenchmarkBlockedWall(b *testing.B) {
 	exe := buildC(b, "blockbench", "-g", "-pthread")
 	const threads, ms = "8", "1000"
+	confs := []struct {
+		name    string
+		sampler string
+		noStops bool
+	}{{"ptrace", SamplerPtrace, false}, {"perf", SamplerPerf, false}, {"perf-noregs", SamplerPerf, true}}
+	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
+	if pb, err := r.openPerf(); err != nil {
+		b.Logf("perf sampler not usable here (%v): ptrace only", err)
+		confs = confs[:1]
+	} else {
+		r.perf = pb
+		r.closePerf()
+	}
 	for _, mode := range []string{"long", "short"} {
 		b.Run(mode, func(b *testing.B) {
-			confs := []struct {
-				name    string
-				noStops bool
-			}{{"noregs", true}, {"regs", false}}
 			type acc struct {
-				blocked, samples, stops, lost, regs uint64
-				cpu, elapsed                        time.Duration
+				blocked, samples, stops, full, lost, regs uint64
+				cpu, elapsed                              time.Duration
 			}
 			accs := make([]acc, len(confs))
 			for i := 0; i < b.N; i++ {
 				for k, c := range confs {
 					res, err := Record(Config{
 						Output: b.TempDir() + "/bench.vprof", Args: []string{exe, mode, threads, ms},
-						Clock: proffile.ClockWall, Interval: time.Millisecond, Depth: 3,
+						Clock: proffile.ClockWall, Interval: time.Millisecond, Depth: 3, Sampler: c.sampler,
 						NoBlockedStops: c.noStops, Signals: make(chan os.Signal),
 					})
-					if err != nil || res.ExitStatus != 0 {
+					if err != nil || res.ExitStatus != 0 || res.Sampler != c.sampler {
 						b.Fatalf("%s: %v, exit %v", c.name, err, res)
 					}
 					a := &accs[k]
@@ -733,6 +747,7 @@ func BenchmarkBlockedWall(b *testing.B) {
 					a.regs += res.Blocked.WithRegs
 					a.samples += uint64(res.Trailer.Samples)
 					a.stops += res.Blocked.Stops
+					a.full += res.Steps.Full
 					a.lost += res.Steps.Lost
 					a.cpu += res.TracerCPU - res.SetupCPU
 					a.elapsed += res.Elapsed
@@ -740,10 +755,12 @@ func BenchmarkBlockedWall(b *testing.B) {
 			}
 			for k, c := range confs {
 				a := accs[k]
+				b.ReportMetric(float64(a.samples)/a.elapsed.Seconds(), "samples/s-"+c.name)
 				b.ReportMetric(float64(a.blocked)/a.elapsed.Seconds(), "blocked/s-"+c.name)
 				b.ReportMetric(float64(a.regs)/float64(max(a.blocked, 1)), "withregs-"+c.name)
 				b.ReportMetric(float64(a.cpu.Nanoseconds())/1e3/float64(max(a.samples, 1)), "cpuµs/sample-"+c.name)
-				b.ReportMetric(float64(a.stops)/a.elapsed.Seconds(), "stops/s-"+c.name)
+				b.ReportMetric(float64(a.stops)/a.elapsed.Seconds(), "blockedstops/s-"+c.name)
+				b.ReportMetric(float64(a.full)/a.elapsed.Seconds(), "runningstops/s-"+c.name)
 				b.ReportMetric(float64(a.lost)/float64(b.N), "lost/run-"+c.name)
 			}
 		})

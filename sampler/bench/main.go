@@ -1,11 +1,12 @@
 // Command bench measures what recording costs a program (`make bench`):
 // a 4-thread CPU-bound workload (testdata/bench4.c, fixed work) run plain,
 // under `vprof record` (1 kHz, values, depth 3) with each sampler (ptrace:
-// threads stopped at each tick; perf: the kernel's perf events), under
-// `perf record -F 1000`, and built with -pg (gprof), interleaved, several
-// runs each; it prints medians and ratios side by side, vprof's cost per
-// sample by step for each sampler, and how the cost and lost ticks grow
-// with the sampling rate.
+// threads stopped at each tick; perf: the kernel's perf events) and each
+// clock (cpu; wall: every thread at every tick, the blocked main thread
+// too), under `perf record -F 1000`, and built with -pg (gprof),
+// interleaved, several runs each; it prints medians and ratios side by
+// side, vprof's cost per sample by step for each sampler and clock, and
+// how the cost and lost ticks grow with the sampling rate.
 //
 // It measures on the machine it runs on, whatever else that machine is
 // doing: the load average is printed with the results, and interleaving
@@ -41,8 +42,19 @@ func main() {
 	rates := flag.String("rates", "1000,2000,5000,10000", "sampling rates (Hz) of the rate sweep; empty skips it")
 	src := flag.String("src", "", "workload source (default: testdata/bench4.c next to this program)")
 	samplers := flag.String("samplers", "ptrace,perf", "vprof samplers to measure, side by side")
+	clocks := flag.String("clocks", "cpu,wall", "vprof clocks to measure, side by side")
 	flag.Parse()
-	if err := run(*runs, *threads, *rounds, *target, *rates, *src, strings.Split(*samplers, ",")); err != nil {
+	var vps []vprofConf
+	for _, c := range strings.Split(*clocks, ",") {
+		if c != string(proffile.ClockCPU) && c != string(proffile.ClockWall) {
+			fmt.Fprintf(os.Stderr, "bench: -clocks: unknown clock %q (cpu, wall)\n", c)
+			os.Exit(2)
+		}
+		for _, smp := range strings.Split(*samplers, ",") {
+			vps = append(vps, vprofConf{sampler: smp, clock: proffile.Clock(c)})
+		}
+	}
+	if err := run(*runs, *threads, *rounds, *target, *rates, *src, vps); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -52,6 +64,22 @@ func main() {
 type config struct {
 	name string
 	run  func() (measure, error)
+	vp   *vprofConf // a vprof recording
+}
+
+// vprofConf is a sampler and a clock of vprof record.
+type vprofConf struct {
+	sampler string
+	clock   proffile.Clock
+}
+
+// key names it in the rate sweep: the sampler, prefixed by the clock
+// unless cpu.
+func (v vprofConf) key() string {
+	if v.clock == proffile.ClockCPU {
+		return v.sampler
+	}
+	return string(v.clock) + "-" + v.sampler
 }
 
 // measure is one run.
@@ -63,7 +91,7 @@ type measure struct {
 	res     *sampler.Result
 }
 
-func run(runs, threads, rounds int, target time.Duration, rates, src string, samplers []string) error {
+func run(runs, threads, rounds int, target time.Duration, rates, src string, vps []vprofConf) error {
 	dir, err := os.MkdirTemp("", "vprof-bench-")
 	if err != nil {
 		return err
@@ -91,26 +119,29 @@ func run(runs, threads, rounds int, target time.Duration, rates, src string, sam
 	fmt.Printf("vprof bench: %s, %d threads x %d rounds, %d runs each, %d CPUs, load average %s\n",
 		filepath.Base(src), threads, rounds, runs, runtime.NumCPU(), loadavg())
 
-	cfgs := []config{{"plain", plain(exe, threads, rounds)}}
+	cfgs := []config{{"plain", plain(exe, threads, rounds), nil}}
 	var vprofs []int // indexes of the vprof configurations
-	for _, smp := range samplers {
-		if smp == sampler.SamplerPerf && !perfSamplerWorks(dir) {
-			fmt.Println("  (vprof's perf sampler not usable here: skipped)")
+	perfOK, kernelShare := perfSamplerWorks(dir), false
+	for _, vp := range vps {
+		if vp.sampler == sampler.SamplerPerf && !perfOK {
+			fmt.Printf("  (vprof's perf sampler not usable here: --clock %s --sampler perf skipped)\n", vp.clock)
 			continue
 		}
 		vprofs = append(vprofs, len(cfgs))
-		cfgs = append(cfgs, config{fmt.Sprintf("vprof record --sampler %s (1 kHz, values, depth 3)", smp), vprofRun(dir, args, time.Millisecond, smp)})
-		if smp == sampler.SamplerPerf {
-			cfgs = append(cfgs, config{"the same perf events alone (the kernel's share)", kernelRun(dir, args, time.Millisecond)})
+		cfgs = append(cfgs, config{fmt.Sprintf("vprof record --clock %s --sampler %s (1 kHz, values, depth 3)", vp.clock, vp.sampler),
+			vprofRun(dir, args, time.Millisecond, vp), &vp})
+		if vp.sampler == sampler.SamplerPerf && !kernelShare {
+			kernelShare = true
+			cfgs = append(cfgs, config{"the same perf events alone (the kernel's share)", kernelRun(dir, args, time.Millisecond), nil})
 		}
 	}
 	if havePerf {
-		cfgs = append(cfgs, config{"perf record -F 1000", perfRun(dir, args)})
+		cfgs = append(cfgs, config{"perf record -F 1000", perfRun(dir, args), nil})
 	} else {
 		fmt.Println("  (perf record not usable here: skipped)")
 	}
 	if haveGprof {
-		cfgs = append(cfgs, config{"gcc -pg (gprof)", pgRun(dir, pg, threads, rounds)})
+		cfgs = append(cfgs, config{"gcc -pg (gprof)", pgRun(dir, pg, threads, rounds), nil})
 	} else {
 		fmt.Println("  (gcc -pg failed: gprof column skipped)")
 	}
@@ -132,9 +163,8 @@ func run(runs, threads, rounds int, target time.Duration, rates, src string, sam
 				return fmt.Errorf("bad rate %q", f)
 			}
 			for _, i := range vprofs {
-				smp := cfgs[i].name[len("vprof record --sampler "):]
-				smp = smp[:strings.IndexByte(smp, ' ')]
-				sweep = append(sweep, config{fmt.Sprintf("%s %d Hz", smp, hz), vprofRun(dir, args, time.Second/time.Duration(hz), smp)})
+				vp := *cfgs[i].vp
+				sweep = append(sweep, config{fmt.Sprintf("%s %d Hz", vp.key(), hz), vprofRun(dir, args, time.Second/time.Duration(hz), vp), &vp})
 			}
 		}
 		n := max(3, runs/2)
@@ -253,7 +283,8 @@ func pgRun(dir, pg string, threads, rounds int) func() (measure, error) {
 
 // vprofRun records in this process (the same code as `vprof record`), so
 // the recorder's own CPU time and its per-step costs are exact.
-func vprofRun(dir string, args []string, interval time.Duration, smp string) func() (measure, error) {
+func vprofRun(dir string, args []string, interval time.Duration, vp vprofConf) func() (measure, error) {
+	smp := vp.sampler
 	return func() (measure, error) {
 		devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 		if err != nil {
@@ -265,7 +296,7 @@ func vprofRun(dir string, args []string, interval time.Duration, smp string) fun
 		t0 := time.Now()
 		res, err := sampler.Record(sampler.Config{
 			Output: filepath.Join(dir, "bench.vprof"), Args: args, Interval: interval,
-			Clock: proffile.ClockCPU, Depth: 3, Stack: 64, Signals: sigs, Stdout: devnull, Sampler: smp,
+			Clock: vp.clock, Depth: 3, Stack: 64, Signals: sigs, Stdout: devnull, Sampler: smp,
 		})
 		m := measure{wall: time.Since(t0)}
 		if err != nil {
@@ -407,7 +438,8 @@ func steps(w io.Writer, name string, ms []measure) {
 		return
 	}
 	us := func(d time.Duration, k uint64) float64 { return float64(d.Nanoseconds()) / float64(max(k, 1)) / 1e3 }
-	fmt.Fprintf(w, "\n%s, per sample (µs, mean of %d samples; %d ticks taken, %d lost):\n", name, n, s.Ticks, lost)
+	fmt.Fprintf(w, "\n%s, per sample (µs, mean of %d samples; %d ticks taken, %d lost):\n", name, n, s.Ticks-s.Perf, lost)
+	fmt.Fprintf(w, "  samples: %d from perf events, %d of running threads stopped, %d of blocked threads\n", s.Perf-s.Dropped, s.Full, s.Light)
 	if s.Perf > 0 {
 		fmt.Fprintf(w, "  ring   %.1f  (record parsed, registers and stack copy taken from the ring: no stop)\n", us(s.Ring, n))
 	} else {
@@ -463,9 +495,12 @@ func rateTable(w io.Writer, cfgs []config, res [][]measure) {
 	tw.Flush()
 	fmt.Fprintln(w, "(a rate is sustainable while lost ticks stay near 0%: past it, ticks take longer than the interval,")
 	fmt.Fprintln(w, " or the perf sampler's rings fill faster than vprof drains them)")
-	for _, smp := range []string{sampler.SamplerPtrace, sampler.SamplerPerf} {
-		if rate, ok := best[smp]; ok {
-			fmt.Fprintf(w, "highest rate with under 1%% lost ticks, %s sampler: %s\n", smp, rate)
+	done := map[string]bool{}
+	for _, c := range cfgs[1:] {
+		key := c.vp.key()
+		if rate, ok := best[key]; ok && !done[key] {
+			done[key] = true
+			fmt.Fprintf(w, "highest rate with under 1%% lost ticks, %s: %s\n", key, rate)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package analyze
 import (
 	"errors"
 	"os"
+	"slices"
 
 	"github.com/vprof/vprof/runtime/proffile"
 )
@@ -43,15 +44,15 @@ func Analyze(normal, buggy []string, o Options, progress Progress) (*Result, err
 		return nil, errors.New("analyze: need at least one normal and one buggy profile")
 	}
 	a := New(o)
-	for _, p := range normal {
-		if err := a.AddFile(Normal, p, progress); err != nil {
-			return nil, err
-		}
+	var kinds []Kind
+	for range normal {
+		kinds = append(kinds, Normal)
 	}
-	for _, p := range buggy {
-		if err := a.AddFile(Buggy, p, progress); err != nil {
-			return nil, err
-		}
+	for range buggy {
+		kinds = append(kinds, Buggy)
+	}
+	if err := a.addFiles(kinds, append(slices.Clone(normal), buggy...), progress); err != nil {
+		return nil, err
 	}
 	return a.Result(), nil
 }

@@ -121,16 +121,18 @@ func TestLineDistance(t *testing.T) {
 	}
 }
 
-// quickPrograms are the scoreboard's fastest programs (a few seconds each
-// for 3+3 runs), chosen by run time, not by rank, for `make test`.
-var quickPrograms = []string{"healthcheck", "var_range", "cascade_delete", "dict_status"}
+// quickPrograms are the scoreboard's five fastest programs (a few seconds
+// each for 3+3 runs), chosen by run time, not by rank, for `make test`.
+var quickPrograms = []string{"healthcheck", "var_range", "cascade_delete", "dict_status", "discard_body"}
 
 // TestQuickEval is the issue's quick subset of `make eval`, with the real
 // vprof command on the real programs: vprof must rank the root cause at
-// most 3rd on at least 3 of them. The full table is `make eval`.
+// most 3rd on at least 3 of them (the issue's figure; here they rank 1st
+// to 3rd, and a heavily loaded machine that loses ticks may push one or
+// two further). The full table is `make eval`.
 func TestQuickEval(t *testing.T) {
 	if testing.Short() {
-		t.Skip("records 24 runs; skipped with -short")
+		t.Skip("records 30 runs; skipped with -short")
 	}
 	dir := t.TempDir()
 	vprof := filepath.Join(dir, "vprof")

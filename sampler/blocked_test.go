@@ -704,9 +704,9 @@ func sortedCalls(m map[int32]uint64) string {
 // with the stops of blocked threads for registers, and with the perf
 // sampler without them (NoBlockedStops: no registers), interleaved, b.N
 // runs of each. Per configuration: samples per second (all, and of blocked
-// threads), vprof's CPU per sample after start-up (µs), stops of blocked
-// threads per second, stops of running threads per second, lost ticks per
-// run.
+// threads), vprof's CPU per sample after start-up (µs) and per second
+// (% of a CPU), stops of blocked threads per second, stops of running
+// threads per second, lost ticks per run.
 //
 //	go test ./sampler -run '^$' -bench BlockedWall -benchtime 5x
 func BenchmarkBlockedWall(b *testing.B) {
@@ -759,6 +759,7 @@ func BenchmarkBlockedWall(b *testing.B) {
 				b.ReportMetric(float64(a.blocked)/a.elapsed.Seconds(), "blocked/s-"+c.name)
 				b.ReportMetric(float64(a.regs)/float64(max(a.blocked, 1)), "withregs-"+c.name)
 				b.ReportMetric(float64(a.cpu.Nanoseconds())/1e3/float64(max(a.samples, 1)), "cpuµs/sample-"+c.name)
+				b.ReportMetric(100*a.cpu.Seconds()/a.elapsed.Seconds(), "cpu%-"+c.name)
 				b.ReportMetric(float64(a.stops)/a.elapsed.Seconds(), "blockedstops/s-"+c.name)
 				b.ReportMetric(float64(a.full)/a.elapsed.Seconds(), "runningstops/s-"+c.name)
 				b.ReportMetric(float64(a.lost)/float64(b.N), "lost/run-"+c.name)

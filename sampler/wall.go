@@ -31,13 +31,14 @@ package sampler
 
 // wallAcct is a thread's wall-time split (see above).
 type wallAcct struct {
-	ok      bool
-	t0      int64  // when first seen (ns since the start)
-	cpu0    uint64 // its CPU time then (ns)
-	delay0  uint64 // its run delay then (ns)
-	blocked int64  // blocked time given to samples so far
-	delay   uint64 // run delay at the last reading
-	pend    int64  // run delay not yet in a perf sample's weight
+	ok        bool
+	t0        int64  // when first seen (ns since the start)
+	cpu0      uint64 // its CPU time then (ns)
+	delay0    uint64 // its run delay then (ns)
+	blocked   int64  // blocked time given to samples so far
+	delay     uint64 // run delay at the last reading
+	pend      int64  // run delay not yet in a perf sample's weight
+	blockedAt bool   // blocked at its last tick
 }
 
 func (w *wallAcct) start(now int64, s *schedStat) {
@@ -73,29 +74,43 @@ func (w *wallAcct) blockedWeight(now int64, cpu uint64) int64 {
 func (r *Recorder) wallTick(t *thread) {
 	t0 := r.now()
 	sc := &r.sched
-	if !r.readSched(t, sc) {
-		return
-	}
 	w := &t.wall
-	if !w.ok {
-		w.start(t0, sc)
-		t.cpu, t.checkNS = sc.CPU, t0
-		return
-	}
-	w.addDelay(sc.Delay)
-	// On a CPU for nearly the whole interval: running, no need to read its
-	// state. (A running thread's schedstat lags by up to a scheduler tick,
-	// so this saves the read only on some ticks.)
-	busy := sc.CPU > t.cpu && int64(sc.CPU-t.cpu) >= (t0-t.checkNS)*9/10
-	t.cpu, t.checkNS = sc.CPU, t0
-	if busy || !r.readSys(t, &r.sys) || r.sys.Running {
-		r.steps.Decide += secs(r.now() - t0)
-		return
-	}
-	// Blocked: read the CPU time and run delay again, exact now.
-	if r.readSched(t, sc) {
+	if w.blockedAt {
+		// Blocked at its last tick, likely still: its state first, then
+		// its schedstat, exact while it is off the CPU (two reads, not
+		// three).
+		if !r.readSys(t, &r.sys) || r.sys.Running || !r.readSched(t, sc) {
+			w.blockedAt = false
+			r.steps.Decide += secs(r.now() - t0)
+			return
+		}
 		w.addDelay(sc.Delay)
-		t.cpu = sc.CPU
+		t.cpu, t.checkNS = sc.CPU, t0
+	} else {
+		if !r.readSched(t, sc) {
+			return
+		}
+		if !w.ok {
+			w.start(t0, sc)
+			t.cpu, t.checkNS = sc.CPU, t0
+			return
+		}
+		w.addDelay(sc.Delay)
+		// On a CPU for nearly the whole interval: running, no need to
+		// read its state. (A running thread's schedstat lags by up to a
+		// scheduler tick, so this saves the read only on some ticks.)
+		busy := sc.CPU > t.cpu && int64(sc.CPU-t.cpu) >= (t0-t.checkNS)*9/10
+		t.cpu, t.checkNS = sc.CPU, t0
+		if busy || !r.readSys(t, &r.sys) || r.sys.Running {
+			r.steps.Decide += secs(r.now() - t0)
+			return
+		}
+		// Blocked: read the CPU time and run delay again, exact now.
+		if r.readSched(t, sc) {
+			w.addDelay(sc.Delay)
+			t.cpu = sc.CPU
+		}
+		w.blockedAt = true
 	}
 	when := r.now()
 	weight := w.blockedWeight(when, t.cpu)

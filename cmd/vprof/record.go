@@ -75,7 +75,7 @@ Examples:
   vprof record -o slow.vprof --duration 30s -p $(pidof server)
   vprof record --clock wall --interval 5ms --depth 2 -- make -j4
   vprof record --func 'lookup|#global' -o buggy.vprof -- ./cache --buggy
-  vprof record --sampler ptrace -- ./server     # values exact at the tick
+  vprof record --sampler ptrace -- ./server     # values exact at the tick (see Beware above)
 `
 
 func init() {

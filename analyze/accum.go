@@ -161,9 +161,7 @@ func (s *sampleSet) addAll(xs []float64) {
 		var n int
 		switch {
 		case s.res != nil:
-			for _, x := range xs {
-				s.add(x)
-			}
+			s.addReservoir(xs)
 			return
 		case s.dense != nil:
 			n = s.addDense(xs)
@@ -177,6 +175,26 @@ func (s *sampleSet) addAll(xs []float64) {
 			xs = xs[1:]
 		}
 	}
+}
+
+// addReservoir offers xs to the reservoir: algorithm L skips most of
+// them, and only their count, minimum and maximum change then.
+func (s *sampleSet) addReservoir(xs []float64) {
+	n, lo, hi := s.n, s.min, s.max
+	r := s.res
+	for _, x := range xs {
+		n++
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+		if n >= r.next {
+			r.add(x, n)
+		}
+	}
+	s.n, s.min, s.max = n, lo, hi
 }
 
 // addDense counts the leading observations of xs that fit the dense
@@ -427,7 +445,7 @@ func (s *sampleSet) toReservoir() {
 			ent = append(ent, slot{orderKey(sl.key), sl.count})
 		}
 	}
-	slices.SortFunc(ent, func(x, y slot) int { return cmp.Compare(x.key, y.key) })
+	sortByKey(ent)
 	res := &reservoir{x: make([]float64, 0, R), rng: rng}
 	var cum int64
 	k := 0
@@ -483,6 +501,41 @@ func floyd(rng *rand.Rand, n int64, r int) []int64 {
 	}
 	slices.Sort(pos)
 	return pos
+}
+
+// sortByKey sorts slots by distinct keys: a least-significant-digit radix
+// sort on bytes, skipping the bytes every key shares, for the thousands of
+// entries of a table; a plain sort for a few.
+func sortByKey(s []slot) {
+	if len(s) < 256 {
+		slices.SortFunc(s, func(x, y slot) int { return cmp.Compare(x.key, y.key) })
+		return
+	}
+	tmp := make([]slot, len(s))
+	src, dst := s, tmp
+	for shift := uint(0); shift < 64; shift += 8 {
+		var count [256]int
+		for i := range src {
+			count[byte(src[i].key>>shift)]++
+		}
+		if count[byte(src[0].key>>shift)] == len(src) {
+			continue
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for i := range src {
+			d := byte(src[i].key >> shift)
+			dst[count[d]] = src[i]
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
+	}
 }
 
 // orderKey maps canonical float64 bits to a key with the order of
@@ -560,7 +613,7 @@ func (s *sampleSet) dist() stats.Dist {
 	for i := range ent {
 		ent[i].key = orderKey(ent[i].key)
 	}
-	slices.SortFunc(ent, func(x, y slot) int { return cmp.Compare(x.key, y.key) })
+	sortByKey(ent)
 	d.Values, d.Counts = make([]float64, len(ent)), make([]float64, len(ent))
 	for i, e := range ent {
 		d.Values[i], d.Counts[i] = math.Float64frombits(fromOrderKey(e.key)), e.count

@@ -378,9 +378,14 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 	if r.flatOnly {
 		return
 	}
+	recs := r.recs
 	for j := range s.Values {
-		r.value(pid, s, &s.Values[j], nf, w, stamp)
+		if rec, ok := r.value(pid, s, &s.Values[j], nf, w, stamp); ok {
+			recs = append(recs, rec)
+		}
 	}
+	r.values += int64(len(recs) - len(r.recs))
+	r.recs = recs
 }
 
 // valRec is one value sample between the feeding and the variables'
@@ -397,28 +402,29 @@ type valRec struct {
 }
 
 // value does what needs the sample (dedupe, the frame's PC, the
-// variable-based cost) and queues the value for its variable.
-func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w float64, stamp uint64) {
+// variable-based cost) and returns the value's record for its variable,
+// or false when the value is not analysed.
+func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w float64, stamp uint64) (valRec, bool) {
 	a := r.a
 	if int(v.Obj) >= len(r.objs) || r.objs[v.Obj] == nil {
 		r.badValues++
-		return
+		return valRec{}, false
 	}
 	oi := r.objs[v.Obj]
 	if v.Var < 0 || int(v.Var) >= len(oi.varMap) {
 		r.badValues++
-		return
+		return valRec{}, false
 	}
 	gv := oi.varMap[v.Var]
 	if gv < 0 {
-		return // outside Options.Components
+		return valRec{}, false // outside Options.Components
 	}
 	if int(gv) >= len(r.vfeed) {
 		r.growVars()
 	}
 	vf := &r.vfeed[gv]
 	if vf.stamp == stamp {
-		return // read once per thread and tick: the first (shallowest) read is kept
+		return valRec{}, false // read once per thread and tick: the first (shallowest) read is kept
 	}
 	vf.stamp = stamp
 	rec := valRec{gv: gv, obj: -1, fn: -1, blk: uint8(len(r.bts) - 1), tick: s.Tick, val: v.Bits, hasPtee: v.HasPointee}
@@ -430,7 +436,7 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 			if a.comps && oi.global[v.Var] && !a.funcInComponent(fr.fn) {
 				// As record --component narrows a global to the readers in
 				// the component (dwarfschema/globalrefs.go).
-				return
+				return valRec{}, false
 			}
 			// The value was read in the logical frame of the function that
 			// owns it: a local's defining function, which is on the inline
@@ -454,8 +460,7 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 			}
 		}
 	}
-	r.values++
-	r.recs = append(r.recs, rec)
+	return rec, true
 }
 
 // maxBatchBlocks bounds the blocks grouped at once (valRec.blk).

@@ -334,6 +334,7 @@ func TestSamplers(t *testing.T) {
 		{"FuncFilter", TestFuncFilter},
 		{"PerfSamplesEveryThread", TestPerfSamplesEveryThread},
 		{"PerfLateThread", TestPerfLateThread},
+		{"WallClock", TestWallClock},
 	} {
 		t.Run(other+"/"+c.name, func(t *testing.T) {
 			defaultSampler = other
@@ -345,11 +346,11 @@ func TestSamplers(t *testing.T) {
 }
 
 // wantSampler checks which sampler recorded a profile: perf where it
-// works, unless the test runs under TestSamplers.
+// works, unless the test runs under TestSamplers; ptrace where it does not.
 func wantSampler(t *testing.T, res *Result, p *prof) {
 	t.Helper()
 	want := SamplerPerf
-	if defaultSampler == SamplerPtrace {
+	if defaultSampler == SamplerPtrace || !perfUsable() {
 		want = SamplerPtrace
 	}
 	if res.Sampler != want || p.hdr.Sampler != want {

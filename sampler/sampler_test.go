@@ -565,6 +565,7 @@ func TestWallClock(t *testing.T) {
 	if res.ExitStatus != 0 {
 		t.Fatalf("exit %d", res.ExitStatus)
 	}
+	wantSampler(t, res, p)
 	type acc struct {
 		n, blocked int
 		weight     int64

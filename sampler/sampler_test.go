@@ -567,10 +567,10 @@ func TestWallClock(t *testing.T) {
 	}
 	wantSampler(t, res, p)
 	type acc struct {
-		n, blocked int
-		weight     int64
-		waitHere   int
-		nrs        map[int32]int
+		n, blocked    int
+		weight, wBlkd int64
+		waitHere      int
+		nrs           map[int32]int
 	}
 	per := map[int32]*acc{}
 	for _, s := range p.samples {
@@ -583,22 +583,30 @@ func TestWallClock(t *testing.T) {
 		a.weight += s.s.WeightNS
 		if s.s.State == proffile.Blocked {
 			a.blocked++
+			a.wBlkd += s.s.WeightNS
 			a.nrs[s.s.Syscall]++
 			if hasChain(s.funcs, []string{"wait_here"}) {
 				a.waitHere++
 			}
 		}
 	}
+	// By weight, not by count: with the perf sampler a running thread is
+	// sampled per CPU time (few samples on a loaded machine) and a blocked
+	// one at every tick.
 	var sleeper, spinner *acc
 	for _, a := range per {
-		if a.blocked > a.n/2 {
+		if a.wBlkd > a.weight*8/10 {
 			sleeper = a
-		} else if a.blocked < a.n/10 {
+		} else if a.wBlkd < a.weight/5 {
 			spinner = a
 		}
 	}
 	if sleeper == nil || spinner == nil {
-		t.Fatalf("want one blocked and one running thread: %+v", per)
+		desc := ""
+		for tid, a := range per {
+			desc += fmt.Sprintf(" thread %d: %d samples, %d blocked, %v of %v blocked;", tid, a.n, a.blocked, time.Duration(a.wBlkd), time.Duration(a.weight))
+		}
+		t.Fatalf("want one blocked and one running thread:%s", desc)
 	}
 	if sleeper.nrs[230]+sleeper.nrs[35] < sleeper.blocked*9/10 {
 		t.Errorf("blocked thread's system calls %v: want nanosleep (35) or clock_nanosleep (230)", sleeper.nrs)
@@ -616,7 +624,8 @@ func TestWallClock(t *testing.T) {
 func TestNoDWARF(t *testing.T) {
 	exe := buildC(t, "phases") // no -g
 	var warns []string
-	res, p := record(t, Config{Args: []string{exe, "3000000", "4"}, Warn: func(s string) { warns = append(warns, s) }})
+	// About 150 ms: enough ticks in spin on a loaded machine.
+	res, p := record(t, Config{Args: []string{exe, "3000000", "12"}, Warn: func(s string) { warns = append(warns, s) }})
 	if res.ExitStatus != 0 {
 		t.Fatalf("exit %d", res.ExitStatus)
 	}

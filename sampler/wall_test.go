@@ -177,8 +177,8 @@ func TestWallNoHarm(t *testing.T) {
 				if stops != 0 {
 					t.Fatalf("recording %d: the thread was stopped %d times in %s", k+1, stops, callNames(c.calls))
 				}
-				if res.Blocked.Samples < 20 {
-					t.Errorf("recording %d: %d samples of blocked threads", k+1, res.Blocked.Samples)
+				if res.Blocked.Samples == 0 {
+					t.Errorf("recording %d: no sample of a blocked thread", k+1)
 				}
 			}
 		})

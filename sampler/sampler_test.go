@@ -357,11 +357,45 @@ func TestThreadsAndForks(t *testing.T) {
 	}
 }
 
+// pipeStdoutLine is pipeStdout whose ready channel closes when the first
+// line has been written.
+func pipeStdoutLine(t *testing.T) (*os.File, <-chan struct{}, func() string) {
+	t.Helper()
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	ready, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		b := make([]byte, 4096)
+		seen := false
+		for {
+			n, err := rd.Read(b)
+			buf.Write(b[:n])
+			if !seen && strings.Contains(buf.String(), "\n") {
+				seen = true
+				close(ready)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { rd.Close() })
+	return wr, ready, func() string {
+		wr.Close()
+		<-done
+		return buf.String()
+	}
+}
+
 func TestSignalsDelivered(t *testing.T) {
 	exe := buildC(t, "signals", "-g")
 	for _, via := range []string{"program", "vprof"} {
 		t.Run("SIGINT to "+via, func(t *testing.T) {
-			out, read := pipeStdout(t)
+			out, ready, read := pipeStdoutLine(t)
 			sigs := make(chan os.Signal, 1)
 			type result struct {
 				res *Result
@@ -373,9 +407,15 @@ func TestSignalsDelivered(t *testing.T) {
 				res, err := Record(Config{Output: outPath, Args: []string{exe, "10", "5000"}, Stdout: out, Signals: sigs})
 				done <- result{res, err}
 			}()
-			// The program prints its pid, sends itself 10 SIGUSR1s, then
-			// spins until SIGINT.
-			time.Sleep(300 * time.Millisecond)
+			// The program installs its handlers, prints its pid, sends
+			// itself 10 SIGUSR1s, then spins until SIGINT. Wait for the
+			// pid line: a SIGINT before the handler kills it (a fixed
+			// sleep lost that race on a loaded machine).
+			select {
+			case <-ready:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the program printed nothing in 30 s")
+			}
 			if via == "program" {
 				pid := 0
 				for _, e := range readPIDFromProfile(t, outPath) {

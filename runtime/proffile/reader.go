@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math/bits"
 	"os"
 	"slices"
 )
@@ -264,17 +265,24 @@ func (d *dec) fail(msg string) {
 	d.i = len(d.b)
 }
 
-// uvarint decodes one uvarint; the common one- and two-byte encodings
-// (counts, ids, small deltas) without a loop.
+// uvarint decodes one uvarint: one byte (counts, ids, small deltas) with
+// one test, up to eight (addresses, large values) without a loop, from the
+// eight bytes at once; longer or cut ones as binary.Uvarint.
 func (d *dec) uvarint() uint64 {
 	b := d.b[d.i:]
 	if len(b) > 0 && b[0] < 0x80 {
 		d.i++
 		return uint64(b[0])
 	}
-	if len(b) > 1 && b[1] < 0x80 {
-		d.i += 2
-		return uint64(b[0]&0x7f) | uint64(b[1])<<7
+	if len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		if m := ^x & 0x8080808080808080; m != 0 {
+			n := bits.TrailingZeros64(m)>>3 + 1 // bytes, the last without the continuation bit
+			x &= 1<<(8*n) - 1                   // n == 8: all (a shift by 64 gives 0)
+			d.i += n
+			return x&0x7f | x>>1&(0x7f<<7) | x>>2&(0x7f<<14) | x>>3&(0x7f<<21) |
+				x>>4&(0x7f<<28) | x>>5&(0x7f<<35) | x>>6&(0x7f<<42) | x>>7&(0x7f<<49)
+		}
 	}
 	if d.err != nil {
 		return 0

@@ -623,14 +623,14 @@ func (r *Recorder) sticky(t *thread) bool {
 func parsePersonality(b []byte) (uint64, bool) {
 	var v uint64
 	n := 0
-	for _, c := range b {
+	for i, c := range b {
 		var d uint64
 		switch {
 		case c >= '0' && c <= '9':
 			d = uint64(c - '0')
 		case c >= 'a' && c <= 'f':
 			d = uint64(c-'a') + 10
-		case c == '\n' && n > 0:
+		case c == '\n' && n > 0 && i == len(b)-1:
 			return v, true
 		default:
 			return 0, false

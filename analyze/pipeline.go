@@ -178,7 +178,7 @@ type reading struct {
 }
 
 func startReading(rd *proffile.Reader) *reading {
-	rg := &reading{rd: rd, items: make(chan item, 8), free: make(chan *proffile.BlockBuffer, 10), stop: make(chan struct{})}
+	rg := &reading{rd: rd, items: make(chan item, 8), free: make(chan *proffile.BlockBuffer, 4), stop: make(chan struct{})}
 	for range cap(rg.free) {
 		rg.free <- new(proffile.BlockBuffer)
 	}

@@ -378,14 +378,16 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 	if r.flatOnly {
 		return
 	}
-	recs := r.recs
+	// Records are written in place, in room made for all the values.
+	n := len(r.recs)
+	recs := slices.Grow(r.recs, len(s.Values))[:n+len(s.Values)]
 	for j := range s.Values {
-		if rec, ok := r.value(pid, s, &s.Values[j], nf, w, stamp); ok {
-			recs = append(recs, rec)
+		if r.value(pid, s, &s.Values[j], nf, w, stamp, &recs[n]) {
+			n++
 		}
 	}
-	r.values += int64(len(recs) - len(r.recs))
-	r.recs = recs
+	r.values += int64(n - len(r.recs))
+	r.recs = recs[:n]
 }
 
 // valRec is one value sample between the feeding and the variables'
@@ -402,32 +404,32 @@ type valRec struct {
 }
 
 // value does what needs the sample (dedupe, the frame's PC, the
-// variable-based cost) and returns the value's record for its variable,
-// or false when the value is not analysed.
-func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w float64, stamp uint64) (valRec, bool) {
+// variable-based cost) and writes the value's record for its variable to
+// rec, or returns false when the value is not analysed.
+func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w float64, stamp uint64, rec *valRec) bool {
 	a := r.a
 	if int(v.Obj) >= len(r.objs) || r.objs[v.Obj] == nil {
 		r.badValues++
-		return valRec{}, false
+		return false
 	}
 	oi := r.objs[v.Obj]
 	if v.Var < 0 || int(v.Var) >= len(oi.varMap) {
 		r.badValues++
-		return valRec{}, false
+		return false
 	}
 	gv := oi.varMap[v.Var]
 	if gv < 0 {
-		return valRec{}, false // outside Options.Components
+		return false // outside Options.Components
 	}
 	if int(gv) >= len(r.vfeed) {
 		r.growVars()
 	}
 	vf := &r.vfeed[gv]
 	if vf.stamp == stamp {
-		return valRec{}, false // read once per thread and tick: the first (shallowest) read is kept
+		return false // read once per thread and tick: the first (shallowest) read is kept
 	}
 	vf.stamp = stamp
-	rec := valRec{gv: gv, obj: -1, fn: -1, blk: uint8(len(r.bts) - 1), tick: s.Tick, val: v.Bits, hasPtee: v.HasPointee}
+	*rec = valRec{gv: gv, obj: -1, fn: -1, blk: uint8(len(r.bts) - 1), tick: s.Tick, val: v.Bits, hasPtee: v.HasPointee}
 	if vf.mode == modePtrBasic {
 		rec.val = v.Pointee
 	}
@@ -436,7 +438,7 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 			if a.comps && oi.global[v.Var] && !a.funcInComponent(fr.fn) {
 				// As record --component narrows a global to the readers in
 				// the component (dwarfschema/globalrefs.go).
-				return valRec{}, false
+				return false
 			}
 			// The value was read in the logical frame of the function that
 			// owns it: a local's defining function, which is on the inline
@@ -460,7 +462,7 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 			}
 		}
 	}
-	return rec, true
+	return true
 }
 
 // maxBatchBlocks bounds the blocks grouped at once (valRec.blk).

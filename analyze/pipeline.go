@@ -129,61 +129,74 @@ func (r *Run) stopPipeline() {
 	}
 }
 
-// item is one record (or the reading error) handed from the reading
-// goroutine to the analysis.
+// item is one record (or the reading error) of a profile being read.
 type item struct {
 	rec   any
-	blk   *proffile.BlockBuffer // a block, decoded into a buffer of the free list
+	blk   *proffile.BlockBuffer // a block, decoded into the reading's buffer
 	err   error
 	bytes int64 // read so far
 }
 
-// read runs the Reader in its own goroutine: decoding overlaps analysis.
-// It stops at the end of the records, at an error, or when stop closes.
-func read(rd *proffile.Reader, out chan<- item, free chan *proffile.BlockBuffer, stop <-chan struct{}) {
-	defer close(out)
-	var buf *proffile.BlockBuffer
-	for {
-		if buf == nil {
-			select {
-			case buf = <-free:
-			case <-stop:
-				return
-			}
-		}
-		rec, err := rd.NextInto(buf)
-		it := item{rec: rec, err: err, bytes: rd.Recovery().Bytes}
-		if _, ok := rec.(*proffile.Block); ok && err == nil {
-			it.blk, it.rec, buf = buf, nil, nil
-		}
-		select {
-		case out <- it:
-		case <-stop:
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// reading is a profile decoded by its own goroutine ahead of the
-// analysis, as far as its buffers allow.
+// reading is a profile being read. A goroutine reads its head ahead of
+// the analysis, while the run before is analysed: the header, the objects
+// (JSON schemas, a tenth of a second for a large program) and the
+// mappings, up to the first block. Then the feeding goroutine reads on
+// itself: a block is decoded where it is analysed, its 200 KB of samples
+// still in that core's cache, instead of crossing from the core that
+// decoded it (which cost more than decoding).
 type reading struct {
 	rd      *proffile.Reader
+	buf     *proffile.BlockBuffer // the goroutine's until it hands over, then the feeder's
 	items   chan item
-	free    chan *proffile.BlockBuffer
 	stop    chan struct{}
 	stopped bool
+	direct  bool // the goroutine has handed the reader over
 }
 
 func startReading(rd *proffile.Reader) *reading {
-	rg := &reading{rd: rd, items: make(chan item, 8), free: make(chan *proffile.BlockBuffer, 4), stop: make(chan struct{})}
-	for range cap(rg.free) {
-		rg.free <- new(proffile.BlockBuffer)
-	}
-	go read(rd, rg.items, rg.free, rg.stop)
+	rg := &reading{rd: rd, buf: new(proffile.BlockBuffer), items: make(chan item, 8), stop: make(chan struct{})}
+	go rg.readHead()
 	return rg
+}
+
+// readHead reads records until the first block, the end of the records,
+// an error, or until stop closes.
+func (rg *reading) readHead() {
+	defer close(rg.items)
+	for {
+		it, block := rg.read()
+		select {
+		case rg.items <- it:
+		case <-rg.stop:
+			return
+		}
+		if it.err != nil || block {
+			return
+		}
+	}
+}
+
+func (rg *reading) read() (it item, block bool) {
+	rec, err := rg.rd.NextInto(rg.buf)
+	it = item{rec: rec, err: err, bytes: rg.rd.Recovery().Bytes}
+	if _, ok := rec.(*proffile.Block); ok && err == nil {
+		it.blk, it.rec, block = rg.buf, nil, true
+	}
+	return it, block
+}
+
+// next returns the next record, or false once readHead has stopped for
+// good. A block's buffer is reused by the next call.
+func (rg *reading) next() (item, bool) {
+	if rg.direct {
+		it, _ := rg.read()
+		return it, true
+	}
+	it, ok := <-rg.items
+	if ok && it.blk != nil {
+		rg.direct = true // readHead stops after its first block
+	}
+	return it, ok
 }
 
 // close stops the reading goroutine and waits until it has left the
@@ -266,9 +279,12 @@ func (r *Run) feedFrom(rg *reading, size int64, progress Progress) error {
 	}
 	const step = 64 << 20
 	next := int64(step)
-	free := rg.free
 	defer rg.close()
-	for it := range rg.items {
+	for {
+		it, ok := rg.next()
+		if !ok {
+			break
+		}
 		if errors.Is(it.err, io.EOF) {
 			break
 		}
@@ -287,7 +303,6 @@ func (r *Run) feedFrom(rg *reading, size int64, progress Progress) error {
 			} else if len(r.bts) >= maxBatchBlocks || len(r.recs) >= batchValues {
 				r.dispatch()
 			}
-			free <- c
 		} else {
 			r.quiesce()
 			if err := r.Record(it.rec); err != nil {

@@ -158,13 +158,7 @@ func (r *Run) Record(rec any) error {
 		if x.Kind == proffile.ProcExit || x.Kind == proffile.ProcExec {
 			// A process that exits or replaces its image ends its threads'
 			// runs of equal values.
-			for k, ts := range r.threads {
-				if ts.pid == x.PID {
-					r.flushThread(ts)
-					delete(r.threads, k)
-				}
-			}
-			r.lastTS = nil
+			r.flushThreads(func(ts *threadState) bool { return ts.pid == x.PID })
 		}
 	case *proffile.ThreadEvent:
 		if x.Exit {
@@ -197,11 +191,7 @@ func (r *Run) End() {
 	if r.ended {
 		return
 	}
-	for k, ts := range r.threads {
-		r.flushThread(ts)
-		delete(r.threads, k)
-	}
-	r.lastTS = nil
+	r.flushThreads(func(*threadState) bool { return true })
 	for i, k := range r.viaKeys {
 		r.via[k] = r.viaW[i]
 	}
@@ -702,6 +692,24 @@ func (r *Run) endRun(gv int32, tv *tvState, rp *runPCs) {
 		}
 		rp.n = 0
 	}
+}
+
+// flushThreads ends the runs of equal values of the threads that match,
+// in the order of their keys: a reservoir's content depends on the order
+// of its observations, which must not be the map's.
+func (r *Run) flushThreads(match func(*threadState) bool) {
+	var keys []uint64
+	for k, ts := range r.threads {
+		if match(ts) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		r.flushThread(r.threads[k])
+		delete(r.threads, k)
+	}
+	r.lastTS = nil
 }
 
 func (r *Run) flushThread(ts *threadState) {

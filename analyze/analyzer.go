@@ -205,7 +205,8 @@ func New(o Options) *Analyzer {
 		varIdx:  map[string]int32{},
 		objKey:  map[string]*objInfo{},
 	}
-	a.workers = max(1, min(runtime.GOMAXPROCS(0), maxWorkers))
+	// The feeding goroutine needs a core of its own (pipeline.go).
+	a.workers = max(1, min(runtime.GOMAXPROCS(0)-1, maxWorkers))
 	a.ab = make([]abTable, a.workers)
 	for i := range a.ab {
 		a.ab[i].idx = map[abKey]int32{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -329,9 +330,9 @@ func (r *Run) feedFrom(rg *reading, size int64, progress Progress) error {
 }
 
 // varVerdicts returns the verdicts of the sampled variables in variable
-// order, computed by the workers' number of goroutines, and per variable
-// its index in them + 1 (0: not sampled). Verdicts only read the
-// analysis.
+// order, computed by a goroutine per processor (at most maxWorkers), and
+// per variable its index in them + 1 (0: not sampled). Verdicts only read
+// the analysis.
 func (a *Analyzer) varVerdicts() ([]VarVerdict, []int) {
 	verdictOf := make([]int, len(a.vars))
 	var n int
@@ -345,7 +346,7 @@ func (a *Analyzer) varVerdicts() ([]VarVerdict, []int) {
 	var next atomic.Int64 // chunks of variables, taken in turn
 	const chunk = 64
 	var wg sync.WaitGroup
-	for range a.workers {
+	for range max(1, min(runtime.GOMAXPROCS(0), maxWorkers)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -27,7 +27,7 @@
 // buffer and one decoded block (two profiles at a time), and 4 batches of
 // 64 Ki value records (40 bytes, twice: as written and grouped), about
 // 25 MiB. BenchmarkAnalyzeMemory (a 128 MiB normal and a 1 GiB buggy
-// synthetic profile, 2000 functions, 6040 variables) peaks at 315 MiB
+// synthetic profile, 2000 functions, 6040 variables) peaks at 311 MiB
 // resident (275 MiB with the first, per-block pipeline).
 //
 // # Speed
@@ -42,29 +42,31 @@
 // whole samples (PC and variable-based costs, frames through a PC cache)
 // and writes a 40-byte record per value sample. Every 64 Ki records (or
 // 32 blocks) it groups them by variable (a stable counting sort), worker
-// by worker; worker goroutines (up to GOMAXPROCS, at most 4) own the
-// variables v with v % workers == their number and take each variable's
-// records of the batch in one pass, its state loaded once: the thread's
-// last value and run (delta, duration), abnormal samples located, the
-// observations of each dimension gathered and added at once
+// by worker. Workers (GOMAXPROCS-1 of them, the feeding goroutine keeping
+// a core, at least 1, at most 4) own the variables v with v % workers ==
+// their number and take each variable's records of the batch in one pass,
+// its state loaded once, the variables in the order of their indices: the
+// thread's last value and run (delta, duration), abnormal samples
+// located, the observations of each dimension gathered and added at once
 // (sampleSet.addAll, the set's header in registers; the same counts and
 // the same switch to a reservoir as one at a time). Each variable's
-// observations reach its sets in file order, so results do not depend on
-// scheduling. The variable verdicts are computed by as many goroutines.
+// observations reach its sets in file order, and runs still open at a
+// process's exit or the profile's end close in the order of their threads,
+// so results do not depend on scheduling or on the number of workers. The
+// variable verdicts are computed by a goroutine per processor.
 //
 // BenchmarkAnalyze (a normal and a buggy synthetic profile of 64 MiB, 2000
 // functions, 6040 variables, 10 value samples a sample) against the first
-// pipeline (decoding in its own goroutine, a block per batch), side by
-// side on the 2-core development machine: 75 -> 100 MB/s of profile
-// (42 -> 55 MB per CPU-second), 326 -> 270 MB allocated and 511 -> 336 K
-// allocations per analysis; 90 -> 108 MB/s on BenchmarkAnalyzeMemory's
-// 1.15 GB. BenchmarkRead, the decoding alone, 285 -> 330 MB per
-// CPU-second. Where the CPU goes now: workers 44% (updating the sets 25%,
-// mostly waiting for the memory of each variable's state), the feeding
-// goroutine 41% (decoding 12%, value records 13%, frames 10%, grouping
-// 6%), heads 5% (the JSON of schemas), verdicts 5%. The feeding goroutine
-// is busy three quarters of the time: it is the next limit, the more so
-// on a machine with more cores.
+// pipeline (decoding in its own goroutine, a block per batch, a worker per
+// processor), side by side on the 2-core development machine: 78 -> 114
+// MB/s of profile (43 -> 66 MB per CPU-second), 326 -> 287 MB allocated
+// and 511 -> 337 K allocations per analysis; 90 -> 133 MB/s on
+// BenchmarkAnalyzeMemory's 1.15 GB. BenchmarkRead, the decoding alone, 287
+// -> 322 MB per CPU-second. Where the CPU goes now: the feeding goroutine
+// 48% (decoding 15%, value records 13%, frames 10%, grouping 9%), the
+// worker 34% (updating the sets 23%, mostly waiting for the memory of each
+// variable's state), heads 7% (5% the JSON of schemas), verdicts 7%. The
+// feeding goroutine is busy over four fifths of the time: it is the limit.
 //
 // # Decisions where method.md is silent
 //

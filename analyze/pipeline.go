@@ -19,10 +19,11 @@ const maxWorkers = 4
 // blocks are dispatched (maxBatchBlocks bounds their number).
 const batchValues = 64 << 10
 
-// A file streams through three stages: a goroutine decodes the records;
-// the feeding goroutine does everything that needs a whole sample (costs,
-// frames, the variable-based cost) and groups each block's values by
-// variable; workers then process the groups, each worker the variables v with
+// A file streams through three stages (doc.go, Speed): a goroutine reads
+// a profile's head ahead; the feeding goroutine decodes the blocks and
+// does everything that needs a whole sample (costs, frames, the
+// variable-based cost), then groups a batch of blocks' values by
+// variable; workers process the groups, each worker the variables v with
 // v % workers == its number, so no two goroutines touch one variable's
 // state and the result does not depend on scheduling. Records other than
 // blocks (new objects, exits) wait until the workers are idle.

@@ -181,7 +181,6 @@ type Analyzer struct {
 	frozen bool // normal runs are over: normal ranges computed
 
 	stamp     uint64   // sampling event counter
-	varStamp  []uint64 // per variable: last event that read it
 	funcStamp []uint64 // per function: last event that counted it
 	grpCount  []int32  // per variable: scratch of Run.flushValues, zero between blocks
 
@@ -498,7 +497,6 @@ func (a *Analyzer) internVar(key, name string, fn int32, v *dwarfschema.Var) int
 	}
 	a.vars = append(a.vars, vi)
 	a.varIdx[key] = i
-	a.varStamp = append(a.varStamp, 0)
 	return i
 }
 

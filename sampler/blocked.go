@@ -236,18 +236,7 @@ func (r *Recorder) sampleEpisode(t *thread, e *blockedEpisode, weight, when int6
 	}
 	t1 := r.now()
 	r.cur = c
-	r.stamp++
-	if r.stamp == 0 {
-		r.stamp = 1
-		for _, o := range r.objList {
-			clear(o.seen)
-		}
-	}
-	r.values, r.pend = r.values[:0], r.pend[:0]
-	r.batch.reset()
-	r.readLocals(p, e.frames)
-	r.finishValues(p.pid)
-	r.nlocals = len(r.values)
+	r.readFrameValues(p, e.frames)
 	r.appendGlobals(p)
 	r.checkStill(t)
 	t2 := r.now()

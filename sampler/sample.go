@@ -247,18 +247,7 @@ func (r *Recorder) finishSample(t *thread, weight, when int64, state proffile.Th
 		stack = append(stack, r.frames[i].PC)
 	}
 	t1 := r.now()
-	r.stamp++
-	if r.stamp == 0 {
-		r.stamp = 1
-		for _, o := range r.objList {
-			clear(o.seen)
-		}
-	}
-	r.values, r.pend = r.values[:0], r.pend[:0]
-	r.batch.reset()
-	r.readLocals(p, r.frames[:n])
-	r.finishValues(p.pid)
-	r.nlocals = len(r.values)
+	r.readFrameValues(p, r.frames[:n])
 	r.appendGlobals(p)
 	r.checkStill(t)
 	r.fitWindow(t, c, n)
@@ -516,4 +505,22 @@ func (r *Recorder) vdso(p *process, e *mapEntry) *object {
 	}
 	r.addObject("[vdso]", o)
 	return o
+}
+
+// readFrameValues reads the values of the locals accessible in frames into
+// r.values (r.nlocals of them): a new read stamp (a variable is read once
+// per sample, in the shallowest frame), one batched memory read.
+func (r *Recorder) readFrameValues(p *process, frames []unwind.Frame) {
+	r.stamp++
+	if r.stamp == 0 {
+		r.stamp = 1
+		for _, o := range r.objList {
+			clear(o.seen)
+		}
+	}
+	r.values, r.pend = r.values[:0], r.pend[:0]
+	r.batch.reset()
+	r.readLocals(p, frames)
+	r.finishValues(p.pid)
+	r.nlocals = len(r.values)
 }

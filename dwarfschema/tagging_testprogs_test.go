@@ -15,7 +15,7 @@ var keyTags = map[[3]string]Tags{
 	{"recovery_budget", "#global", "srv_buf_pool_instances"}:                                            TagCond,
 	{"recovery_budget", "recv_group_scan_log_recs", "start_lsn"}:                                        TagCond,
 	{"lru_scan", "buf_LRU_free_from_common_LRU_list", "scanned"}:                                        TagLoop | TagCond,
-	{"lru_scan", "buf_LRU_free_from_common_LRU_list", "bpage"}:                                          TagCond,
+	{"lru_scan", "buf_LRU_free_from_common_LRU_list", "bpage"}:                                          TagLoop | TagCond,
 	{"lru_scan", "#global", "srv_data_pages"}:                                                           TagCond,
 	{"killpg_poll", "ap_mpm_pod_killpg", "i"}:                                                           TagLoop | TagCond,
 	{"killpg_poll", "ap_mpm_pod_killpg", "num"}:                                                         TagCond,

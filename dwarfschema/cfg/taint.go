@@ -184,6 +184,12 @@ type Analyzer struct {
 	cond      []uint64
 	args      []uint64
 	upd       []uint64 // per block: variables updated (v = f(v)) in it
+	everLoc   []uint64 // per cell: variables located in it somewhere in the function
+	hullLo    []int32  // per variable: the first and past-the-last instruction of its locations
+	hullHi    []int32
+	dwrites   []derivedWrite
+	innermost []int32 // per block: its innermost loop, or -1
+	dwSeen    map[derivedWrite]struct{}
 	exitT     []uint64 // per block: taint of its conditional jump
 	loopBits  []uint64
 	cur       []int32 // active entries during a block
@@ -193,9 +199,21 @@ type Analyzer struct {
 	stackArgs [8]int16
 }
 
+// A derivedWrite is a value derived from variable v written into cell, in
+// block b, where v does not live at that point: it is an update of v if v
+// lives in cell elsewhere in a loop that holds b (collect). gcc's location
+// lists often leave the instruction that advances an induction variable
+// uncovered: in `for (p = tail; p; p = prev) { prev = p->prev; ... }` p is
+// in rbp at the loop's head, and `mov 0x40(%rbp),%rbp` writes its next
+// value where the list only says that prev now lives in memory.
+type derivedWrite struct {
+	b, v int32
+	cell int16
+}
+
 // NewAnalyzer returns an Analyzer.
 func NewAnalyzer() *Analyzer {
-	return &Analyzer{slotCell: map[int32]int16{}, dense: map[int32]int32{}}
+	return &Analyzer{slotCell: map[int32]int16{}, dense: map[int32]int32{}, dwSeen: map[derivedWrite]struct{}{}}
 }
 
 // Analyze infers the tags of the variables located in g's code (and of the
@@ -825,6 +843,22 @@ func (a *Analyzer) dataflow() {
 	a.exitT = resize(a.exitT, nb*w)
 	clear(a.upd)
 	clear(a.exitT)
+	a.everLoc = resize(a.everLoc, a.ncells*w)
+	clear(a.everLoc)
+	a.hullLo = resize(a.hullLo, len(a.vars))
+	a.hullHi = resize(a.hullHi, len(a.vars))
+	for v := range a.vars {
+		a.hullLo[v], a.hullHi[v] = math.MaxInt32, 0
+	}
+	for _, e := range a.entries {
+		if int(e.cell) < a.ncells {
+			a.everLoc[int(e.cell)*w+int(e.v)/64] |= 1 << (e.v % 64)
+		}
+		a.hullLo[e.v] = min(a.hullLo[e.v], e.start)
+		a.hullHi[e.v] = max(a.hullHi[e.v], e.end)
+	}
+	a.dwrites = a.dwrites[:0]
+	clear(a.dwSeen)
 	a.entryValues()
 
 	perBlock := a.ncells * w
@@ -1031,7 +1065,7 @@ func (a *Analyzer) run(b int) {
 				} else {
 					copy(d, val)
 				}
-				a.noteUpdate(b, u.dst, i, next)
+				a.noteUpdate(b, u.dst, i, next, a.copySrc(u, int(i)))
 				if u.dst < 64 && argCellsMask&(1<<u.dst) != 0 {
 					argWritten |= 1 << u.dst
 				}
@@ -1085,14 +1119,38 @@ func (a *Analyzer) inject(c int16) {
 
 // noteUpdate records v = f(v): a write of a value derived from v into a
 // place where v lives (at this instruction or from the next one on).
-func (a *Analyzer) noteUpdate(b int, dst int16, i int32, next int) {
+//
+// A value derived from v written into a cell where v lives elsewhere in the
+// function is kept as a derivedWrite, unless it is a copy of v (a reload
+// of a spilled v is no update) or lies outside v's code (the loop of a
+// caller that an inlined body sits in is not one of v's loops).
+func (a *Analyzer) noteUpdate(b int, dst int16, i int32, next int, copyOf int16) {
 	w := a.w
 	val := a.val
 	upd := a.upd[b*w : (b+1)*w]
 	me := a.maskE[int(dst)*w : int(dst+1)*w]
 	md := a.maskD[int(dst)*w : int(dst+1)*w]
+	ever := a.everLoc[int(dst)*w : int(dst+1)*w]
+	var same []uint64
+	if copyOf >= 0 {
+		same = a.maskE[int(copyOf)*w : int(copyOf+1)*w]
+	}
 	for k := range val {
 		upd[k] |= val[k] & (me[k] | md[k])
+		m := val[k] & ever[k] &^ (me[k] | md[k])
+		if same != nil {
+			m &^= same[k]
+		}
+		for ; m != 0; m &= m - 1 {
+			d := derivedWrite{b: int32(b), v: int32(k*64 + bits.TrailingZeros64(m)), cell: dst}
+			if i < a.hullLo[d.v] || i >= a.hullHi[d.v] {
+				continue
+			}
+			if _, ok := a.dwSeen[d]; !ok {
+				a.dwSeen[d] = struct{}{}
+				a.dwrites = append(a.dwrites, d)
+			}
+		}
 	}
 	for ; next < len(a.entries) && a.entries[next].start <= i+1; next++ {
 		if e := &a.entries[next]; e.cell == dst && e.start == i+1 {
@@ -1133,7 +1191,44 @@ func (a *Analyzer) callArgs(u *uop, i int, argWritten uint64, stackArgs []int16)
 	}
 }
 
+// copySrc returns the cell that a plain move copies (a register or a stack
+// slot), or noCell: a load through a pointer computes a new value from the
+// address, a copy does not.
+func (a *Analyzer) copySrc(u *uop, i int) int16 {
+	if u.class != cMove || u.nsrc != 1 {
+		return noCell
+	}
+	switch x := a.g.Insts[i].Args[1].(type) {
+	case x86asm.Reg:
+		return u.src[0]
+	case x86asm.Mem:
+		if slot, _, _, _ := a.memCell(i, x); slot >= 0 {
+			return slot
+		}
+	}
+	return noCell
+}
+
 // ---------------------------------------------------------------- results
+
+// livesInLoop reports whether v is located in cell at some instruction of
+// loop li's body. Blocks are in instruction order, so the blocks an entry
+// covers are found by a binary search.
+func (a *Analyzer) livesInLoop(li int, v int32, cell int16) bool {
+	g := a.g
+	for _, e := range a.entries {
+		if e.v != v || e.cell != cell {
+			continue
+		}
+		b := sort.Search(len(g.Blocks), func(k int) bool { return g.Blocks[k].Last > e.start })
+		for ; b < len(g.Blocks) && g.Blocks[b].First < e.end; b++ {
+			if g.InLoop(li, b) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // collect turns the events into tags. A variable is an induction variable
 // of loop L when it is updated from itself in L's body and reaches the
@@ -1143,6 +1238,19 @@ func (a *Analyzer) collect() {
 	w := a.w
 	a.loopBits = resize(a.loopBits, w)
 	clear(a.loopBits)
+	if len(a.dwrites) > 0 {
+		a.innermost = resize(a.innermost, len(g.Blocks))
+		for b := range a.innermost {
+			a.innermost[b] = -1
+		}
+		for li := range g.Loops {
+			for _, b := range g.Loops[li].Body {
+				if k := a.innermost[b]; k < 0 || len(g.Loops[li].Body) < len(g.Loops[k].Body) {
+					a.innermost[b] = int32(li)
+				}
+			}
+		}
+	}
 	u := a.tmp
 	a.tmp2 = resize(a.tmp2, w)
 	e := a.tmp2
@@ -1150,6 +1258,13 @@ func (a *Analyzer) collect() {
 		l := &g.Loops[li]
 		clear(u)
 		clear(e)
+		for _, d := range a.dwrites {
+			// A write in a nested loop advances that loop's variable
+			// (often an inlined callee's copy of v), not v in this one.
+			if a.innermost[d.b] == int32(li) && a.livesInLoop(li, d.v, d.cell) {
+				u[d.v/64] |= 1 << (d.v % 64)
+			}
+		}
 		for _, b := range l.Body {
 			orInto(u, a.upd[int(b)*w:int(b+1)*w])
 			blk := &g.Blocks[b]

@@ -620,6 +620,56 @@ func TestAbnormalLocations(t *testing.T) {
 	}
 }
 
+// TestComponentInlined: with a component (here recorded in the schema, as
+// record --component does), code of another file inlined into a component
+// function is that function's PC cost, via the inlined function, and its
+// abnormal samples are located at the component's line that calls it.
+func TestComponentInlined(t *testing.T) {
+	hdr := func() []any {
+		h := header()
+		s := progSchema()
+		s.Files = append(s.Files, "/src/inl.h")
+		s.Funcs[fInl].File = 1
+		s.Inlines[0].CallFile, s.Inlines[0].CallLine = 0, 27
+		s.Components = []string{"/src/prog.c"}
+		h[0] = &proffile.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+		return h
+	}
+	a := New(DefaultOptions())
+	var normal []ev
+	for i := range 101 {
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, int64(i))}})
+	}
+	feedWith(t, a, Normal, "n", hdr(), normal)
+	feedWith(t, a, Buggy, "b", hdr(), []ev{
+		{tid: 1, tick: 1, ms: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 500)}},
+		{tid: 1, tick: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 501)}},
+		{tid: 1, tick: 3, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 502)}},
+		{tid: 1, tick: 4, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, 50)}},
+	})
+	res := a.Result()
+	w := findFunc(t, res, "work")
+	if !near(w.PCCost, 5e-3) || len(w.Via) != 1 || w.Via[0].Func != "inl" || !near(w.Via[0].Share, 4.0/5) {
+		t.Errorf("work: pc %g ms via %+v, want 5 ms via inl 4/5", w.PCCost*1e3, w.Via)
+	}
+	for _, f := range res.Functions {
+		if f.Name == "inl" && f.PCCost != 0 {
+			t.Errorf("inl keeps %g ms of PC cost", f.PCCost*1e3)
+		}
+	}
+	if len(w.Locations) == 0 || w.Locations[0].String() != "prog.c:27" {
+		t.Errorf("work: locations %v, want prog.c:27 first (the call of inl)", w.Locations)
+	}
+
+	// Without a component the inlined body keeps its cost (method.md §2).
+	a = New(DefaultOptions())
+	feed(t, a, Normal, "n", normal)
+	feed(t, a, Buggy, "b", []ev{{tid: 1, tick: 1, ms: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 500)}}})
+	if f := findFunc(t, a.Result(), "inl"); !near(f.PCCost, 2e-3) {
+		t.Errorf("no component: inl pc %g ms, want 2", f.PCCost*1e3)
+	}
+}
+
 func itoa(i int) string {
 	if i < 0 {
 		return "-" + itoa(-i)

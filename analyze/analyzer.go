@@ -169,6 +169,9 @@ type Analyzer struct {
 	// whether it is in a component (0 unknown, 1 yes, -1 no).
 	comps    bool
 	funcComp []int8
+	// compPaths: Options.Components, else the components the recordings'
+	// schemas were narrowed to (record --component).
+	compPaths []string
 
 	funcs   []funcInfo
 	funcIdx map[string]int32 // key ("\x00lib" suffix for library functions) -> index
@@ -198,11 +201,12 @@ func New(o Options) *Analyzer {
 		o.MaxDistinct = 16
 	}
 	a := &Analyzer{
-		opt:     o,
-		comps:   len(o.Components) > 0,
-		funcIdx: map[string]int32{},
-		varIdx:  map[string]int32{},
-		objKey:  map[string]*objInfo{},
+		opt:       o,
+		comps:     len(o.Components) > 0,
+		compPaths: o.Components,
+		funcIdx:   map[string]int32{},
+		varIdx:    map[string]int32{},
+		objKey:    map[string]*objInfo{},
 	}
 	// The feeding goroutine needs a core of its own (pipeline.go).
 	a.workers = max(1, min(runtime.GOMAXPROCS(0)-1, maxWorkers))
@@ -307,6 +311,15 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 	s := o.Schema
 	if s == nil {
 		s = &dwarfschema.Schema{Path: o.Path}
+	}
+	if len(a.opt.Components) == 0 {
+		for _, c := range s.Components {
+			if !slices.Contains(a.compPaths, c) {
+				a.compPaths = append(a.compPaths, c)
+				a.comps = true
+				clear(a.funcComp)
+			}
+		}
 	}
 	oi := &objInfo{path: o.Path, buildID: o.BuildID, program: o.Program, schema: s}
 	oi.ix = pcindex.New(s)
@@ -437,7 +450,7 @@ func (a *Analyzer) funcInComponent(f int32) bool {
 	}
 	if a.funcComp[f] == 0 {
 		a.funcComp[f] = -1
-		if file := a.funcs[f].file; file != "" && matchComponent(file, a.opt.Components) {
+		if file := a.funcs[f].file; file != "" && matchComponent(file, a.compPaths) {
 			a.funcComp[f] = 1
 		}
 	}

@@ -80,7 +80,9 @@
 //     once, its first read (the sampler puts the shallowest first).
 //   - "via" names the library function the program frame called (the
 //     outermost library frame above it), e.g. qsort rather than memcpy
-//     inside qsort; its share is of the function's PC cost.
+//     inside qsort; its share is of the function's PC cost. With a
+//     component it also names another file's code inlined into the
+//     function (see Components below).
 //   - Inlined code: a PC in an inlined body belongs to the inlined function
 //     (method.md §2); one machine frame there holds a chain of logical
 //     frames, the inlined function, then the functions it is inlined into.
@@ -151,7 +153,22 @@
 //     recorder, narrowing the global to the component's readers, would
 //     have read it in a deeper frame of the component instead, so a
 //     component chosen at analysis time sees slightly fewer samples of
-//     such globals than one chosen at recording time.
+//     such globals than one chosen at recording time. A recording made
+//     with record --component carries its components in the program's
+//     schema (Schema.Components); report uses them when it is given none.
+//   - Code of another file inlined into a component function (a header's
+//     std::find or iterator, a helper of another file) is not a frame of
+//     its own within the component: its PC cost is the component
+//     function's, and "via" names the inlined function, as for a library
+//     callee (method.md §4: --component narrows the program frames; the
+//     thesis' profiler, built on gprof, charged inlined code to the
+//     symbol that holds it). Its abnormal samples are located at the
+//     component function's line that calls it (the inlined call's
+//     DW_AT_call_line), where a reader of the component looks. An
+//     out-of-line function outside the component stays a frame of its
+//     own, ranked by the hist-discounter (the thesis ranks such
+//     functions: zmalloc in Redis-8668, MYSQLparse in MDEV-23399). Without
+//     a component, an inlined body is its own function (method.md §2).
 //   - Hellinger equal-frequency bins: cut points at pooled sorted indices
 //     floor(t N / 64), t = 1..63; x falls in bin #{t : cut_t <= x}.
 package analyze

@@ -124,11 +124,17 @@ func ptr(f uint8, v int32, addr uint64, x int64) proffile.Value {
 // feed adds one run made of the test program's header and evs.
 func feed(t testing.TB, a *Analyzer, k Kind, name string, evs []ev) *Run {
 	t.Helper()
+	return feedWith(t, a, k, name, header(), evs)
+}
+
+// feedWith is feed with other header records.
+func feedWith(t testing.TB, a *Analyzer, k Kind, name string, hdr []any, evs []ev) *Run {
+	t.Helper()
 	r, err := a.BeginRun(k, name, proffile.Header{IntervalNS: 1e6})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range header() {
+	for _, rec := range hdr {
 		if err := r.Record(rec); err != nil {
 			t.Fatal(err)
 		}

@@ -84,6 +84,7 @@ type frameRes struct {
 	oi    *objInfo
 	link  uint64
 	fn    int32   // global function, or the object's/analysis' unknown bucket
+	cost  int32   // the function charged with the frame's PC cost (see frame)
 	phys  int32   // the out-of-line function holding the code (the symbol)
 	chain []int32 // fn, then the functions it is inlined into, out to phys
 	prog  bool    // a program frame: in a program object and inside a function
@@ -310,6 +311,18 @@ func (r *Run) frame(pid int32, s *proffile.Sample, i int, stamp uint64) *frameRe
 			fr.prog = oi.program
 		}
 	}
+	fr.cost = fr.fn
+	if a := r.a; a.comps && len(fr.chain) > 1 && !a.funcInComponent(fr.fn) {
+		// Code of another file inlined into the component's (a header's
+		// std::find, a helper): its cost is the component function's, via
+		// the inlined one, as a library callee's is.
+		for _, f := range fr.chain[1:] {
+			if a.funcInComponent(f) {
+				fr.cost = f
+				break
+			}
+		}
+	}
 	*e = pcEntry{gen: r.gen, pid: pid, pc: pc, res: *fr}
 	return fr
 }
@@ -353,10 +366,12 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 			if !fr.prog {
 				continue
 			}
-			r.pc[fr.fn] += w
+			r.pc[fr.cost] += w
 			if i > 0 {
 				// The library function the program called carried the cost.
-				r.addVia(fr.fn, r.frame(pid, s, i-1, stamp).fn, w)
+				r.addVia(fr.cost, r.frame(pid, s, i-1, stamp).fn, w)
+			} else if fr.cost != fr.fn {
+				r.addVia(fr.cost, fr.fn, w)
 			}
 			charged = true
 			break

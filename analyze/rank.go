@@ -410,6 +410,9 @@ func (a *Analyzer) locations(keys []abEntry, f int32, global bool, top int) []Lo
 			}
 			n := e.n
 			file, line := oi.lineAt(k.pc)
+			if cf, cl, ok := a.componentLine(oi, k.pc); ok {
+				file, line = cf, cl
+			}
 			lk := lineKey{file, line}
 			if file == "" {
 				lk = lineKey{"", 0}

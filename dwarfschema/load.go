@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -93,6 +94,20 @@ func Load(path string, opt Options) (*Schema, error) {
 		dropUntagged(s)
 	}
 	var keep func(FuncID) bool
+	for _, c := range opt.Components {
+		if c == "" {
+			continue
+		}
+		// A path that exists from here is made absolute; others stay as
+		// given (relative to a compilation directory: matched as a
+		// path suffix).
+		if _, err := os.Stat(c); err == nil && !filepath.IsAbs(c) {
+			if abs, err := filepath.Abs(c); err == nil {
+				c = abs
+			}
+		}
+		s.Components = append(s.Components, c)
+	}
 	if len(opt.Components) > 0 {
 		keep = func(fn FuncID) bool { return fn >= 0 && int(fn) < len(s.Funcs) && l.inComponent(s.Funcs[fn].File) }
 	}

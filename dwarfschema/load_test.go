@@ -547,6 +547,9 @@ func TestLoadFilters(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkInvariants(t, s)
+			if !slices.Equal(s.Components, tc.opt.Components) {
+				t.Errorf("schema components %q, want %q", s.Components, tc.opt.Components)
+			}
 			if len(s.Funcs) != len(all.Funcs) {
 				t.Errorf("filters dropped functions: %d of %d", len(s.Funcs), len(all.Funcs))
 			}

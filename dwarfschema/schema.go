@@ -38,6 +38,11 @@ type Schema struct {
 	// sampler needs to evaluate DW_OP_entry_value in a callee from its
 	// caller's frame (method.md §3). The analyzer does not use them.
 	CallSites []CallSite `json:"call_sites,omitempty"`
+	// Components are the --component paths the schema was narrowed to
+	// (Options.Components; one that exists from the working directory
+	// made absolute), so that the analysis of a recording knows which
+	// functions are the component's.
+	Components []string `json:"components,omitempty"`
 }
 
 // FuncID indexes Schema.Funcs. VarID indexes Schema.Vars.

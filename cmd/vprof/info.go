@@ -221,6 +221,9 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 			kind = "program"
 			if o.Schema.HasDWARF {
 				kind += fmt.Sprintf(", %d variables, %d locations", len(o.Schema.Vars), len(o.Schema.Locs))
+				if len(o.Schema.Components) > 0 {
+					kind += ", component " + strings.Join(o.Schema.Components, ", ")
+				}
 			} else {
 				kind += ", no DWARF: PCs only"
 			}

@@ -53,7 +53,8 @@ demo: build testprogs
 	./scripts/demo.sh
 
 # The scoreboard: for every test program, the root-cause rank by vprof, by a
-# plain PC profile and by gprof (-pg builds). EVAL_FLAGS=-only a,b -runs 1
+# plain PC profile and by gprof (-pg builds). EVAL_FLAGS=-only a,b -runs 1, or
+# -trials 3 to see how stable each rank and pattern is.
 # Recording overhead: plain vs vprof record vs perf record vs gprof (-pg),
 # interleaved; medians, ratios, vprof's cost per sample and a rate sweep.
 bench:

@@ -67,7 +67,8 @@ type config struct {
 	runs             int
 	progs            map[string]bool
 	gprof            bool
-	whole            bool // record every source file, not the component
+	whole            bool   // record every source file, not the component
+	interval         string // vprof record --interval, "" for its default
 	log              io.Writer
 }
 
@@ -80,6 +81,8 @@ func main() {
 	flag.BoolVar(&c.gprof, "gprof", true, "also rank with gprof on the -pg builds")
 	flag.BoolVar(&c.whole, "whole", false, "record every source file (no --component), to compare with the thesis' protocol")
 	format := flag.String("format", "table", "table or json")
+	flag.StringVar(&c.interval, "interval", "", "vprof record --interval `D` (default: vprof's, 1ms)")
+	trials := flag.Int("trials", 1, "repeat the whole evaluation `N` times and print each program's ranks and patterns over the trials (sampling makes single trials vary)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, `Usage: vprof-eval [flags]
 
@@ -95,6 +98,7 @@ Examples:
   vprof-eval                              # every program, the thesis' protocol
   vprof-eval -only lru_scan,var_range -runs 1
   vprof-eval -whole -out out/eval-whole   # every file monitored, for comparison
+  vprof-eval -trials 3                    # how stable each rank and pattern is
 
 Flags:
 `)
@@ -131,16 +135,40 @@ Flags:
 			}
 		}
 	}
-	rows, err := evaluate(c)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "vprof-eval:", err)
-		os.Exit(2)
+	if *trials < 1 {
+		fmt.Fprintf(os.Stderr, "vprof-eval: -trials %d: want at least 1\n", *trials)
+		os.Exit(1)
 	}
-	if *format == "json" {
-		json.NewEncoder(os.Stdout).Encode(rows)
+	if *trials == 1 {
+		rows, err := evaluate(c)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "vprof-eval:", err)
+			os.Exit(2)
+		}
+		if *format == "json" {
+			json.NewEncoder(os.Stdout).Encode(rows)
+			return
+		}
+		printTable(os.Stdout, rows, c.whole)
 		return
 	}
-	printTable(os.Stdout, rows, c.whole)
+	var all [][]Row
+	out := c.out
+	for t := 1; t <= *trials; t++ {
+		fmt.Fprintf(c.log, "vprof-eval: trial %d of %d\n", t, *trials)
+		c.out = filepath.Join(out, fmt.Sprintf("trial-%d", t))
+		rows, err := evaluate(c)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "vprof-eval:", err)
+			os.Exit(2)
+		}
+		all = append(all, rows)
+	}
+	if *format == "json" {
+		json.NewEncoder(os.Stdout).Encode(all)
+		return
+	}
+	printTrials(os.Stdout, all, c.whole)
 }
 
 func evaluate(c config) ([]Row, error) {
@@ -261,6 +289,9 @@ func recordArgs(c config, p testprogs.Program) []string {
 		clock = "wall"
 	}
 	args := []string{"record", "--clock", clock}
+	if c.interval != "" {
+		args = append(args, "--interval", c.interval)
+	}
 	if !c.whole && p.Component != "" {
 		// The thesis' protocol: only the variables of the root cause's file.
 		args = append(args, "--component", p.ComponentPath())
@@ -393,6 +424,64 @@ func printTable(w io.Writer, rows []Row, whole bool) {
 			n1, n, n3, pat, n, 100*float64(pat)/float64(n))
 	}
 	printProtocol(w, rows, whole)
+}
+
+// printTrials prints, per program, the ranks and patterns of every trial
+// (all[t] is trial t's rows, programs in the same order) and how often the
+// root cause came 1st and the pattern was right.
+func printTrials(w io.Writer, all [][]Row, whole bool) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\t1st\tpattern right\texpected\t")
+	trials := len(all)
+	var always1, always3, patAll, n int
+	var first, pats, cells int
+	for i := range all[0] {
+		var vr, pr, gr []string
+		n1, n3, pat, ok := 0, 0, 0, 0
+		for _, rows := range all {
+			r := rows[i]
+			if r.Err != "" {
+				vr = append(vr, "err")
+				continue
+			}
+			ok++
+			vr, pr, gr = append(vr, rankStr(r.VprofRank)), append(pr, rankStr(r.PlainRank)), append(gr, rankStr(r.GprofRank))
+			if r.VprofRank == 1 {
+				n1++
+			}
+			if r.VprofRank >= 1 && r.VprofRank <= 3 {
+				n3++
+			}
+			if r.Pattern == r.Expected {
+				pat++
+			}
+		}
+		r := all[0][i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+			strings.Join(vr, " "), strings.Join(pr, " "), strings.Join(gr, " "), n1, trials, pat, trials, r.Expected)
+		if ok == 0 {
+			continue
+		}
+		n++
+		first, pats, cells = first+n1, pats+pat, cells+trials
+		if n1 == trials {
+			always1++
+		}
+		if n3 == trials {
+			always3++
+		}
+		if pat == trials {
+			patAll++
+		}
+	}
+	tw.Flush()
+	if n > 0 {
+		fmt.Fprintf(w, "\nOver %d trials: vprof ranks the root cause 1st in %d of %d program-trials (%.0f%%); 1st in every trial on %d of %d programs,\n",
+			trials, first, cells, 100*float64(first)/float64(cells), always1, n)
+		fmt.Fprintf(w, "in the top 3 in every trial on %d; pattern right in %d of %d program-trials (%.0f%%), in every trial on %d.\n",
+			always3, pats, cells, 100*float64(pats)/float64(cells), patAll)
+	}
+	printProtocol(w, all[0], whole)
 }
 
 // printProtocol says how the runs were recorded: with the component of the

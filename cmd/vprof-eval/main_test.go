@@ -81,6 +81,31 @@ func TestPrintTable(t *testing.T) {
 	}
 }
 
+func TestPrintTrials(t *testing.T) {
+	trial := func(ra, rb int, pa string) []Row {
+		return []Row{
+			{Program: "a", Issue: "X-1", RootCause: "f", VprofRank: ra, PlainRank: 4, GprofRank: 2, Pattern: pa, Expected: "scalability"},
+			{Program: "b", Issue: "X-2", RootCause: "g", VprofRank: rb, PlainRank: 7, Expected: "wrong constraint"},
+		}
+	}
+	all := [][]Row{trial(1, 2, "scalability"), trial(1, 1, ""), trial(1, 5, "scalability")}
+	var b bytes.Buffer
+	printTrials(&b, all, false)
+	out := b.String()
+	for _, w := range []string{
+		"1 1 1", "2 1 5", "3/3", "2/3", "1/3", "0/3",
+		"1st in 4 of 6 program-trials (67%); 1st in every trial on 1 of 2 programs",
+		"in the top 3 in every trial on 1; pattern right in 2 of 6 program-trials (33%), in every trial on 0",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if a := recordArgs(config{interval: "250us"}, testprogs.Program{Name: "x"}); !slices.Contains(a, "250us") {
+		t.Errorf("record %v: no --interval", a)
+	}
+}
+
 func TestGprofLine(t *testing.T) {
 	tests := []struct{ line, name string }{
 		{" 41.18      0.07     0.07    12000     5.83     5.83  ut_crc32_sw", "ut_crc32_sw"},

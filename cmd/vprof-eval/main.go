@@ -42,18 +42,23 @@ import (
 
 // Row is one program's line of the scoreboard.
 type Row struct {
-	Program   string  `json:"program"`
-	Issue     string  `json:"issue"`
-	RootCause string  `json:"root_cause"`
-	VprofRank int     `json:"vprof_rank"` // 0: not ranked
-	PlainRank int     `json:"plain_rank"`
-	GprofRank int     `json:"gprof_rank"`
-	Pattern   string  `json:"pattern"`
-	Expected  string  `json:"expected_pattern"`
-	LineDist  int     `json:"line_distance"` // -1: no location, or one in another file than the root cause's
-	Location  string  `json:"location"`
-	Err       string  `json:"error,omitempty"`
-	Seconds   float64 `json:"seconds"` // to evaluate this program
+	Program   string `json:"program"`
+	Issue     string `json:"issue"`
+	RootCause string `json:"root_cause"`
+	VprofRank int    `json:"vprof_rank"` // 0: not ranked
+	PlainRank int    `json:"plain_rank"`
+	GprofRank int    `json:"gprof_rank"`
+	Pattern   string `json:"pattern"`
+	Expected  string `json:"expected_pattern"`
+	LineDist  int    `json:"line_distance"` // -1: no location, or one in another file than the root cause's
+	// Share is the root cause's share of the slowdown, in percent: the
+	// growth of the samples with it on the stack over the growth of all
+	// samples, means of the buggy over the normal runs; -1 if unknown.
+	// Where it is low, most of the slow run's extra time is elsewhere.
+	Share    float64 `json:"root_share"`
+	Location string  `json:"location"`
+	Err      string  `json:"error,omitempty"`
+	Seconds  float64 `json:"seconds"` // to evaluate this program
 	// Component is the --component path the runs were recorded with
 	// (relative to testprogs/), "" with -whole.
 	Component string `json:"component,omitempty"`
@@ -202,7 +207,7 @@ func evaluate(c config) ([]Row, error) {
 }
 
 func evalProgram(c config, p testprogs.Program) Row {
-	row := Row{Program: p.Name, Issue: p.Issue, RootCause: p.RootCauseDisplay, Expected: string(p.Pattern), LineDist: -1}
+	row := Row{Program: p.Name, Issue: p.Issue, RootCause: p.RootCauseDisplay, Expected: string(p.Pattern), LineDist: -1, Share: -1}
 	if row.RootCause == "" {
 		row.RootCause = p.RootCauseFunction
 	}
@@ -250,6 +255,7 @@ func evalProgram(c config, p testprogs.Program) Row {
 		return row
 	}
 	os.WriteFile(filepath.Join(dir, "report.json"), stdout.Bytes(), 0o644)
+	row.Share = rootShare(c, normal, buggy, row.RootCause)
 	var rep struct {
 		Functions []struct {
 			Rank      int      `json:"rank"`
@@ -278,6 +284,54 @@ func evalProgram(c config, p testprogs.Program) Row {
 		row.GprofRank = gprofRank(c, p, dir, &row)
 	}
 	return row
+}
+
+// rootShare returns the root cause's share of the slowdown in percent (Row.Share),
+// from the runs' stacks (vprof export --format collapsed), or -1.
+func rootShare(c config, normal, buggy []string, root string) float64 {
+	root, _, _ = strings.Cut(root, "(")
+	mean := func(files []string) (total, incl float64, ok bool) {
+		for _, f := range files {
+			out, err := exec.Command(c.vprof, "export", "--format", "collapsed", f).Output()
+			if err != nil {
+				return 0, 0, false
+			}
+			t, i := collapsedShare(out, root)
+			total, incl = total+t, incl+i
+		}
+		n := float64(len(files))
+		return total / n, incl / n, len(files) > 0
+	}
+	nt, ni, ok1 := mean(normal)
+	bt, bi, ok2 := mean(buggy)
+	if !ok1 || !ok2 || bt <= nt {
+		return -1
+	}
+	return 100 * (bi - ni) / (bt - nt)
+}
+
+// collapsedShare sums the counts of collapsed stacks ("a;b;c 12" lines), and
+// of those with function root on them (a frame named root, or root( with
+// C++ parameters).
+func collapsedShare(out []byte, root string) (total, incl float64) {
+	for _, line := range strings.Split(string(out), "\n") {
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		n, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		total += n
+		for _, f := range strings.Split(line[:i], ";") {
+			if f == root || strings.HasPrefix(f, root+"(") {
+				incl += n
+				break
+			}
+		}
+	}
+	return total, incl
 }
 
 // recordArgs returns the arguments of `vprof record` for program p, up to
@@ -390,7 +444,7 @@ func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 
 func printTable(w io.Writer, rows []Row, whole bool) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\tpattern found\texpected\tlines off\tcomponent\t")
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\tpattern found\texpected\tlines off\troot share\tcomponent\t")
 	n1, n3, pat, n := 0, 0, 0, 0
 	for _, r := range rows {
 		if r.Err != "" {
@@ -414,14 +468,16 @@ func printTable(w io.Writer, rows []Row, whole bool) {
 		case r.Location != "":
 			dist = "other file"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
 			rankStr(r.VprofRank), rankStr(r.PlainRank), rankStr(r.GprofRank), orDash(r.Pattern), r.Expected, dist,
-			baseOrDash(r.Component))
+			shareStr(r.Share), baseOrDash(r.Component))
 	}
 	tw.Flush()
 	if n > 0 {
 		fmt.Fprintf(w, "\nvprof ranks the root cause 1st on %d of %d programs, in the top 3 on %d; pattern right on %d of %d (%.0f%%).\n",
 			n1, n, n3, pat, n, 100*float64(pat)/float64(n))
+		fmt.Fprintln(w, "root share: the root cause's share of the slowdown (samples with it on the stack, buggy minus normal,")
+		fmt.Fprintln(w, "over all samples, buggy minus normal); where it is low, most of the slow run's extra time is elsewhere.")
 	}
 	printProtocol(w, rows, whole)
 }
@@ -502,6 +558,13 @@ func printProtocol(w io.Writer, rows []Row, whole bool) {
 	if len(out) > 0 {
 		fmt.Fprintf(w, "Key variables outside the component, so not sampled: %s.\n", strings.Join(out, "; "))
 	}
+}
+
+func shareStr(s float64) string {
+	if s < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", s)
 }
 
 func rankStr(r int) string {

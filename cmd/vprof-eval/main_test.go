@@ -106,6 +106,16 @@ func TestPrintTrials(t *testing.T) {
 	}
 }
 
+func TestCollapsedShare(t *testing.T) {
+	out := []byte("_start;main;work 5\n_start;main;ns::f(int);memcpy 3\n_start;main;ns::fx 2\nbad line\n\n")
+	if tot, in := collapsedShare(out, "ns::f"); tot != 10 || in != 3 {
+		t.Errorf("ns::f: %g of %g, want 3 of 10", in, tot)
+	}
+	if _, in := collapsedShare(out, "main"); in != 10 {
+		t.Errorf("main: %g, want 10", in)
+	}
+}
+
 func TestGprofLine(t *testing.T) {
 	tests := []struct{ line, name string }{
 		{" 41.18      0.07     0.07    12000     5.83     5.83  ut_crc32_sw", "ut_crc32_sw"},

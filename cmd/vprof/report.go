@@ -302,6 +302,19 @@ func writeExplain(w io.Writer, res *analyze.Result, name, format string) error {
 		}
 	}
 	if f == nil {
+		// A C++ name without its parameter list, when it names one
+		// function (no overloads among the ranked).
+		var same []*analyze.Function
+		for i := range res.Functions {
+			if fn := &res.Functions[i]; strings.HasPrefix(fn.Name, name+"(") {
+				same = append(same, fn)
+			}
+		}
+		if len(same) == 1 {
+			f = same[0]
+		}
+	}
+	if f == nil {
 		var close []string
 		for _, fn := range res.Functions {
 			if strings.Contains(fn.Name, name) && len(close) < 5 {

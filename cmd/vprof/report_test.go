@@ -111,6 +111,7 @@ func TestReportCommand(t *testing.T) {
 		{"csv", []string{"report", "--format", "csv", p("n1"), p("b1")}, 0, []string{"rank,function,calibrated_cost_s", "\n1,scan,"}, ""},
 		{"explain", []string{"report", "--explain", "scan", p("n1"), p("b1")}, 0, []string{"scan: rank 1", "AD statistic", "<- r(f)", "pattern: scalability"}, ""},
 		{"explain json", []string{"report", "--explain", "busy", "--format", "json", p("n1"), p("b1")}, 0, []string{`"function": "busy"`, `"hellinger"`}, ""},
+		{"explain without parameters", []string{"report", "--explain", "app::Store::find", p("n1"), p("b1")}, 0, []string{"app::Store::find(): rank"}, ""},
 		{"explain unknown", []string{"report", "--explain", "sca", p("n1"), p("b1")}, 2, nil, `did you mean scan`},
 		{"other build", []string{"report", "--normal", p("n1"), "--buggy", p("b3")}, 0, []string{"scan"}, "different builds"},
 		{"help", []string{"report", "--help"}, 0, []string{"Examples:", "--explain", "--component"}, ""},

@@ -86,7 +86,8 @@
 //   - Inlined code: a PC in an inlined body belongs to the inlined function
 //     (method.md §2); one machine frame there holds a chain of logical
 //     frames, the inlined function, then the functions it is inlined into.
-//     The PC cost goes to the innermost function. A value sample counts
+//     The PC cost goes to the innermost function (with a component, the
+//     innermost of the component: see Components). A value sample counts
 //     (variable-based cost) for the logical frame it was read in: a
 //     local's defining function, which is on the chain (an outer
 //     function's variables are readable inside the bodies inlined into

@@ -487,13 +487,14 @@ func printTable(w io.Writer, rows []Row, whole bool) {
 // root cause came 1st and the pattern was right.
 func printTrials(w io.Writer, all [][]Row, whole bool) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\t1st\tpattern right\texpected\t")
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\t1st\tpattern right\texpected\troot share\t")
 	trials := len(all)
 	var always1, always3, patAll, n int
 	var first, pats, cells int
 	for i := range all[0] {
 		var vr, pr, gr []string
 		n1, n3, pat, ok := 0, 0, 0, 0
+		share, nshare := 0.0, 0
 		for _, rows := range all {
 			r := rows[i]
 			if r.Err != "" {
@@ -501,6 +502,9 @@ func printTrials(w io.Writer, all [][]Row, whole bool) {
 				continue
 			}
 			ok++
+			if r.Share >= 0 {
+				share, nshare = share+r.Share, nshare+1
+			}
 			vr, pr, gr = append(vr, rankStr(r.VprofRank)), append(pr, rankStr(r.PlainRank)), append(gr, rankStr(r.GprofRank))
 			if r.VprofRank == 1 {
 				n1++
@@ -513,8 +517,12 @@ func printTrials(w io.Writer, all [][]Row, whole bool) {
 			}
 		}
 		r := all[0][i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
-			strings.Join(vr, " "), strings.Join(pr, " "), strings.Join(gr, " "), n1, trials, pat, trials, r.Expected)
+		meanShare := -1.0
+		if nshare > 0 {
+			meanShare = share / float64(nshare)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+			strings.Join(vr, " "), strings.Join(pr, " "), strings.Join(gr, " "), n1, trials, pat, trials, r.Expected, shareStr(meanShare))
 		if ok == 0 {
 			continue
 		}
@@ -536,6 +544,7 @@ func printTrials(w io.Writer, all [][]Row, whole bool) {
 			trials, first, cells, 100*float64(first)/float64(cells), always1, n)
 		fmt.Fprintf(w, "in the top 3 in every trial on %d; pattern right in %d of %d program-trials (%.0f%%), in every trial on %d.\n",
 			always3, pats, cells, 100*float64(pats)/float64(cells), patAll)
+		fmt.Fprintln(w, "root share: the root cause's share of the slowdown, mean over the trials (see a single trial's footer).")
 	}
 	printProtocol(w, all[0], whole)
 }

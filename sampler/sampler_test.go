@@ -844,13 +844,16 @@ func TestValuesProgram(t *testing.T) {
 	}
 	// stack_var lives in its stack slot over all of types(), before the
 	// first instructions store 77 too: a sample there reads the old slot.
+	// How many samples land there depends on timing (3 of 345 on a loaded
+	// 2-core machine), so the bound is a share: a wrong slot would read
+	// something other than 77 nearly always.
 	early := 0
 	for _, v := range p.values("types", "stack_var") {
 		if types(v) && v.Bits != 77 {
 			early++
 		}
 	}
-	if n := check("types", "stack_var", types, func(b uint64) bool { return true }, ""); early > 2 || early*20 > n {
+	if n := check("types", "stack_var", types, func(b uint64) bool { return true }, ""); early*20 > n {
 		t.Errorf("types.stack_var != 77 in %d of %d samples, want 77 but at types' first instructions", early, n)
 	}
 	check("types", "color", types, eq(3), "COLOR_BLUE (parameter)")

@@ -625,28 +625,30 @@ func TestAbnormalLocations(t *testing.T) {
 // function is that function's PC cost, via the inlined function, and its
 // abnormal samples are located at the component's line that calls it.
 func TestComponentInlined(t *testing.T) {
-	hdr := func() []any {
+	hdrWith := func(comps []string) []any {
 		h := header()
 		s := progSchema()
 		s.Files = append(s.Files, "/src/inl.h")
 		s.Funcs[fInl].File = 1
 		s.Inlines[0].CallFile, s.Inlines[0].CallLine = 0, 27
-		s.Components = []string{"/src/prog.c"}
+		s.Components = comps
 		h[0] = &proffile.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
 		return h
 	}
+	hdr := func() []any { return hdrWith([]string{"/src/prog.c"}) }
 	a := New(DefaultOptions())
 	var normal []ev
 	for i := range 101 {
 		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, int64(i))}})
 	}
 	feedWith(t, a, Normal, "n", hdr(), normal)
-	feedWith(t, a, Buggy, "b", hdr(), []ev{
+	buggy := []ev{
 		{tid: 1, tick: 1, ms: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 500)}},
 		{tid: 1, tick: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 501)}},
 		{tid: 1, tick: 3, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 502)}},
 		{tid: 1, tick: 4, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, 50)}},
-	})
+	}
+	feedWith(t, a, Buggy, "b", hdr(), buggy)
 	res := a.Result()
 	w := findFunc(t, res, "work")
 	if !near(w.PCCost, 5e-3) || len(w.Via) != 1 || w.Via[0].Func != "inl" || !near(w.Via[0].Share, 4.0/5) {
@@ -661,12 +663,17 @@ func TestComponentInlined(t *testing.T) {
 		t.Errorf("work: locations %v, want prog.c:27 first (the call of inl)", w.Locations)
 	}
 
-	// Without a component the inlined body keeps its cost (method.md §2).
+	// Without a component the inlined body keeps its cost (method.md §2);
+	// work's own variable read there is still located at work's line.
 	a = New(DefaultOptions())
-	feed(t, a, Normal, "n", normal)
-	feed(t, a, Buggy, "b", []ev{{tid: 1, tick: 1, ms: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 500)}}})
-	if f := findFunc(t, a.Result(), "inl"); !near(f.PCCost, 2e-3) {
-		t.Errorf("no component: inl pc %g ms, want 2", f.PCCost*1e3)
+	feedWith(t, a, Normal, "n", hdrWith(nil), normal)
+	feedWith(t, a, Buggy, "b", hdrWith(nil), buggy)
+	res = a.Result()
+	if f := findFunc(t, res, "inl"); !near(f.PCCost, 4e-3) {
+		t.Errorf("no component: inl pc %g ms, want 4", f.PCCost*1e3)
+	}
+	if w := findFunc(t, res, "work"); len(w.Locations) == 0 || w.Locations[0].String() != "prog.c:27" {
+		t.Errorf("no component: work's locations %v, want prog.c:27 first", w.Locations)
 	}
 }
 

@@ -108,6 +108,13 @@
 //   - Integer values become float64 (exact up to 2^53). Deltas are float64
 //     differences of those, so an unsigned counter going down has a
 //     negative delta.
+//   - Locations: a function's abnormal samples are located at its own
+//     lines. A sample read in a body inlined into it (a helper of the same
+//     file, a header's std::find) is located at its line that calls that
+//     body (the inlined call's DW_AT_call_line), not at the helper's line:
+//     the row names the function, and a reader looks in it (the thesis
+//     reports MDEV-21826's line "right before the while loop in
+//     recv_group_scan_log_recs").
 //   - Duration samples of an abnormal run of equal values are located at
 //     the PCs of the run's samples (up to four distinct PCs per run), each
 //     counting its samples, so a long stall weighs by its length.
@@ -163,9 +170,7 @@
 //     function's, and "via" names the inlined function, as for a library
 //     callee (method.md §4: --component narrows the program frames; the
 //     thesis' profiler, built on gprof, charged inlined code to the
-//     symbol that holds it). Its abnormal samples are located at the
-//     component function's line that calls it (the inlined call's
-//     DW_AT_call_line), where a reader of the component looks. An
+//     symbol that holds it). An
 //     out-of-line function outside the component stays a frame of its
 //     own, ranked by the hist-discounter (the thesis ranks such
 //     functions: zmalloc in Redis-8668, MYSQLparse in MDEV-23399). Without

@@ -399,18 +399,19 @@ func (a *Analyzer) locations(keys []abEntry, f int32, global bool, top int) []Lo
 		for _, e := range keys {
 			k := e.key
 			oi := a.objs[k.obj]
+			at := 0 // f's place on the PC's inline chain
 			if inF {
 				c := oi.chainAt(k.pc)
 				if c == nil {
 					continue
 				}
-				if global && c[0] != f || !global && !slices.Contains(c, f) {
+				if at = slices.Index(c, f); global && at != 0 || at < 0 {
 					continue
 				}
 			}
 			n := e.n
 			file, line := oi.lineAt(k.pc)
-			if cf, cl, ok := a.componentLine(oi, k.pc); ok {
+			if cf, cl, ok := oi.callLine(k.pc, at); ok {
 				file, line = cf, cl
 			}
 			lk := lineKey{file, line}

@@ -67,38 +67,27 @@ func (oi *objInfo) lineAt(pc uint64) (string, int32) {
 	return filepath.Base(file), line
 }
 
-// componentLine returns, for a PC in code of another file inlined into a
-// component function (a header's std::find), the line of the component
-// function that calls it: where a reader of the component looks. ok is
-// false outside components and for the component's own code.
-func (a *Analyzer) componentLine(oi *objInfo, pc uint64) (file string, line int32, ok bool) {
-	if !a.comps {
-		return "", 0, false
-	}
+// callLine returns the line of the k-th function of pc's inline chain
+// (k > 0) that calls the body inlined into it there: the inlined call's
+// DW_AT_call_file and DW_AT_call_line. A location reported for a function is
+// one of its own lines, also where the sample was read in a body inlined
+// into it (a header's std::find, a helper of the same file).
+func (oi *objInfo) callLine(pc uint64, k int) (file string, line int32, ok bool) {
 	c := oi.ix.Chain(pc)
-	inComp := func(f dwarfschema.FuncID) bool {
-		return f >= 0 && int(f) < len(oi.funcMap) && a.funcInComponent(oi.funcMap[f])
-	}
-	if len(c) < 2 || inComp(c[0]) {
+	if k <= 0 || k >= len(c) {
 		return "", 0, false
 	}
-	for k := 1; k < len(c); k++ {
-		if !inComp(c[k]) {
+	s := oi.schema
+	for i := range s.Inlines {
+		in := &s.Inlines[i]
+		if in.Func != c[k-1] || in.CallLine <= 0 || in.CallFile < 0 || int(in.CallFile) >= len(s.Files) {
 			continue
 		}
-		s := oi.schema
-		for i := range s.Inlines {
-			in := &s.Inlines[i]
-			if in.Func != c[k-1] || in.CallLine <= 0 || in.CallFile < 0 || int(in.CallFile) >= len(s.Files) {
-				continue
-			}
-			for _, r := range in.Ranges {
-				if pc >= r.Lo && pc < r.Hi {
-					return filepath.Base(s.Files[in.CallFile]), in.CallLine, true
-				}
+		for _, r := range in.Ranges {
+			if pc >= r.Lo && pc < r.Hi {
+				return filepath.Base(s.Files[in.CallFile]), in.CallLine, true
 			}
 		}
-		return "", 0, false
 	}
 	return "", 0, false
 }

@@ -188,7 +188,11 @@ func TestQuickEval(t *testing.T) {
 	}
 	var table bytes.Buffer
 	printTable(&table, rows, false)
-	top3 := 0
+	// The bar is the top 3 on at least 3 of them; the bar here is
+	// what the scoreboard reaches trial after trial (3 trials of all 11
+	// programs, twice): all five in the top 3 (healthcheck is 1st or 2nd,
+	// as the normal runs catch hc_check's variables or not), four 1st.
+	top3, first := 0, 0
 	for _, r := range rows {
 		if r.Err != "" {
 			t.Errorf("%s: %s", r.Program, r.Err)
@@ -196,9 +200,13 @@ func TestQuickEval(t *testing.T) {
 		if r.VprofRank >= 1 && r.VprofRank <= 3 {
 			top3++
 		}
+		if r.VprofRank == 1 {
+			first++
+		}
 	}
-	if len(rows) != len(quickPrograms) || top3 < 3 {
-		t.Fatalf("root cause in vprof's top 3 on %d of %d programs, want at least 3:\n%s", top3, len(rows), table.String())
+	if len(rows) != len(quickPrograms) || top3 < len(quickPrograms) || first < 3 {
+		t.Fatalf("root cause in vprof's top 3 on %d of %d programs, 1st on %d; want all in the top 3, 3 or more 1st:\n%s",
+			top3, len(rows), first, table.String())
 	}
 	t.Logf("\n%s", table.String())
 }

@@ -902,3 +902,29 @@ func TestPresentOnlyWhenSlowLocations(t *testing.T) {
 		t.Errorf("helper: locations %+v, want prog.c:50 with 4 samples", f.Locations)
 	}
 }
+
+// TestFewNormalWarning: a top function ranked by the hist-discounter only
+// because its variables have 1 or 2 normal samples (MinSamples is 3) is
+// named in a warning; with 3 normal samples there is a verdict and none.
+func TestFewNormalWarning(t *testing.T) {
+	for _, nNormal := range []int{2, 3} {
+		a := New(DefaultOptions())
+		var normal, buggy []ev
+		for i := range nNormal {
+			normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []proffile.Value{val(0, vN, int64(i))}})
+		}
+		for i := range 20 {
+			buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []proffile.Value{val(0, vN, int64(100+i))}})
+		}
+		feed(t, a, Normal, "n", normal)
+		feed(t, a, Buggy, "b", buggy)
+		res := a.Result()
+		warned := false
+		for _, w := range res.Warnings {
+			warned = warned || strings.Contains(w, "helper (rank 1): no verdict on n (value samples: at most 2 normal, 20 buggy")
+		}
+		if want := nNormal < 3; warned != want {
+			t.Errorf("%d normal samples: warned %v, want %v: %q", nNormal, warned, want, res.Warnings)
+		}
+	}
+}

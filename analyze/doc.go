@@ -108,6 +108,13 @@
 //   - Integer values become float64 (exact up to 2^53). Deltas are float64
 //     differences of those, so an unsigned counter going down has a
 //     negative delta.
+//   - A top function (PatternTop) that the hist-discounter ranks although
+//     its variables were sampled in the buggy runs, because the normal
+//     runs hold 1 to MinSamples-1 samples of them, is named in a warning:
+//     with none it would be "present only when slow" (r = 0), with
+//     MinSamples it would be tested, so more or longer normal runs decide
+//     it. The scoreboard's least stable ranks (healthcheck, killpg_poll)
+//     sit on this edge.
 //   - Locations: a function's abnormal samples are located at its own
 //     lines. A sample read in a body inlined into it (a helper of the same
 //     file, a header's std::find) is located at its line that calls that

@@ -224,7 +224,41 @@ func (a *Analyzer) Result() *Result {
 			fn.Pattern = classify(a.vars[vv.Var].tags, vv, o)
 		}
 	}
+	res.Warnings = append(res.Warnings, fewNormalWarnings(res, o)...)
 	return res
+}
+
+// fewNormalWarnings names the top functions that the hist-discounter ranks
+// although their variables were sampled in the buggy runs, because the
+// normal runs hold a few samples of them, short of MinSamples: none would
+// have made them "present only when slow" (r = 0), MinSamples a test.
+// More or longer normal runs decide such a function.
+func fewNormalWarnings(res *Result, o *Options) []string {
+	var out []string
+	for i := range res.Functions {
+		fn := &res.Functions[i]
+		if i >= o.PatternTop {
+			break
+		}
+		if fn.Source != SourceHist {
+			continue
+		}
+		var names []string
+		var normal, buggy float64
+		for _, j := range fn.Vars {
+			vv := &res.Variables[j]
+			if !vv.OK && vv.Normal > 0 && vv.Normal < float64(o.MinSamples) && vv.Buggy >= float64(o.MinSamples) {
+				names = append(names, vv.Name)
+				normal, buggy = max(normal, vv.Normal), max(buggy, vv.Buggy)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s (rank %d): no verdict on %s (value samples: at most %.0f normal, %.0f buggy; a verdict needs %d a side), so the hist-discounter ranks it; more or longer normal runs would decide",
+			fn.Name, fn.Rank, strings.Join(names, ", "), normal, buggy, o.MinSamples))
+	}
+	return out
 }
 
 // bestOf returns the verdict that gave fn its discount.

@@ -442,6 +442,19 @@ func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 	return 0
 }
 
+// score says whether r ranks the root cause 1st, in the top 3, and finds
+// the expected pattern.
+func (r Row) score() (first, top3, pattern bool) {
+	return r.VprofRank == 1, r.VprofRank >= 1 && r.VprofRank <= 3, r.Pattern == r.Expected
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func printTable(w io.Writer, rows []Row, whole bool) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\tpattern found\texpected\tlines off\troot share\tcomponent\t")
@@ -452,15 +465,8 @@ func printTable(w io.Writer, rows []Row, whole bool) {
 			continue
 		}
 		n++
-		if r.VprofRank == 1 {
-			n1++
-		}
-		if r.VprofRank >= 1 && r.VprofRank <= 3 {
-			n3++
-		}
-		if r.Pattern == r.Expected {
-			pat++
-		}
+		first, top3, right := r.score()
+		n1, n3, pat = n1+b2i(first), n3+b2i(top3), pat+b2i(right)
 		dist := "-"
 		switch {
 		case r.LineDist >= 0:
@@ -506,15 +512,8 @@ func printTrials(w io.Writer, all [][]Row, whole bool) {
 				share, nshare = share+r.Share, nshare+1
 			}
 			vr, pr, gr = append(vr, rankStr(r.VprofRank)), append(pr, rankStr(r.PlainRank)), append(gr, rankStr(r.GprofRank))
-			if r.VprofRank == 1 {
-				n1++
-			}
-			if r.VprofRank >= 1 && r.VprofRank <= 3 {
-				n3++
-			}
-			if r.Pattern == r.Expected {
-				pat++
-			}
+			first, top3, right := r.score()
+			n1, n3, pat = n1+b2i(first), n3+b2i(top3), pat+b2i(right)
 		}
 		r := all[0][i]
 		meanShare := -1.0

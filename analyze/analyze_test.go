@@ -631,7 +631,11 @@ func TestComponentInlined(t *testing.T) {
 		s.Files = append(s.Files, "/src/inl.h")
 		s.Funcs[fInl].File = 1
 		s.Inlines[0].CallFile, s.Inlines[0].CallLine = 0, 27
-		s.Components = comps
+		// As given (a path of the recording machine that matches none of
+		// the DWARF paths here); the files it matched decide.
+		if comps != nil {
+			s.Components, s.ComponentFiles = []string{"../checkout/prog.c"}, comps
+		}
 		h[0] = &proffile.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
 		return h
 	}

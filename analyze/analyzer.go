@@ -169,9 +169,10 @@ type Analyzer struct {
 	// whether it is in a component (0 unknown, 1 yes, -1 no).
 	comps    bool
 	funcComp []int8
-	// compPaths: Options.Components, else the components the recordings'
-	// schemas were narrowed to (record --component).
+	// compPaths: Options.Components; compFiles, without them, the source
+	// files the recordings' schemas were narrowed to (record --component).
 	compPaths []string
+	compFiles map[string]bool
 
 	funcs   []funcInfo
 	funcIdx map[string]int32 // key ("\x00lib" suffix for library functions) -> index
@@ -312,14 +313,17 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 	if s == nil {
 		s = &dwarfschema.Schema{Path: o.Path}
 	}
-	if len(a.opt.Components) == 0 {
-		for _, c := range s.Components {
-			if !slices.Contains(a.compPaths, c) {
-				a.compPaths = append(a.compPaths, c)
-				a.comps = true
+	if len(a.opt.Components) == 0 && len(s.Components) > 0 {
+		if a.compFiles == nil {
+			a.compFiles = map[string]bool{}
+		}
+		for _, f := range s.ComponentFiles {
+			if !a.compFiles[f] {
+				a.compFiles[f] = true
 				clear(a.funcComp)
 			}
 		}
+		a.comps = true
 	}
 	oi := &objInfo{path: o.Path, buildID: o.BuildID, program: o.Program, schema: s}
 	oi.ix = pcindex.New(s)
@@ -450,7 +454,7 @@ func (a *Analyzer) funcInComponent(f int32) bool {
 	}
 	if a.funcComp[f] == 0 {
 		a.funcComp[f] = -1
-		if file := a.funcs[f].file; file != "" && matchComponent(file, a.compPaths) {
+		if file := a.funcs[f].file; file != "" && (a.compFiles[file] || matchComponent(file, a.compPaths)) {
 			a.funcComp[f] = 1
 		}
 	}

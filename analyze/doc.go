@@ -170,7 +170,9 @@
 //     component chosen at analysis time sees slightly fewer samples of
 //     such globals than one chosen at recording time. A recording made
 //     with record --component carries its components in the program's
-//     schema (Schema.Components); report uses them when it is given none.
+//     schema (Schema.ComponentFiles, the source files the component
+//     matched there, so that the analysis does not depend on the
+//     recording machine's paths); report uses them when it is given none.
 //   - Code of another file inlined into a component function (a header's
 //     std::find or iterator, a helper of another file) is not a frame of
 //     its own within the component: its PC cost is the component

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -95,18 +94,16 @@ func Load(path string, opt Options) (*Schema, error) {
 	}
 	var keep func(FuncID) bool
 	for _, c := range opt.Components {
-		if c == "" {
-			continue
+		if c != "" {
+			s.Components = append(s.Components, c)
 		}
-		// A path that exists from here is made absolute; others stay as
-		// given (relative to a compilation directory: matched as a
-		// path suffix).
-		if _, err := os.Stat(c); err == nil && !filepath.IsAbs(c) {
-			if abs, err := filepath.Abs(c); err == nil {
-				c = abs
+	}
+	if len(s.Components) > 0 {
+		for i, f := range s.Files {
+			if l.inComponent(int32(i)) {
+				s.ComponentFiles = append(s.ComponentFiles, f)
 			}
 		}
-		s.Components = append(s.Components, c)
 	}
 	if len(opt.Components) > 0 {
 		keep = func(fn FuncID) bool { return fn >= 0 && int(fn) < len(s.Funcs) && l.inComponent(s.Funcs[fn].File) }

@@ -550,6 +550,15 @@ func TestLoadFilters(t *testing.T) {
 			if !slices.Equal(s.Components, tc.opt.Components) {
 				t.Errorf("schema components %q, want %q", s.Components, tc.opt.Components)
 			}
+			// The files a component matched are recorded, for the analysis.
+			if matched := tc.opt.Components != nil && tc.keep(all, Var{}); matched != (len(s.ComponentFiles) > 0) {
+				t.Errorf("component files %q", s.ComponentFiles)
+			}
+			for _, f := range s.ComponentFiles {
+				if !strings.HasSuffix(f, "prog.c") {
+					t.Errorf("component file %q, want prog.c only", f)
+				}
+			}
 			if len(s.Funcs) != len(all.Funcs) {
 				t.Errorf("filters dropped functions: %d of %d", len(s.Funcs), len(all.Funcs))
 			}

@@ -39,10 +39,11 @@ type Schema struct {
 	// caller's frame (method.md §3). The analyzer does not use them.
 	CallSites []CallSite `json:"call_sites,omitempty"`
 	// Components are the --component paths the schema was narrowed to
-	// (Options.Components; one that exists from the working directory
-	// made absolute), so that the analysis of a recording knows which
-	// functions are the component's.
-	Components []string `json:"components,omitempty"`
+	// (Options.Components, as given), and ComponentFiles the entries of
+	// Files they matched: the analysis of a recording knows exactly which
+	// functions are the component's, wherever it runs.
+	Components     []string `json:"components,omitempty"`
+	ComponentFiles []string `json:"component_files,omitempty"`
 }
 
 // FuncID indexes Schema.Funcs. VarID indexes Schema.Vars.

@@ -222,7 +222,11 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 			if o.Schema.HasDWARF {
 				kind += fmt.Sprintf(", %d variables, %d locations", len(o.Schema.Vars), len(o.Schema.Locs))
 				if len(o.Schema.Components) > 0 {
-					kind += ", component " + strings.Join(o.Schema.Components, ", ")
+					files := fmt.Sprintf("%d source files", len(o.Schema.ComponentFiles))
+					if len(o.Schema.ComponentFiles) == 1 {
+						files = "1 source file"
+					}
+					kind += fmt.Sprintf(", component %s (%s)", strings.Join(o.Schema.Components, ", "), files)
 				}
 			} else {
 				kind += ", no DWARF: PCs only"

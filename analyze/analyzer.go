@@ -149,6 +149,9 @@ type objInfo struct {
 	chains    [][]int32
 	symChains [][]int32
 	unknown   int32 // global function for PCs of this object outside every function
+	// inlinesOf: schema FuncID -> indices of its Schema.Inlines, built on
+	// first use (callLine).
+	inlinesOf map[int32][]int32
 }
 
 // abKey identifies a counter of abnormal samples: variable, dimension and

@@ -78,9 +78,16 @@ func (oi *objInfo) callLine(pc uint64, k int) (file string, line int32, ok bool)
 		return "", 0, false
 	}
 	s := oi.schema
-	for i := range s.Inlines {
+	if oi.inlinesOf == nil {
+		oi.inlinesOf = map[int32][]int32{}
+		for i := range s.Inlines {
+			f := s.Inlines[i].Func
+			oi.inlinesOf[f] = append(oi.inlinesOf[f], int32(i))
+		}
+	}
+	for _, i := range oi.inlinesOf[c[k-1]] {
 		in := &s.Inlines[i]
-		if in.Func != c[k-1] || in.CallLine <= 0 || in.CallFile < 0 || int(in.CallFile) >= len(s.Files) {
+		if in.CallLine <= 0 || in.CallFile < 0 || int(in.CallFile) >= len(s.Files) {
 			continue
 		}
 		for _, r := range in.Ranges {

@@ -81,7 +81,7 @@ func runFlat(args []string, stdout, stderr io.Writer) error {
 	}
 	rows := make([][]string, 0, len(entries))
 	for _, e := range entries {
-		rows = append(rows, []string{pct(e.Percent), secs(e.Cumulative), secs(e.Self), e.Name})
+		rows = append(rows, []string{pct(e.Percent), secs(e.Cumulative), secs(e.Self), short(e.Name)})
 	}
 	align := tw.Alignment{tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
 	return renderTable(stdout, *format, []string{"% time", "cumulative s", "self s", "name"}, rows, align)

@@ -210,16 +210,20 @@ func locations(f *analyze.Function, blocks bool) []string {
 	return out
 }
 
-func via(f *analyze.Function) string {
+// via lists the functions that carried f's cost; name shapes each (short
+// for a table cell, whole for CSV).
+func via(f *analyze.Function, name func(string) string) string {
 	var parts []string
 	for _, v := range f.Via {
 		if len(parts) == 2 || v.Share < 0.01 {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("via %s %.0f%%", v.Func, 100*v.Share))
+		parts = append(parts, fmt.Sprintf("via %s %.0f%%", name(v.Func), 100*v.Share))
 	}
 	return strings.Join(parts, ", ")
 }
+
+func whole(s string) string { return s }
 
 func plain(rank int) string {
 	if rank == 0 {
@@ -251,7 +255,7 @@ func writeReport(w io.Writer, fns []analyze.Function, format string) error {
 			f := &fns[i]
 			cw.Write([]string{strconv.Itoa(f.Rank), f.Name, fmtG(f.Calibrated), fmtG(f.Raw), fmtG(f.PCCost),
 				strconv.Itoa(f.PlainRank), fmtG(f.Discount), f.Source, f.Pattern, f.Variable, f.Dimension,
-				strings.Join(locations(f, false), ";"), via(f)})
+				strings.Join(locations(f, false), ";"), via(f, whole)})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -260,9 +264,11 @@ func writeReport(w io.Writer, fns []analyze.Function, format string) error {
 	rows := make([][]string, 0, len(fns))
 	for i := range fns {
 		f := &fns[i]
-		rows = append(rows, []string{strconv.Itoa(f.Rank), f.Name, secs(f.Calibrated), secs(f.Raw), secs(f.PCCost),
+		// C++ template names run to hundreds of characters: the table
+		// shortens them (short); CSV and JSON keep them whole.
+		rows = append(rows, []string{strconv.Itoa(f.Rank), short(f.Name), secs(f.Calibrated), secs(f.Raw), secs(f.PCCost),
 			plain(f.PlainRank), strconv.FormatFloat(f.Discount, 'f', 2, 64), source(f), f.Pattern,
-			strings.Join(locations(f, true), ", "), via(f)})
+			strings.Join(locations(f, true), ", "), via(f, short)})
 	}
 	align := tw.Alignment{tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 		tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft}

@@ -202,17 +202,22 @@ func short(s string) string {
 	return s[:cellMax/2-2] + "..." + s[len(s)-(cellMax/2-1):]
 }
 
-// dropNested replaces the contents of <...> and (...) with "...".
+// dropNested replaces the contents of <...> and (...) with "..."; empty
+// ones stay empty: f() stays f().
 func dropNested(s string) string {
 	var b strings.Builder
 	depth := 0
+	empty := false // inside a pair, nothing seen yet
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch c {
 		case '<', '(':
 			if depth == 0 {
 				b.WriteByte(c)
+				empty = true
+			} else if empty {
 				b.WriteString("...")
+				empty = false
 			}
 			depth++
 			continue
@@ -227,6 +232,9 @@ func dropNested(s string) string {
 		}
 		if depth == 0 {
 			b.WriteByte(c)
+		} else if empty {
+			b.WriteString("...")
+			empty = false
 		}
 	}
 	return b.String()

@@ -59,7 +59,15 @@ program (a file or a directory, repeatable), as the thesis' evaluation
 did with the file that holds the root cause: the program's other
 functions are still ranked, by their PC cost and the hist-discounter.
 A recording of the whole program can be narrowed this way after the
-fact, trying one component after another without recording again.
+fact, trying one component after another without recording again. A
+recording made with record --component is analysed with its component
+without being told. Within a component, code of other files inlined
+into its functions (a header's std::find) is their cost, "via" the
+inlined function, and the lines shown are always the function's own.
+
+A warning names a top function ranked by the hist-discounter only
+because its variables were seen once or twice in the normal runs (a
+verdict needs 3 samples a side): more or longer normal runs decide it.
 `
 
 func init() {

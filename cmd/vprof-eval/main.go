@@ -484,6 +484,7 @@ func printTable(w io.Writer, rows []Row, whole bool) {
 			n1, n, n3, pat, n, 100*float64(pat)/float64(n))
 		fmt.Fprintln(w, "root share: the root cause's share of the slowdown (samples with it on the stack, buggy minus normal,")
 		fmt.Fprintln(w, "over all samples, buggy minus normal); where it is low, most of the slow run's extra time is elsewhere.")
+		fmt.Fprintln(w, "One trial: ranks and patterns vary from trial to trial; -trials 3 shows how much.")
 	}
 	printProtocol(w, rows, whole)
 }

@@ -334,11 +334,7 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 		return // exited, exec'd or exiting: nothing to sample
 	}
 	t1 := r.now()
-	need := t.window + redZone
-	if t.cap == nil || cap(t.cap.mem.buf) < need {
-		t.cap = newCapture(t.window)
-	}
-	c := t.cap
+	c, need := t.ensureCapture()
 	if ptraceGetRegs(t.tid, &r.pregs) != nil {
 		r.handle(t, ws)
 		r.lightSample(t, st, weight, when, proffile.Blocked, call)
@@ -357,10 +353,7 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 		// Not a value of the program's: the call's result is to come.
 		c.regs.Valid &^= 1 << unwind.RAX
 	}
-	c.hasFP = false
-	if r.needFP(p, c.regs.PC()) {
-		c.hasFP = ptraceGetFPRegs(t.tid, &c.fp) == nil
-	}
+	r.readFPRegs(t, c)
 	c.mem.fill(p.pid, c.regs.SP()-redZone, need)
 	// Its runs on a CPU so far, to confirm the wait at the next tick.
 	var at schedStat
@@ -375,10 +368,7 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 		// read while it is still stopped (one batched read), the values
 		// that need the unwinding after, kept if it is still in the
 		// restarted call then (checkStill).
-		if p.globalTick != r.tickN {
-			r.readGlobals(p)
-			p.globalTick = r.tickN
-		}
+		r.readGlobalsOnce(p)
 		r.handle(t, ws) // PTRACE_CONT (with the signal it stopped for, if any)
 		bs.Stopped += secs(r.now() - t1)
 		if atOK {

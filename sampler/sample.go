@@ -195,20 +195,13 @@ func (r *Recorder) stopAll() {
 func (r *Recorder) capture(t *thread, ws unix.WaitStatus) {
 	p := t.proc
 	t1 := r.now()
-	need := t.window + redZone
-	if t.cap == nil || cap(t.cap.mem.buf) < need {
-		t.cap = newCapture(t.window)
-	}
-	c := t.cap
+	c, need := t.ensureCapture()
 	if ptraceGetRegs(t.tid, &r.pregs) != nil {
 		r.handle(t, ws)
 		return
 	}
 	regsFromPtrace(&r.pregs, &c.regs)
-	c.hasFP = false
-	if r.needFP(p, c.regs.PC()) {
-		c.hasFP = ptraceGetFPRegs(t.tid, &c.fp) == nil
-	}
+	r.readFPRegs(t, c)
 	t2 := r.now()
 	c.mem.fill(p.pid, c.regs.SP()-redZone, need)
 	t3 := r.now()
@@ -232,10 +225,7 @@ func (r *Recorder) finishSample(t *thread, weight, when int64, state proffile.Th
 	// Globals are read live: before the unwinding, which may take long
 	// (the first sample in a library loads its CFI), so that they are as
 	// close as can be to the registers and stack copied at the tick.
-	if p.globalTick != r.tickN {
-		r.readGlobals(p)
-		p.globalTick = r.tickN
-	}
+	r.readGlobalsOnce(p)
 	n := p.space.Walk(&c.regs, &c.mem, r.frames, &r.ustats)
 	if r.unknownPC(n) && r.mapsDue(p) {
 		if r.refreshMaps(p) {
@@ -337,11 +327,35 @@ func (r *Recorder) needFP(p *process, pc uint64) bool {
 // appendGlobals appends the globals of p's program, read once per process
 // per tick.
 func (r *Recorder) appendGlobals(p *process) {
+	r.readGlobalsOnce(p)
+	r.values = append(r.values, p.globals...)
+}
+
+// readGlobalsOnce reads p's globals unless this tick already did.
+func (r *Recorder) readGlobalsOnce(p *process) {
 	if p.globalTick != r.tickN {
 		r.readGlobals(p)
 		p.globalTick = r.tickN
 	}
-	r.values = append(r.values, p.globals...)
+}
+
+// ensureCapture returns t's capture buffers, grown to its stack window
+// plus the red zone, and that size.
+func (t *thread) ensureCapture() (*capture, int) {
+	need := t.window + redZone
+	if t.cap == nil || cap(t.cap.mem.buf) < need {
+		t.cap = newCapture(t.window)
+	}
+	return t.cap, need
+}
+
+// readFPRegs copies stopped thread t's SSE registers into c when a
+// variable at c's PC lives in one.
+func (r *Recorder) readFPRegs(t *thread, c *capture) {
+	c.hasFP = false
+	if r.needFP(t.proc, c.regs.PC()) {
+		c.hasFP = ptraceGetFPRegs(t.tid, &c.fp) == nil
+	}
 }
 
 // readGlobals reads every global of p's program with one batched read of

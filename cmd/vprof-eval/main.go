@@ -65,6 +65,9 @@ type Row struct {
 	// Unmonitored are the key variables outside the component, which the
 	// protocol does not sample.
 	Unmonitored []string `json:"unmonitored,omitempty"`
+	// Above are the functions vprof ranks above the root cause, each with
+	// where its discount came from: what a method change would have to move.
+	Above []string `json:"above,omitempty"`
 }
 
 type config struct {
@@ -72,8 +75,10 @@ type config struct {
 	runs             int
 	progs            map[string]bool
 	gprof            bool
-	whole            bool   // record every source file, not the component
-	interval         string // vprof record --interval, "" for its default
+	whole            bool     // record every source file, not the component
+	interval         string   // vprof record --interval, "" for its default
+	reuse            bool     // analyse the profiles already in out, record nothing
+	reportFlags      []string // extra vprof report flags
 	log              io.Writer
 }
 
@@ -87,6 +92,8 @@ func main() {
 	flag.BoolVar(&c.whole, "whole", false, "record every source file (no --component), to compare with the thesis' protocol")
 	format := flag.String("format", "table", "table or json")
 	flag.StringVar(&c.interval, "interval", "", "vprof record --interval `D` (default: vprof's, 1ms)")
+	flag.BoolVar(&c.reuse, "reuse", false, "record nothing: analyse the profiles (and gprof data) an earlier run left in -out, so that analyzer changes and -report-flags compare on the same samples")
+	reportFlags := flag.String("report-flags", "", "extra `flags` for vprof report, e.g. \"--default-discount 0.7\" (the thesis' sensitivity study, §3.5.3)")
 	trials := flag.Int("trials", 1, "repeat the whole evaluation `N` times and print each program's ranks and patterns over the trials (sampling makes single trials vary)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, `Usage: vprof-eval [flags]
@@ -104,6 +111,8 @@ Examples:
   vprof-eval -only lru_scan,var_range -runs 1
   vprof-eval -whole -out out/eval-whole   # every file monitored, for comparison
   vprof-eval -trials 3                    # how stable each rank and pattern is
+  vprof-eval -trials 3 -reuse -report-flags '--hist-window 2'
+                                          # the same recordings, analysed otherwise
 
 Flags:
 `)
@@ -121,6 +130,7 @@ Flags:
 	}
 	c.root = testprogs.Root()
 	c.log = os.Stderr
+	c.reportFlags = strings.Fields(*reportFlags)
 	if *only != "" {
 		c.progs = map[string]bool{}
 		for _, p := range strings.Split(*only, ",") {
@@ -231,6 +241,18 @@ func evalProgram(c config, p testprogs.Program) Row {
 	for i := 1; i <= c.runs; i++ {
 		for _, mode := range []string{"normal", "buggy"} {
 			out := filepath.Join(dir, fmt.Sprintf("%s-%d.data", mode, i))
+			if c.reuse {
+				if _, err := os.Stat(out); err != nil {
+					row.Err = fmt.Sprintf("-reuse: %v (record it first: vprof-eval without -reuse, same -out and -runs)", err)
+					return row
+				}
+				if mode == "normal" {
+					normal = append(normal, out)
+				} else {
+					buggy = append(buggy, out)
+				}
+				continue
+			}
 			args := append(slices.Clone(record), "-o", out, "--", bin, mode)
 			cmd := exec.Command(c.vprof, args...)
 			var stderr bytes.Buffer
@@ -246,8 +268,9 @@ func evalProgram(c config, p testprogs.Program) Row {
 			}
 		}
 	}
-	cmd := exec.Command(c.vprof, "report", "--format", "json", "--top", "100000",
-		"--normal", strings.Join(normal, ","), "--buggy", strings.Join(buggy, ","))
+	rargs := append([]string{"report", "--format", "json", "--top", "100000"}, c.reportFlags...)
+	rargs = append(rargs, "--normal", strings.Join(normal, ","), "--buggy", strings.Join(buggy, ","))
+	cmd := exec.Command(c.vprof, rargs...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -263,15 +286,31 @@ func evalProgram(c config, p testprogs.Program) Row {
 			PlainRank int      `json:"plain_rank"`
 			Pattern   string   `json:"pattern"`
 			Locations []string `json:"locations"`
+			Discount  float64  `json:"discount"`
+			Source    string   `json:"discount_source"`
+			Variable  string   `json:"variable"`
+			Dimension string   `json:"dimension"`
+			Cost      float64  `json:"calibrated_cost_s"`
 		} `json:"functions"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		row.Err = "report JSON: " + err.Error()
 		return row
 	}
+	var above []string
 	for _, f := range rep.Functions {
 		if f.Function != p.RootCauseFunction && f.Function != p.RootCauseDisplay && !sameFunc(f.Function, p.RootCauseDisplay) {
+			if len(above) < 3 {
+				src := f.Source
+				if f.Variable != "" {
+					src = f.Variable + " " + f.Dimension
+				}
+				above = append(above, fmt.Sprintf("%s (%.3f s, r %.2f from %s)", shortName(f.Function), f.Cost, f.Discount, src))
+			}
 			continue
+		}
+		if f.Rank > 1 {
+			row.Above = append(above, fmt.Sprintf("root cause %.3f s", f.Cost))
 		}
 		row.VprofRank, row.PlainRank, row.Pattern = f.Rank, f.PlainRank, f.Pattern
 		if len(f.Locations) > 0 {
@@ -397,17 +436,20 @@ func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 		return 0
 	}
 	gdir := filepath.Join(dir, "gprof")
-	os.RemoveAll(gdir)
-	os.MkdirAll(gdir, 0o755)
-	cmd := exec.Command(pg, "buggy")
-	cmd.Dir = gdir
-	cmd.Env = append(os.Environ(), "GMON_OUT_PREFIX=gmon.out")
-	cmd.Stdout = io.Discard
-	if err := cmd.Run(); err != nil {
-		row.Err = "gprof run: " + err.Error()
-		return 0
-	}
 	files, _ := filepath.Glob(filepath.Join(gdir, "gmon.out*"))
+	if !c.reuse || len(files) == 0 {
+		os.RemoveAll(gdir)
+		os.MkdirAll(gdir, 0o755)
+		cmd := exec.Command(pg, "buggy")
+		cmd.Dir = gdir
+		cmd.Env = append(os.Environ(), "GMON_OUT_PREFIX=gmon.out")
+		cmd.Stdout = io.Discard
+		if err := cmd.Run(); err != nil {
+			row.Err = "gprof run: " + err.Error()
+			return 0
+		}
+		files, _ = filepath.Glob(filepath.Join(gdir, "gmon.out*"))
+	}
 	if len(files) == 0 {
 		row.Err = "gprof: no gmon.out written"
 		return 0
@@ -486,7 +528,64 @@ func printTable(w io.Writer, rows []Row, whole bool) {
 		fmt.Fprintln(w, "over all samples, buggy minus normal); where it is low, most of the slow run's extra time is elsewhere.")
 		fmt.Fprintln(w, "One trial: ranks and patterns vary from trial to trial; -trials 3 shows how much.")
 	}
+	printAbove(w, [][]Row{rows})
 	printProtocol(w, rows, whole)
+}
+
+// printAbove lists, for each program not ranked 1st, the functions ranked
+// above its root cause and where their discounts came from (one trial), or
+// how often each was above it (several).
+func printAbove(w io.Writer, all [][]Row) {
+	var lines []string
+	for i := range all[0] {
+		if len(all) == 1 {
+			if r := all[0][i]; len(r.Above) > 0 {
+				lines = append(lines, fmt.Sprintf("  %s: %s", r.Program, strings.Join(r.Above, "; ")))
+			}
+			continue
+		}
+		count := map[string]int{}
+		var order []string
+		for _, rows := range all {
+			for _, a := range rows[i].Above {
+				if strings.HasPrefix(a, "root cause ") {
+					continue
+				}
+				name, _, _ := strings.Cut(a, " (")
+				if count[name] == 0 {
+					order = append(order, name)
+				}
+				count[name]++
+			}
+		}
+		if len(order) == 0 {
+			continue
+		}
+		var parts []string
+		for _, name := range order {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", name, count[name], len(all)))
+		}
+		lines = append(lines, fmt.Sprintf("  %s: %s", all[0][i].Program, strings.Join(parts, ", ")))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	if len(all) == 1 {
+		fmt.Fprintln(w, "Ranked above the root cause (calibrated cost, discount r and its source):")
+	} else {
+		fmt.Fprintln(w, "Ranked above the root cause (in how many trials):")
+	}
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// shortName drops a C++ function's parameter list and cuts long names.
+func shortName(f string) string {
+	if i := strings.IndexByte(f, '('); i > 0 {
+		f = f[:i]
+	}
+	return short(f, 48)
 }
 
 // printTrials prints, per program, the ranks and patterns of every trial
@@ -546,6 +645,7 @@ func printTrials(w io.Writer, all [][]Row, whole bool) {
 			always3, pats, cells, 100*float64(pats)/float64(cells), patAll)
 		fmt.Fprintln(w, "root share: the root cause's share of the slowdown, mean over the trials (see a single trial's footer).")
 	}
+	printAbove(w, all)
 	printProtocol(w, all[0], whole)
 }
 

@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"io"
+	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vprof/vprof/testprogs"
 )
@@ -44,7 +48,8 @@ func TestPrintTable(t *testing.T) {
 	rows := []Row{
 		{Program: "a", Issue: "X-1", RootCause: "f", VprofRank: 1, PlainRank: 4, GprofRank: 2, Pattern: "scalability",
 			Expected: "scalability", LineDist: 0, Component: "a/f.c", Unmonitored: []string{"n_workers"}},
-		{Program: "b", Issue: "X-2", RootCause: "g", VprofRank: 5, Expected: "wrong constraint", LineDist: -1, Location: "x.h:3", Component: "b/g.c"},
+		{Program: "b", Issue: "X-2", RootCause: "g", VprofRank: 5, Expected: "wrong constraint", LineDist: -1, Location: "x.h:3", Component: "b/g.c",
+			Above: []string{"caller (0.900 s, r 0.00 from n value)", "root cause 0.100 s"}},
 		{Program: "c", Issue: "X-3", RootCause: "h", Err: "record normal: exit status 1"},
 	}
 	tests := []struct {
@@ -53,7 +58,9 @@ func TestPrintTable(t *testing.T) {
 	}{
 		{false, []string{"f.c", "1st on 1 of 2 programs, in the top 3 on 1; pattern right on 1 of 2",
 			"Protocol: the thesis' (Table 3.2): vprof record --component",
-			"not sampled: a (n_workers)", "error: record normal", "other file"}, []string{"-whole"}},
+			"not sampled: a (n_workers)", "error: record normal", "other file",
+			"Ranked above the root cause (calibrated cost, discount r and its source):\n  b: caller (0.900 s, r 0.00 from n value); root cause 0.100 s\n"},
+			[]string{"-whole", "  a: "}},
 		{true, []string{"Protocol: -whole"}, []string{"Table 3.2", "not sampled"}},
 	}
 	for _, tt := range tests {
@@ -89,6 +96,8 @@ func TestPrintTrials(t *testing.T) {
 		}
 	}
 	all := [][]Row{trial(1, 2, "scalability"), trial(1, 1, ""), trial(1, 5, "scalability")}
+	all[0][1].Above = []string{"h (1.000 s, r 0.00 from hist)", "root cause 0.500 s"}
+	all[2][1].Above = []string{"h (1.000 s, r 0.00 from hist)", "k (0.900 s, r 0.20 from i delta)", "root cause 0.500 s"}
 	var b bytes.Buffer
 	printTrials(&b, all, false)
 	out := b.String()
@@ -96,6 +105,7 @@ func TestPrintTrials(t *testing.T) {
 		"1 1 1", "2 1 5", "3/3", "2/3", "1/3", "0/3",
 		"1st in 4 of 6 program-trials (67%); 1st in every trial on 1 of 2 programs",
 		"in the top 3 in every trial on 1; pattern right in 2 of 6 program-trials (33%), in every trial on 0",
+		"Ranked above the root cause (in how many trials):\n  b: h 2/3, k 1/3\n",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
@@ -209,4 +219,37 @@ func TestQuickEval(t *testing.T) {
 			top3, len(rows), first, table.String())
 	}
 	t.Logf("\n%s", table.String())
+
+	// -reuse analyses the same profiles again: the same ranks, patterns and
+	// locations, and nothing recorded (the profiles keep their times).
+	stamp := func() map[string]time.Time {
+		m := map[string]time.Time{}
+		files, _ := filepath.Glob(filepath.Join(c.out, "*", "*.data"))
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				m[f] = fi.ModTime()
+			}
+		}
+		return m
+	}
+	before := stamp()
+	c.reuse = true
+	again, err := evaluate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		a, b := rows[i], again[i]
+		a.Seconds, b.Seconds = 0, 0
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("-reuse: %s differs:\nrecorded %+v\nreused   %+v", a.Program, a, b)
+		}
+	}
+	if after := stamp(); len(before) != 6*len(quickPrograms) || !maps.Equal(before, after) {
+		t.Errorf("-reuse touched the profiles: %d before, %d after", len(before), len(after))
+	}
+	c.out = filepath.Join(dir, "none")
+	if rows, _ := evaluate(c); len(rows) == 0 || !strings.Contains(rows[0].Err, "-reuse") {
+		t.Errorf("-reuse without profiles: rows %+v, want an error naming -reuse", rows)
+	}
 }

@@ -130,6 +130,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.PatternTop, "patterns", o.PatternTop, "infer the bug pattern of the top `N` functions")
 	fs.IntVar(&o.Locations, "locations", o.Locations, "source locations shown per function, at most `N`")
 	fs.IntVar(&o.HistWindow, "hist-window", o.HistWindow, "hist-discounter: ranks at most `N` apart count as alike")
+	fs.IntVar(&o.MinSamples, "min-samples", o.MinSamples, "a dimension needs `N` samples on each side for a verdict; a variable with none in the normal runs and N in the buggy ones is \"present only when slow\"")
 	fs.IntVar(&o.MaxDistinct, "max-distinct", o.MaxDistinct, "distinct values counted exactly per variable and dimension; beyond, a reservoir of `N` samples")
 	var comps multiFlag
 	fs.Var(&comps, "component", "analyse only variables declared in source files under `PATH` (repeatable), as record --component does")
@@ -160,6 +161,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return usageErr("--valid-discount %g: want a ratio in [0, 1]", o.ValidDiscount)
 	case o.Alpha <= 0 || o.Alpha >= 1:
 		return usageErr("--alpha %g: want a level in (0, 1)", o.Alpha)
+	case o.MinSamples < 1:
+		return usageErr("--min-samples %d: want 1 or more", o.MinSamples)
 	}
 	var progress analyze.Progress
 	if !*quiet {

@@ -119,6 +119,8 @@ func TestReportCommand(t *testing.T) {
 		{"one list", []string{"report", "--normal", p("n1"), p("b1")}, 1, nil, "give both --normal and --buggy"},
 		{"bad format", []string{"report", "--format", "xml", p("n1"), p("b1")}, 1, nil, `--format "xml"`},
 		{"bad discount", []string{"report", "--default-discount", "2", p("n1"), p("b1")}, 1, nil, "--default-discount"},
+		{"bad min samples", []string{"report", "--min-samples", "0", p("n1"), p("b1")}, 1, nil, "--min-samples 0"},
+		{"min samples", []string{"report", "--explain", "scan", "--min-samples", "1000000", p("n1"), p("b1")}, 0, []string{"too few samples"}, ""},
 		{"missing file", []string{"report", p("n1"), p("nope")}, 2, nil, "no such file"},
 		{"foreign file", []string{"report", p("n1"), p("junk")}, 2, nil, "not a vprof profile"},
 	}

@@ -114,7 +114,11 @@
 //     with none it would be "present only when slow" (r = 0), with
 //     MinSamples it would be tested, so more or longer normal runs decide
 //     it. The scoreboard's least stable ranks (healthcheck, killpg_poll)
-//     sit on this edge.
+//     sit on this edge. MinSamples is a flag of vprof report as the other
+//     constants are (--min-samples); on the same 33 recordings
+//     (vprof-eval -reuse) 1, 2 and 5 change the scoreboard by at most one
+//     1st place and two patterns, in both directions, so the method's 3
+//     stays the default.
 //   - Locations: a function's abnormal samples are located at its own
 //     lines. A sample read in a body inlined into it (a helper of the same
 //     file, a header's std::find) is located at its line that calls that

@@ -79,6 +79,7 @@ type config struct {
 	interval         string   // vprof record --interval, "" for its default
 	reuse            bool     // analyse the profiles already in out, record nothing
 	reportFlags      []string // extra vprof report flags
+	recordFlags      []string // extra vprof record flags
 	log              io.Writer
 }
 
@@ -94,6 +95,7 @@ func main() {
 	flag.StringVar(&c.interval, "interval", "", "vprof record --interval `D` (default: vprof's, 1ms)")
 	flag.BoolVar(&c.reuse, "reuse", false, "record nothing: analyse the profiles (and gprof data) an earlier run left in -out, so that analyzer changes and -report-flags compare on the same samples")
 	reportFlags := flag.String("report-flags", "", "extra `flags` for vprof report, e.g. \"--default-discount 0.7\" (the thesis' sensitivity study, §3.5.3)")
+	recordFlags := flag.String("record-flags", "", "extra `flags` for vprof record, e.g. \"--sampler ptrace\"")
 	trials := flag.Int("trials", 1, "repeat the whole evaluation `N` times and print each program's ranks and patterns over the trials (sampling makes single trials vary)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, `Usage: vprof-eval [flags]
@@ -131,6 +133,7 @@ Flags:
 	c.root = testprogs.Root()
 	c.log = os.Stderr
 	c.reportFlags = strings.Fields(*reportFlags)
+	c.recordFlags = strings.Fields(*recordFlags)
 	if *only != "" {
 		c.progs = map[string]bool{}
 		for _, p := range strings.Split(*only, ",") {
@@ -385,6 +388,7 @@ func recordArgs(c config, p testprogs.Program) []string {
 	if c.interval != "" {
 		args = append(args, "--interval", c.interval)
 	}
+	args = append(args, c.recordFlags...)
 	if !c.whole && p.Component != "" {
 		// The thesis' protocol: only the variables of the root cause's file.
 		args = append(args, "--component", p.ComponentPath())

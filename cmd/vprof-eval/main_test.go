@@ -111,7 +111,7 @@ func TestPrintTrials(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
-	if a := recordArgs(config{interval: "250us"}, testprogs.Program{Name: "x"}); !slices.Contains(a, "250us") {
+	if a := recordArgs(config{interval: "250us", recordFlags: []string{"--sampler", "ptrace"}}, testprogs.Program{Name: "x"}); !slices.Contains(a, "250us") || !slices.Contains(a, "ptrace") {
 		t.Errorf("record %v: no --interval", a)
 	}
 }

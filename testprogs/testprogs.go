@@ -89,13 +89,16 @@ type Program struct {
 	// RootCauseFunction is the linkage name of the root-cause function (the
 	// DWARF name for C). gcc may emit it as a clone ("NAME.constprop.0") or
 	// with a "NAME.cold" part; see MatchesSymbol.
-	RootCauseFunction string        `json:"root_cause_function"`
-	RootCauseDisplay  string        `json:"root_cause_display"` // demangled, for people
-	RootCauseLine     int           `json:"root_cause_line"`
-	Pattern           Pattern       `json:"pattern"`
-	KeyVariables      []KeyVariable `json:"key_variables"`
-	Threads           bool          `json:"threads"`
-	Forks             bool          `json:"forks"`
+	RootCauseFunction string  `json:"root_cause_function"`
+	RootCauseDisplay  string  `json:"root_cause_display"` // demangled, for people
+	RootCauseLine     int     `json:"root_cause_line"`
+	Pattern           Pattern `json:"pattern"`
+	// ThesisRank is the rank vProf gave the root cause in Table 3.3 of the
+	// vProf chapter (the bug's row), to read the scoreboard against.
+	ThesisRank   int           `json:"thesis_rank"`
+	KeyVariables []KeyVariable `json:"key_variables"`
+	Threads      bool          `json:"threads"`
+	Forks        bool          `json:"forks"`
 	// Measure is "cpu" when the buggy mode is slower in CPU time (user+system,
 	// children included) and "wall" when its extra cost is time spent blocked.
 	Measure  string   `json:"measure"`

@@ -46,11 +46,14 @@ type Row struct {
 	Issue     string `json:"issue"`
 	RootCause string `json:"root_cause"`
 	VprofRank int    `json:"vprof_rank"` // 0: not ranked
-	PlainRank int    `json:"plain_rank"`
-	GprofRank int    `json:"gprof_rank"`
-	Pattern   string `json:"pattern"`
-	Expected  string `json:"expected_pattern"`
-	LineDist  int    `json:"line_distance"` // -1: no location, or one in another file than the root cause's
+	// ThesisRank is vProf's rank of this bug's root cause in the thesis
+	// (Table 3.3 of the vProf chapter), from the manifest.
+	ThesisRank int    `json:"thesis_rank"`
+	PlainRank  int    `json:"plain_rank"`
+	GprofRank  int    `json:"gprof_rank"`
+	Pattern    string `json:"pattern"`
+	Expected   string `json:"expected_pattern"`
+	LineDist   int    `json:"line_distance"` // -1: no location, or one in another file than the root cause's
 	// Share is the root cause's share of the slowdown, in percent: the
 	// growth of the samples with it on the stack over the growth of all
 	// samples, means of the buggy over the normal runs; -1 if unknown.
@@ -220,7 +223,8 @@ func evaluate(c config) ([]Row, error) {
 }
 
 func evalProgram(c config, p testprogs.Program) Row {
-	row := Row{Program: p.Name, Issue: p.Issue, RootCause: p.RootCauseDisplay, Expected: string(p.Pattern), LineDist: -1, Share: -1}
+	row := Row{Program: p.Name, Issue: p.Issue, RootCause: p.RootCauseDisplay, Expected: string(p.Pattern), LineDist: -1, Share: -1,
+		ThesisRank: p.ThesisRank}
 	if row.RootCause == "" {
 		row.RootCause = p.RootCauseFunction
 	}
@@ -503,8 +507,8 @@ func b2i(b bool) int {
 
 func printTable(w io.Writer, rows []Row, whole bool) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\tpattern found\texpected\tlines off\troot share\tcomponent\t")
-	n1, n3, pat, n := 0, 0, 0, 0
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tthesis\tplain PC\tgprof\tpattern found\texpected\tlines off\troot share\tcomponent\t")
+	n1, n3, pat, n, t1 := 0, 0, 0, 0, 0
 	for _, r := range rows {
 		if r.Err != "" {
 			fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\t\t\t\t\t\t\t\n", r.Program, r.Issue, r.RootCause, r.Err)
@@ -512,7 +516,7 @@ func printTable(w io.Writer, rows []Row, whole bool) {
 		}
 		n++
 		first, top3, right := r.score()
-		n1, n3, pat = n1+b2i(first), n3+b2i(top3), pat+b2i(right)
+		n1, n3, pat, t1 = n1+b2i(first), n3+b2i(top3), pat+b2i(right), t1+b2i(r.ThesisRank == 1)
 		dist := "-"
 		switch {
 		case r.LineDist >= 0:
@@ -520,14 +524,15 @@ func printTable(w io.Writer, rows []Row, whole bool) {
 		case r.Location != "":
 			dist = "other file"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
-			rankStr(r.VprofRank), rankStr(r.PlainRank), rankStr(r.GprofRank), orDash(r.Pattern), r.Expected, dist,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+			rankStr(r.VprofRank), rankStr(r.ThesisRank), rankStr(r.PlainRank), rankStr(r.GprofRank), orDash(r.Pattern), r.Expected, dist,
 			shareStr(r.Share), baseOrDash(r.Component))
 	}
 	tw.Flush()
 	if n > 0 {
 		fmt.Fprintf(w, "\nvprof ranks the root cause 1st on %d of %d programs, in the top 3 on %d; pattern right on %d of %d (%.0f%%).\n",
 			n1, n, n3, pat, n, 100*float64(pat)/float64(n))
+		fmt.Fprintf(w, "thesis: the vProf prototype's rank of the same bug's root cause in its own reproduction (Table 3.3): 1st on %d of %d.\n", t1, n)
 		fmt.Fprintln(w, "root share: the root cause's share of the slowdown (samples with it on the stack, buggy minus normal,")
 		fmt.Fprintln(w, "over all samples, buggy minus normal); where it is low, most of the slow run's extra time is elsewhere.")
 		fmt.Fprintln(w, "One trial: ranks and patterns vary from trial to trial; -trials 3 shows how much.")
@@ -597,7 +602,7 @@ func shortName(f string) string {
 // root cause came 1st and the pattern was right.
 func printTrials(w io.Writer, all [][]Row, whole bool) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tplain PC\tgprof\t1st\tpattern right\texpected\troot share\t")
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tthesis\tplain PC\tgprof\t1st\tpattern right\texpected\troot share\t")
 	trials := len(all)
 	var always1, always3, patAll, n int
 	var first, pats, cells int
@@ -624,8 +629,8 @@ func printTrials(w io.Writer, all [][]Row, whole bool) {
 		if nshare > 0 {
 			meanShare = share / float64(nshare)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
-			strings.Join(vr, " "), strings.Join(pr, " "), strings.Join(gr, " "), n1, trials, pat, trials, r.Expected, shareStr(meanShare))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+			strings.Join(vr, " "), rankStr(r.ThesisRank), strings.Join(pr, " "), strings.Join(gr, " "), n1, trials, pat, trials, r.Expected, shareStr(meanShare))
 		if ok == 0 {
 			continue
 		}
@@ -647,6 +652,11 @@ func printTrials(w io.Writer, all [][]Row, whole bool) {
 			trials, first, cells, 100*float64(first)/float64(cells), always1, n)
 		fmt.Fprintf(w, "in the top 3 in every trial on %d; pattern right in %d of %d program-trials (%.0f%%), in every trial on %d.\n",
 			always3, pats, cells, 100*float64(pats)/float64(cells), patAll)
+		t1 := 0
+		for _, r := range all[0] {
+			t1 += b2i(r.ThesisRank == 1)
+		}
+		fmt.Fprintf(w, "thesis: the vProf prototype's rank of the same bug's root cause in its own reproduction (Table 3.3): 1st on %d of %d.\n", t1, len(all[0]))
 		fmt.Fprintln(w, "root share: the root cause's share of the slowdown, mean over the trials (see a single trial's footer).")
 	}
 	printAbove(w, all)

@@ -47,7 +47,7 @@ func TestRecordArgs(t *testing.T) {
 func TestPrintTable(t *testing.T) {
 	rows := []Row{
 		{Program: "a", Issue: "X-1", RootCause: "f", VprofRank: 1, PlainRank: 4, GprofRank: 2, Pattern: "scalability",
-			Expected: "scalability", LineDist: 0, Component: "a/f.c", Unmonitored: []string{"n_workers"}},
+			Expected: "scalability", LineDist: 0, Component: "a/f.c", Unmonitored: []string{"n_workers"}, ThesisRank: 1},
 		{Program: "b", Issue: "X-2", RootCause: "g", VprofRank: 5, Expected: "wrong constraint", LineDist: -1, Location: "x.h:3", Component: "b/g.c",
 			Above: []string{"caller (0.900 s, r 0.00 from n value)", "root cause 0.100 s"}},
 		{Program: "c", Issue: "X-3", RootCause: "h", Err: "record normal: exit status 1"},
@@ -56,7 +56,7 @@ func TestPrintTable(t *testing.T) {
 		whole     bool
 		want, not []string
 	}{
-		{false, []string{"f.c", "1st on 1 of 2 programs, in the top 3 on 1; pattern right on 1 of 2",
+		{false, []string{"f.c", "1st on 1 of 2 programs, in the top 3 on 1; pattern right on 1 of 2", "(Table 3.3): 1st on 1 of 2.",
 			"Protocol: the thesis' (Table 3.2): vprof record --component",
 			"not sampled: a (n_workers)", "error: record normal", "other file",
 			"Ranked above the root cause (calibrated cost, discount r and its source):\n  b: caller (0.900 s, r 0.00 from n value); root cause 0.100 s\n"},
@@ -92,7 +92,7 @@ func TestPrintTrials(t *testing.T) {
 	trial := func(ra, rb int, pa string) []Row {
 		return []Row{
 			{Program: "a", Issue: "X-1", RootCause: "f", VprofRank: ra, PlainRank: 4, GprofRank: 2, Pattern: pa, Expected: "scalability"},
-			{Program: "b", Issue: "X-2", RootCause: "g", VprofRank: rb, PlainRank: 7, Expected: "wrong constraint"},
+			{Program: "b", Issue: "X-2", RootCause: "g", VprofRank: rb, PlainRank: 7, Expected: "wrong constraint", ThesisRank: 4},
 		}
 	}
 	all := [][]Row{trial(1, 2, "scalability"), trial(1, 1, ""), trial(1, 5, "scalability")}
@@ -102,7 +102,7 @@ func TestPrintTrials(t *testing.T) {
 	printTrials(&b, all, false)
 	out := b.String()
 	for _, w := range []string{
-		"1 1 1", "2 1 5", "3/3", "2/3", "1/3", "0/3",
+		"1 1 1", "2 1 5  4 ", "(Table 3.3): 1st on 0 of 2.", "3/3", "2/3", "1/3", "0/3",
 		"1st in 4 of 6 program-trials (67%); 1st in every trial on 1 of 2 programs",
 		"in the top 3 in every trial on 1; pattern right in 2 of 6 program-trials (33%), in every trial on 0",
 		"Ranked above the root cause (in how many trials):\n  b: h 2/3, k 1/3\n",

@@ -168,6 +168,9 @@ type abKey struct {
 // and abnormal (variable, PC) pairs, not with the number of samples.
 type Analyzer struct {
 	opt Options
+	// schemas decodes a schema shared by several profiles (the runs of
+	// one build) once; loadObject keeps one objInfo per build anyway.
+	schemas proffile.SchemaCache
 	// comps: Options.Components is set; funcComp caches per function
 	// whether it is in a component (0 unknown, 1 yes, -1 no).
 	comps    bool

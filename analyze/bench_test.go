@@ -85,6 +85,43 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
+// BenchmarkAnalyzeRuns is the method on 3 normal and 3 buggy profiles of
+// one build of a large program: a schema of 20000 functions (about 10 MB
+// of JSON in each file, as binutils' objdump gives) and few samples, the
+// shape of short runs of a large server, where reading the schemas, not the
+// samples, is the work. MB/s of profile data.
+func BenchmarkAnalyzeRuns(b *testing.B) {
+	dir := b.TempDir()
+	var normal, buggy []string
+	var size int64
+	for i := range 3 {
+		for _, bg := range []bool{false, true} {
+			path := filepath.Join(dir, fmt.Sprintf("run-%d-%v.vprof", i, bg))
+			size += synth{funcs: 20000, threads: 4, samples: 500, seed: uint64(2*i) + 1 + uint64(b2u(bg)), buggy: bg}.write(b, path)
+			if bg {
+				buggy = append(buggy, path)
+			} else {
+				normal = append(normal, path)
+			}
+		}
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	defer cpuMetric(b, size)()
+	for b.Loop() {
+		if _, err := Analyze(normal, buggy, DefaultOptions(), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func b2u(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func BenchmarkRead(b *testing.B) {
 	normal, buggy, size := benchProfiles(b)
 	b.SetBytes(size)

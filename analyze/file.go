@@ -21,6 +21,7 @@ func (a *Analyzer) AddFile(k Kind, path string, progress Progress) error {
 	if err != nil {
 		return err
 	}
+	rd.Schemas = &a.schemas
 	defer rd.Close()
 	var size int64
 	if st, err := os.Stat(path); err == nil {

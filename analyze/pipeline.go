@@ -229,6 +229,7 @@ func (a *Analyzer) addFiles(kinds []Kind, paths []string, progress Progress) err
 		if err != nil {
 			return opened{err: err}
 		}
+		rd.Schemas = &a.schemas
 		var size int64
 		if st, err := os.Stat(path); err == nil {
 			size = st.Size()

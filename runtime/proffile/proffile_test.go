@@ -2,6 +2,7 @@ package proffile
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -339,4 +340,89 @@ func TestTrailerRoundTrip(t *testing.T) {
 			return
 		}
 	}
+}
+
+// TestSchemaCache checks that readers sharing a SchemaCache share the
+// schema of one build, keep apart the schemas of others, and decode every
+// object record as a reader without the cache does.
+func TestSchemaCache(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := writeProfile(t, dir, 5)
+	var cache SchemaCache
+	first := func(p string) *Object {
+		t.Helper()
+		r, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		r.Schemas = &cache
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				t.Fatalf("%s: no object: %v (%s)", p, err, r.Recovery())
+			}
+			if o, ok := rec.(*Object); ok {
+				return o
+			}
+		}
+	}
+	a, b := first(path), first(path)
+	if a.Schema != b.Schema || !reflect.DeepEqual(a.Schema, testSchema()) || a.Path != "/bin/t" || !a.Program {
+		t.Errorf("two readers of one profile: objects %+v and %+v, want one schema equal to the written one", a, b)
+	}
+	other := testSchema()
+	other.Producer = "GNU C17 13.2"
+	w, err := Create(filepath.Join(dir, "q.data"), Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddObject(&Object{ID: 0, Path: "/bin/t", Program: true, Schema: other})
+	w.Close(Trailer{})
+	if c := first(filepath.Join(dir, "q.data")); c.Schema == a.Schema || !reflect.DeepEqual(c.Schema, other) {
+		t.Errorf("another schema of the same path: got %+v", c.Schema)
+	}
+
+	s, _ := json.Marshal(testSchema())
+	for _, payload := range []string{
+		`{"id":3,"path":"/x","build_id":"ab","program":true,"schema":` + string(s) + `}`,
+		` { "ID" : 3 , "Schema" : ` + string(s) + ` } `,       // case and spaces, as encoding/json
+		`{"schema":` + string(s) + `,"id":3}`,                 // schema not last
+		`{"schema":` + string(s) + `,"schema":{"path":"/y"}}`, // the last one wins
+		`{"id":3,"extra":[1,{"a":2}],"schema":{}}`,            // unknown key
+		`{"id":3,"schema":null}`,                              // no schema
+		`{"id":3,"schema":{"path":1}}`,                        // bad schema
+		`{"id":3,"schema":` + string(s) + `} }`,               // bytes after
+		`{"id":"3","schema":{}}`,                              // bad field
+		`{"id":3,"schema":{}`,                                 // cut
+	} {
+		checkDecodeObject(t, &cache, []byte(payload))
+	}
+}
+
+// checkDecodeObject decodes an object record's payload with cache, twice,
+// and without, and fails where they differ.
+func checkDecodeObject(t *testing.T, cache *SchemaCache, payload []byte) {
+	t.Helper()
+	plain, perr := (&Reader{}).decodeObject(payload)
+	for i := 0; i < 2; i++ {
+		got, err := (&Reader{Schemas: cache}).decodeObject(payload)
+		if (err == nil) != (perr == nil) || (err == nil && !reflect.DeepEqual(got, plain)) {
+			t.Fatalf("%q (pass %d): cached %+v, %v; uncached %+v, %v", payload, i, got, err, plain, perr)
+		}
+	}
+}
+
+// FuzzDecodeObject: an object record decodes alike with and without a
+// SchemaCache (whose fast path takes the schema's bytes without scanning
+// them).
+func FuzzDecodeObject(f *testing.F) {
+	s, _ := json.Marshal(&Object{ID: 1, Path: "/bin/t", BuildID: "ab", Program: true, Schema: testSchema()})
+	f.Add(s)
+	f.Add([]byte(`{"schema":{"path":"/a"},"schema":{"path":"/b"}}`))
+	f.Add([]byte(`{"ID":2,"Schema":{}} `))
+	var cache SchemaCache
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		checkDecodeObject(t, &cache, payload)
+	})
 }

@@ -2,6 +2,7 @@ package proffile
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,10 @@ import (
 	"math/bits"
 	"os"
 	"slices"
+	"strings"
+	"sync"
+
+	"github.com/vprof/vprof/dwarfschema"
 )
 
 // maxRecord bounds one record's payload, so a corrupt length cannot make
@@ -46,6 +51,13 @@ type Reader struct {
 	rec    Recovery
 	buf    []byte
 	done   bool
+	// size is the file's size when known (a regular file), else -1: a
+	// record that fits in it is read at once into a buffer of its size.
+	size int64
+
+	// Schemas, when set, decodes each distinct schema once across the
+	// readers that share it (see SchemaCache).
+	Schemas *SchemaCache
 
 	own BlockBuffer // Next's blocks
 }
@@ -75,7 +87,15 @@ func Open(path string) (*Reader, error) {
 
 // NewReader reads a profile from rd; name is used in errors.
 func NewReader(rd io.Reader, name string) (*Reader, error) {
-	r := &Reader{name: name, br: bufio.NewReaderSize(rd, 1<<20)}
+	r := &Reader{name: name, br: bufio.NewReaderSize(rd, 1<<20), size: -1}
+	switch f := rd.(type) {
+	case interface{ Stat() (os.FileInfo, error) }:
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			r.size = fi.Size()
+		}
+	case interface{ Size() int64 }:
+		r.size = f.Size()
+	}
 	var m [8]byte
 	if _, err := io.ReadFull(r.br, m[:]); err != nil {
 		return nil, fmt.Errorf("%s: %w (file too short: %v)", name, ErrNotProfile, err)
@@ -142,11 +162,8 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 	var out any
 	switch kind {
 	case recObject:
-		o := new(Object)
-		err = json.Unmarshal(payload, o)
-		if err == nil && o.Schema == nil {
-			err = errors.New("object without schema")
-		}
+		var o *Object
+		o, err = r.decodeObject(payload)
 		out = o
 	case recMapping:
 		m := new(Mapping)
@@ -210,6 +227,19 @@ func (r *Reader) readRecord() (byte, []byte, error) {
 			buf = b
 			r.br.Discard(len(b))
 		}
+	}
+	if need := int(n) + 4; buf == nil && r.size >= 0 && r.rec.Bytes+int64(1+uvarintLen(n)+need) <= r.size {
+		// The file holds it: one buffer of its size, one read. (Growing a
+		// 20 MiB schema record 1 MiB at a time took most of the time of
+		// reading a profile of binutils' objdump.)
+		if cap(r.buf) < need {
+			r.buf = make([]byte, need)
+		}
+		r.buf = r.buf[:need]
+		if _, err := io.ReadFull(r.br, r.buf); err != nil {
+			return 0, nil, fmt.Errorf("truncated record at byte %d: %v", r.rec.Bytes, err)
+		}
+		buf = r.buf
 	}
 	if buf == nil {
 		// The buffer grows as the bytes arrive: a damaged length must not
@@ -425,4 +455,131 @@ func decodeBlock(p []byte, r *BlockBuffer) error {
 	}
 	r.pcs, r.vals = pcs, vals
 	return nil
+}
+
+// decodeObject decodes an object record, its schema through r.Schemas if
+// set.
+func (r *Reader) decodeObject(payload []byte) (*Object, error) {
+	o := new(Object)
+	if r.Schemas == nil {
+		err := json.Unmarshal(payload, o)
+		if err == nil && o.Schema == nil {
+			err = errors.New("object without schema")
+		}
+		return o, err
+	}
+	raw, ok := schemaTail(payload, o)
+	if !ok {
+		// Not the writer's layout (the schema last): decode it whole.
+		err := json.Unmarshal(payload, o)
+		if err == nil && o.Schema == nil {
+			err = errors.New("object without schema")
+		}
+		return o, err
+	}
+	var err error
+	o.Schema, err = r.Schemas.decode(o.BuildID, o.Path, raw)
+	if err != nil {
+		// raw was not one JSON value: let the whole record say why.
+		*o = Object{}
+		if err = json.Unmarshal(payload, o); err == nil && o.Schema == nil {
+			err = errors.New("object without schema")
+		}
+	}
+	return o, err
+}
+
+// schemaTail decodes an object record's fields up to its schema into o and
+// returns the schema's bytes, without scanning them: the writer puts the
+// schema last, and a cached schema is found by its bytes' checksum alone.
+// It reports false where the record is not laid out so; bytes after the
+// schema's value, if any, make its decoding fail (SchemaCache.decode), so
+// only bytes that once decoded alone are ever taken from the cache.
+func schemaTail(payload []byte, o *Object) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return nil, false
+		}
+		// encoding/json matches keys without regard to case: so here.
+		switch strings.ToLower(key) {
+		case "schema":
+			raw := bytes.TrimSpace(payload[dec.InputOffset():])
+			raw, ok := bytes.CutPrefix(raw, []byte(":"))
+			if !ok {
+				return nil, false
+			}
+			raw, ok = bytes.CutSuffix(bytes.TrimSpace(raw), []byte("}"))
+			raw = bytes.TrimSpace(raw)
+			if !ok || len(raw) == 0 || raw[0] != '{' {
+				return nil, false // null, or not an object
+			}
+			return raw, true
+		case "id":
+			err = dec.Decode(&o.ID)
+		case "path":
+			err = dec.Decode(&o.Path)
+		case "build_id":
+			err = dec.Decode(&o.BuildID)
+		case "program":
+			err = dec.Decode(&o.Program)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// SchemaCache decodes each distinct schema once for the readers that share
+// it: the normal and buggy runs of one build carry the same schema, tens of
+// megabytes of JSON for a large program, and decoding it was most of the
+// time of reading such a profile. Schemas are told apart by build-id, path
+// and a checksum of their bytes; the objects of those readers then share
+// one *dwarfschema.Schema, which their users must not modify. Safe for
+// concurrent use.
+type SchemaCache struct {
+	mu sync.Mutex
+	m  map[schemaKey]*schemaEntry
+}
+
+type schemaKey struct {
+	buildID, path string
+	n             int
+	crc           uint32
+}
+
+type schemaEntry struct {
+	once sync.Once
+	s    *dwarfschema.Schema
+	err  error
+}
+
+func (c *SchemaCache) decode(buildID, path string, raw []byte) (*dwarfschema.Schema, error) {
+	k := schemaKey{buildID, path, len(raw), crc32.Checksum(raw, castagnoli)}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[schemaKey]*schemaEntry{}
+	}
+	e := c.m[k]
+	if e == nil {
+		e = new(schemaEntry)
+		c.m[k] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		e.s = new(dwarfschema.Schema)
+		if e.err = json.Unmarshal(raw, e.s); e.err != nil {
+			e.s = nil
+		}
+	})
+	return e.s, e.err
 }

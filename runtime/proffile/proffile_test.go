@@ -2,6 +2,8 @@ package proffile
 
 import (
 	"bytes"
+	"compress/flate"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -424,5 +426,151 @@ func FuzzDecodeObject(f *testing.F) {
 	var cache SchemaCache
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		checkDecodeObject(t, &cache, payload)
+	})
+}
+
+// TestVersion1 reads a profile written as version 1 did: the object's
+// record plain JSON, schema included.
+func TestVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.data")
+	w, err := Create(path, Header{Target: "/bin/t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.jsonRecord(recObject, &Object{ID: 0, Path: "/bin/t", Program: true, Schema: testSchema()})
+	w.AddMapping(Mapping{PID: 10, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
+	if err := w.Close(Trailer{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	b[6], b[7] = 1, 0 // the magic's version
+	os.WriteFile(path, b, 0o644)
+	for _, cache := range []*SchemaCache{nil, new(SchemaCache)} {
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Schemas = cache
+		var objs int
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				break
+			}
+			if o, ok := rec.(*Object); ok {
+				objs++
+				if !reflect.DeepEqual(o.Schema, testSchema()) || o.Path != "/bin/t" {
+					t.Errorf("cache %v: object %+v", cache != nil, o)
+				}
+			}
+		}
+		r.Close()
+		if rc := r.Recovery(); objs != 1 || !rc.Complete {
+			t.Errorf("cache %v: %d objects, %s", cache != nil, objs, rc)
+		}
+	}
+	b[6] = 3
+	os.WriteFile(path, b, 0o644)
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "version 3, this vprof reads versions 1 to 2") {
+		t.Errorf("version 3: %v", err)
+	}
+}
+
+// TestObjectDeflated checks that a schema is stored deflated and read back
+// whole, and that damaged object records are errors, not panics or huge
+// allocations.
+func TestObjectDeflated(t *testing.T) {
+	big := testSchema()
+	for i := 0; i < 20000; i++ {
+		big.Locs = append(big.Locs, big.Locs[0])
+	}
+	payload := objectPayload(t, &Object{ID: 1, Path: "/bin/big", BuildID: "ab", Schema: big})
+	plain, _ := json.Marshal(big)
+	if len(payload)*8 > len(plain) {
+		t.Errorf("object record %d bytes for %d bytes of schema JSON: not deflated", len(payload), len(plain))
+	}
+	o, err := (&Reader{}).decodeObjectZ(payload)
+	if err != nil || !reflect.DeepEqual(o.Schema, big) || o.Path != "/bin/big" || o.ID != 1 {
+		t.Fatalf("read back: %v", err)
+	}
+	// A deflate bomb: more spaces than maxInflate (lowered here from 1 GiB).
+	defer func(m int64) { maxInflate = m }(maxInflate)
+	maxInflate = 1 << 20
+	var z bytes.Buffer
+	zw, _ := flate.NewWriter(&z, flate.BestCompression)
+	zw.Write(bytes.Repeat([]byte(" "), 3<<20))
+	zw.Close()
+	bomb := append(binary.AppendUvarint(nil, 2), "{}"...)
+	bomb = append(bomb, z.Bytes()...)
+	for name, p := range map[string][]byte{
+		"cut":         payload[:len(payload)/2],
+		"bad head":    payload[:3],
+		"no schema":   append(binary.AppendUvarint(nil, 2), "{}"...),
+		"bomb":        bomb,
+		"huge length": binary.AppendUvarint(nil, 1<<40),
+		"empty":       nil,
+		"trailing":    objectPayloadRaw(t, `{"id":1}`, `{"path":"/a"} {"path":"/b"}`),
+	} {
+		if _, err := (&Reader{}).decodeObjectZ(p); err == nil {
+			t.Errorf("%s: no error", name)
+		} else if name == "bomb" && !strings.Contains(err.Error(), "inflates beyond 1048576 bytes") {
+			t.Errorf("bomb: %v", err)
+		}
+	}
+}
+
+// objectPayload returns the record a Writer writes for o.
+func objectPayload(t *testing.T, o *Object) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "o.data")
+	w, err := Create(path, Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddObject(o)
+	w.Close(Trailer{})
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	kind, payload, err := r.readRecord()
+	if err != nil || kind != recObjectZ {
+		t.Fatalf("record kind %d, %v", kind, err)
+	}
+	return bytes.Clone(payload)
+}
+
+// objectPayloadRaw builds an object record from a head and schema text.
+func objectPayloadRaw(t *testing.T, head, schema string) []byte {
+	var z bytes.Buffer
+	zw, _ := flate.NewWriter(&z, flate.BestSpeed)
+	zw.Write([]byte(schema))
+	zw.Close()
+	p := append(binary.AppendUvarint(nil, uint64(len(head))), head...)
+	return append(p, z.Bytes()...)
+}
+
+// FuzzDecodeObjectZ: a version 2 object record decodes alike with and
+// without a SchemaCache, and never panics.
+func FuzzDecodeObjectZ(f *testing.F) {
+	dir := f.TempDir()
+	path := filepath.Join(dir, "o.data")
+	w, _ := Create(path, Header{})
+	w.AddObject(&Object{ID: 1, Path: "/bin/t", BuildID: "ab", Program: true, Schema: testSchema()})
+	w.Close(Trailer{})
+	r, _ := Open(path)
+	_, payload, _ := r.readRecord()
+	f.Add(bytes.Clone(payload))
+	r.Close()
+	var cache SchemaCache
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		plain, perr := (&Reader{}).decodeObjectZ(payload)
+		for i := 0; i < 2; i++ {
+			got, err := (&Reader{Schemas: &cache}).decodeObjectZ(payload)
+			if (err == nil) != (perr == nil) || (err == nil && !reflect.DeepEqual(got, plain)) {
+				t.Fatalf("pass %d: cached %+v, %v; uncached %+v, %v", i, got, err, plain, perr)
+			}
+		}
 	})
 }

@@ -3,6 +3,7 @@ package proffile
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -103,8 +104,8 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 	if [6]byte(m[:6]) != magic {
 		return nil, fmt.Errorf("%s: %w (bad magic %q)", name, ErrNotProfile, m[:6])
 	}
-	if v := binary.LittleEndian.Uint16(m[6:]); v != Version {
-		return nil, fmt.Errorf("%s: profile format version %d, this vprof reads version %d", name, v, Version)
+	if v := binary.LittleEndian.Uint16(m[6:]); v < 1 || v > Version {
+		return nil, fmt.Errorf("%s: profile format version %d, this vprof reads versions 1 to %d", name, v, Version)
 	}
 	r.rec.Bytes = 8
 	kind, payload, err := r.readRecord()
@@ -164,6 +165,10 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 	case recObject:
 		var o *Object
 		o, err = r.decodeObject(payload)
+		out = o
+	case recObjectZ:
+		var o *Object
+		o, err = r.decodeObjectZ(payload)
 		out = o
 	case recMapping:
 		m := new(Mapping)
@@ -478,7 +483,7 @@ func (r *Reader) decodeObject(payload []byte) (*Object, error) {
 		return o, err
 	}
 	var err error
-	o.Schema, err = r.Schemas.decode(o.BuildID, o.Path, raw)
+	o.Schema, err = r.Schemas.decode(o.BuildID, o.Path, raw, false)
 	if err != nil {
 		// raw was not one JSON value: let the whole record say why.
 		*o = Object{}
@@ -555,6 +560,7 @@ type schemaKey struct {
 	buildID, path string
 	n             int
 	crc           uint32
+	deflated      bool
 }
 
 type schemaEntry struct {
@@ -563,8 +569,8 @@ type schemaEntry struct {
 	err  error
 }
 
-func (c *SchemaCache) decode(buildID, path string, raw []byte) (*dwarfschema.Schema, error) {
-	k := schemaKey{buildID, path, len(raw), crc32.Checksum(raw, castagnoli)}
+func (c *SchemaCache) decode(buildID, path string, raw []byte, deflated bool) (*dwarfschema.Schema, error) {
+	k := schemaKey{buildID, path, len(raw), crc32.Checksum(raw, castagnoli), deflated}
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = map[schemaKey]*schemaEntry{}
@@ -576,10 +582,61 @@ func (c *SchemaCache) decode(buildID, path string, raw []byte) (*dwarfschema.Sch
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
+		if deflated {
+			e.s, e.err = inflateSchema(raw)
+			return
+		}
 		e.s = new(dwarfschema.Schema)
 		if e.err = json.Unmarshal(raw, e.s); e.err != nil {
 			e.s = nil
 		}
 	})
 	return e.s, e.err
+}
+
+// decodeObjectZ decodes a version 2 object record: the object's JSON
+// without its schema, then the schema's JSON deflated.
+func (r *Reader) decodeObjectZ(payload []byte) (*Object, error) {
+	o := new(Object)
+	n, k := binary.Uvarint(payload)
+	if k <= 0 || n > uint64(len(payload)-k) {
+		return o, errors.New("object record: bad length of its head")
+	}
+	if err := json.Unmarshal(payload[k:k+int(n)], o); err != nil {
+		return o, fmt.Errorf("object record: %v", err)
+	}
+	z := payload[k+int(n):]
+	var err error
+	if r.Schemas != nil {
+		o.Schema, err = r.Schemas.decode(o.BuildID, o.Path, z, true)
+	} else {
+		o.Schema, err = inflateSchema(z)
+	}
+	return o, err
+}
+
+// maxInflate bounds a schema's inflated JSON: a record of version 1 could
+// not be larger. (A variable so that tests can lower it.)
+var maxInflate int64 = maxRecord
+
+// inflateSchema decodes a deflated schema as it inflates; a schema may not
+// inflate beyond maxInflate bytes, so a small damaged or hostile record
+// cannot make the reader allocate without bound.
+func inflateSchema(z []byte) (*dwarfschema.Schema, error) {
+	zr := flate.NewReader(bytes.NewReader(z))
+	defer zr.Close()
+	lr := &io.LimitedReader{R: zr, N: maxInflate + 1}
+	dec := json.NewDecoder(lr)
+	s := new(dwarfschema.Schema)
+	if err := dec.Decode(s); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("schema: inflates beyond %d bytes", maxInflate)
+		}
+		return nil, fmt.Errorf("schema: %v", err)
+	}
+	// Nothing but the encoder's newline may follow.
+	if t, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("schema: data after it (%v, %v)", t, err)
+	}
+	return s, nil
 }

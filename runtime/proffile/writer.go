@@ -2,6 +2,8 @@ package proffile
 
 import (
 	"bufio"
+	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -20,6 +22,10 @@ const (
 	recThread  = 5
 	recBlock   = 6
 	recTrailer = 7
+	// recObjectZ, from version 2: uvarint length of the object's JSON
+	// without its schema, that JSON, then the schema's JSON deflated.
+	// recObject (version 1) is the object's JSON, schema included.
+	recObjectZ = 8
 )
 
 var magic = [6]byte{'V', 'P', 'R', 'O', 'F', 0}
@@ -44,7 +50,9 @@ type Writer struct {
 	bw      *bufio.Writer
 	threads map[uint64]*threadBuf
 	scratch []byte
-	err     error // first write error: sticky
+	zbuf    bytes.Buffer  // an object record being built
+	zw      *flate.Writer // deflates schemas into zbuf
+	err     error         // first write error: sticky
 	closed  bool
 }
 
@@ -122,7 +130,40 @@ func (w *Writer) jsonRecord(kind byte, v any) {
 
 // AddObject records an object and its schema (the layout log).
 func (w *Writer) AddObject(o *Object) error {
-	w.jsonRecord(recObject, o)
+	if w.err != nil {
+		return w.err
+	}
+	fail := func(err error) error { // sticky, as write errors are
+		w.err = err
+		return err
+	}
+	if o.Schema == nil {
+		return fail(fmt.Errorf("add object %s: no schema", o.Path))
+	}
+	head := *o
+	head.Schema = nil
+	hb, err := json.Marshal(&head)
+	if err != nil {
+		return fail(fmt.Errorf("encode object %s: %w", o.Path, err))
+	}
+	w.zbuf.Reset()
+	w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(len(hb))))
+	w.zbuf.Write(hb)
+	if w.zw == nil {
+		w.zw, _ = flate.NewWriter(&w.zbuf, flate.BestSpeed) // BestSpeed is a valid level
+	} else {
+		w.zw.Reset(&w.zbuf)
+	}
+	if err := json.NewEncoder(w.zw).Encode(o.Schema); err != nil {
+		return fail(fmt.Errorf("encode schema of %s: %w", o.Path, err))
+	}
+	if err := w.zw.Close(); err != nil {
+		return fail(fmt.Errorf("deflate schema of %s: %w", o.Path, err))
+	}
+	w.record(recObjectZ, w.zbuf.Bytes())
+	if w.zbuf.Cap() > 64<<20 {
+		w.zbuf = bytes.Buffer{} // one huge schema need not be held to the end
+	}
 	return w.err
 }
 

@@ -158,12 +158,50 @@ func TestLocationsAgainstGDB(t *testing.T) {
 				t.Skip("clang not installed")
 			}
 			bin := build(t, t.TempDir(), tc.cc, tc.ext, tc.src, tc.flags...)
-			gdbCrossCheck(t, bin, tc.funcs)
+			gdbCrossCheck(t, bin, nil, tc.funcs)
 		})
 	}
 }
 
-func gdbCrossCheck(t *testing.T, bin string, funcs []string) {
+// TestLocationsAgainstGDBOn cross-checks a program of one's own, such as
+// a real server built with -g -O2, as TestLocationsAgainstGDB does the
+// small samples:
+//
+//	VPROF_GDB_CHECK='./objdump -d -l ./size' VPROF_GDB_FUNCS=disassemble_bytes,print_insn \
+//	    go test -run TestLocationsAgainstGDBOn -v ./dwarfschema
+//
+// It stops at up to 150 PCs of those functions, where the program's run
+// reaches them.
+func TestLocationsAgainstGDBOn(t *testing.T) {
+	cmdline := strings.Fields(os.Getenv("VPROF_GDB_CHECK"))
+	if len(cmdline) == 0 {
+		t.Skip("set VPROF_GDB_CHECK to a program and its arguments, VPROF_GDB_FUNCS to functions to stop in")
+	}
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	bin, err := filepath.Abs(cmdline[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := cmdline[1:]
+	for i, a := range args {
+		if _, err := os.Stat(a); err == nil { // gdb runs the program in a temporary directory
+			if abs, err := filepath.Abs(a); err == nil {
+				args[i] = abs
+			}
+		}
+	}
+	funcs := strings.Split(os.Getenv("VPROF_GDB_FUNCS"), ",")
+	dir := t.TempDir()
+	link := filepath.Join(dir, filepath.Base(bin))
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	gdbCrossCheck(t, link, args, funcs)
+}
+
+func gdbCrossCheck(t *testing.T, bin string, args, funcs []string) {
 	dir := filepath.Dir(bin)
 	s, err := Load(bin, Options{All: true})
 	if err != nil {
@@ -214,7 +252,8 @@ func gdbCrossCheck(t *testing.T, bin string, funcs []string) {
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("gdb", "-nx", "-batch", "-ex", "set debuginfod enabled off", "-ex", "source "+script, "--args", bin)
+	gargs := append([]string{"-nx", "-batch", "-ex", "set debuginfod enabled off", "-ex", "source " + script, "--args", bin}, args...)
+	cmd := exec.Command("gdb", gargs...)
 	cmd.Dir = dir
 	gout, err := cmd.CombinedOutput()
 	if err != nil {

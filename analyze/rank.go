@@ -444,7 +444,14 @@ func (a *Analyzer) locations(keys []abEntry, f int32, global bool, top int) []Lo
 				}
 			}
 			n := e.n
+			blk, addr := -1, uint64(0)
+			if of, ok := oi.ix.OuterFunc(k.pc); ok && int(of) < len(oi.schema.Funcs) {
+				blk, addr = blockAt(&oi.schema.Funcs[of], k.pc)
+			}
 			file, line := oi.lineAt(k.pc)
+			if file == "" && blk >= 0 {
+				file, line = oi.lineFrom(k.pc, addr)
+			}
 			if cf, cl, ok := oi.callLine(k.pc, at); ok {
 				file, line = cf, cl
 			}
@@ -458,10 +465,6 @@ func (a *Analyzer) locations(keys []abEntry, f int32, global bool, top int) []Lo
 				lines[lk] = x
 			}
 			x.n += n
-			blk, addr := -1, uint64(0)
-			if of, ok := oi.ix.OuterFunc(k.pc); ok && int(of) < len(oi.schema.Funcs) {
-				blk, addr = blockAt(&oi.schema.Funcs[of], k.pc)
-			}
 			if file == "" && blk < 0 {
 				addr = k.pc
 			}

@@ -67,6 +67,17 @@ func (oi *objInfo) lineAt(pc uint64) (string, int32) {
 	return filepath.Base(file), line
 }
 
+// lineFrom is lineAt, except that a PC without a line (line 0) takes the
+// line of the nearest row before it in its basic block, which starts at
+// from (see pcindex.Index.LineFrom).
+func (oi *objInfo) lineFrom(pc, from uint64) (string, int32) {
+	file, line, ok := oi.ix.LineFrom(pc, from)
+	if !ok || file == "" || line <= 0 {
+		return "", 0
+	}
+	return filepath.Base(file), line
+}
+
 // callLine returns the line of the k-th function of pc's inline chain
 // (k > 0) that calls the body inlined into it there: the inlined call's
 // DW_AT_call_file and DW_AT_call_line. A location reported for a function is

@@ -11,6 +11,7 @@ package pcindex
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/vprof/vprof/dwarfschema"
 )
@@ -372,6 +373,28 @@ func (ix *Index) Line(pc uint64) (file string, line int32, ok bool) {
 		file = ix.s.Files[r.File]
 	}
 	return file, r.Line, true
+}
+
+// LineFrom is Line, except that where pc's row has no line (line 0: code
+// the compiler made up, as clang marks merged and hoisted instructions) it
+// gives the line of the nearest row before pc that has one, at or after
+// from (the start of pc's basic block, so that the line is one of the
+// block's own).
+func (ix *Index) LineFrom(pc, from uint64) (file string, line int32, ok bool) {
+	ls := ix.s.Lines
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].PC > pc }) - 1
+	if i >= 0 && ls[i].Line != 0 {
+		return ix.Line(pc)
+	}
+	for ; i >= 0 && ls[i].PC >= from; i-- {
+		if r := ls[i]; r.Line != 0 {
+			if r.File >= 0 && int(r.File) < len(ix.s.Files) {
+				file = ix.s.Files[r.File]
+			}
+			return file, r.Line, true
+		}
+	}
+	return "", 0, false
 }
 
 // Symbol returns the ELF symbol containing pc, for objects without DWARF

@@ -133,6 +133,33 @@ func TestLineAndSymbol(t *testing.T) {
 	}
 }
 
+// TestLineFrom: a PC in a row without a line (line 0) takes the line of
+// the nearest row before it, not before from.
+func TestLineFrom(t *testing.T) {
+	s := &dwarfschema.Schema{
+		Files: []string{"a.c"},
+		Lines: []dwarfschema.LineRow{{PC: 0x10, Line: 3}, {PC: 0x18, Line: 0}, {PC: 0x20, Line: 9},
+			{PC: 0x28, Line: 0}, {PC: 0x30, Line: 0}, {PC: 0x40, Line: 12}},
+	}
+	ix := New(s)
+	for _, c := range []struct {
+		pc, from uint64
+		line     int32
+	}{
+		{0x12, 0x10, 3},  // a line of its own
+		{0x1a, 0x10, 3},  // line 0: the row before
+		{0x1a, 0x18, 0},  // whose row starts before the block
+		{0x34, 0x20, 9},  // over two rows without a line
+		{0x34, 0x2c, 0},  // none in the block
+		{0x8, 0x0, 0},    // before every row
+		{0x44, 0x44, 12}, // a line of its own, block after the row's start
+	} {
+		if _, l, ok := ix.LineFrom(c.pc, c.from); l != c.line || ok != (c.line != 0) {
+			t.Errorf("LineFrom(%#x, %#x) = %d, %v; want %d", c.pc, c.from, l, ok, c.line)
+		}
+	}
+}
+
 func BenchmarkLookup(b *testing.B) {
 	r := rand.New(rand.NewSource(3))
 	s := randomSchema(r, 20000, 10)

@@ -462,34 +462,30 @@ func decodeBlock(p []byte, r *BlockBuffer) error {
 	return nil
 }
 
-// decodeObject decodes an object record, its schema through r.Schemas if
-// set.
+// decodeObject decodes a version 1 object record (JSON, schema included),
+// its schema through r.Schemas if set.
 func (r *Reader) decodeObject(payload []byte) (*Object, error) {
-	o := new(Object)
 	if r.Schemas == nil {
-		err := json.Unmarshal(payload, o)
-		if err == nil && o.Schema == nil {
-			err = errors.New("object without schema")
-		}
-		return o, err
+		return decodeWhole(payload)
 	}
+	o := new(Object)
 	raw, ok := schemaTail(payload, o)
 	if !ok {
-		// Not the writer's layout (the schema last): decode it whole.
-		err := json.Unmarshal(payload, o)
-		if err == nil && o.Schema == nil {
-			err = errors.New("object without schema")
-		}
-		return o, err
+		return decodeWhole(payload) // not the writer's layout (the schema last)
 	}
 	var err error
-	o.Schema, err = r.Schemas.decode(o.BuildID, o.Path, raw, false)
-	if err != nil {
-		// raw was not one JSON value: let the whole record say why.
-		*o = Object{}
-		if err = json.Unmarshal(payload, o); err == nil && o.Schema == nil {
-			err = errors.New("object without schema")
-		}
+	if o.Schema, err = r.Schemas.decode(o.BuildID, o.Path, raw, false); err != nil {
+		return decodeWhole(payload) // raw was not one JSON value: let the whole record say why
+	}
+	return o, nil
+}
+
+// decodeWhole decodes a version 1 object record as plain JSON.
+func decodeWhole(payload []byte) (*Object, error) {
+	o := new(Object)
+	err := json.Unmarshal(payload, o)
+	if err == nil && o.Schema == nil {
+		err = errors.New("object without schema")
 	}
 	return o, err
 }

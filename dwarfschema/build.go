@@ -37,8 +37,9 @@ type builder struct {
 }
 
 func (l *loader) subAt(off dieOff) int {
-	i := sort.Search(len(l.subs), func(i int) bool { return l.subs[i].off >= off })
-	if i < len(l.subs) && l.subs[i].off == off {
+	n := l.subs.len()
+	i := sort.Search(n, func(i int) bool { return l.subs.at(i).off >= off })
+	if i < n && l.subs.at(i).off == off {
 		return i
 	}
 	return -1
@@ -59,7 +60,7 @@ func (b *builder) funcOf(i int) FuncID {
 	if i < 0 {
 		return -1
 	}
-	if fn := b.subs[i].fn; fn != -1 {
+	if fn := b.subs.at(i).fn; fn != -1 {
 		if fn == -2 {
 			return -1
 		}
@@ -68,7 +69,7 @@ func (b *builder) funcOf(i int) FuncID {
 	var name, linkage string
 	file, line := int32(-1), int32(0)
 	for j, n := i, 0; j >= 0 && n < maxOriginChain; n++ {
-		sr := &b.subs[j]
+		sr := b.subs.at(j)
 		if name == "" {
 			name = sr.name
 		}
@@ -94,7 +95,7 @@ func (b *builder) funcOf(i int) FuncID {
 		key.name = name
 	}
 	if key.name == "" {
-		key.name = fmt.Sprintf("<DIE %#x>", b.subs[i].off)
+		key.name = fmt.Sprintf("<DIE %#x>", b.subs.at(i).off)
 	}
 	fn, ok := b.funcIdx[key]
 	if !ok {
@@ -108,7 +109,7 @@ func (b *builder) funcOf(i int) FuncID {
 		b.s.Funcs = append(b.s.Funcs, f)
 		b.funcIdx[key] = fn
 	}
-	b.subs[i].fn = fn
+	b.subs.at(i).fn = fn
 	return fn
 }
 
@@ -118,8 +119,8 @@ func (l *loader) build() error {
 	s.DWARFVersion = l.maxVersion
 
 	// Functions: every subprogram with code, then the targets of inlining.
-	for i := range l.subs {
-		sr := &l.subs[i]
+	for i := range l.subs.len() {
+		sr := l.subs.at(i)
 		if sr.ranges == nil {
 			continue
 		}
@@ -130,11 +131,11 @@ func (l *loader) build() error {
 			f.FrameBase = sr.frameBase
 		}
 	}
-	inlFunc := make([]FuncID, len(l.inls))
-	for i := range l.inls {
+	inlFunc := make([]FuncID, l.inls.len())
+	for i := range inlFunc {
 		inlFunc[i] = -1
-		if l.inls[i].origin != 0 && l.inls[i].ranges != nil {
-			inlFunc[i] = b.funcOf(l.subAt(l.inls[i].origin))
+		if ir := l.inls.at(i); ir.origin != 0 && ir.ranges != nil {
+			inlFunc[i] = b.funcOf(l.subAt(ir.origin))
 		}
 	}
 	varFunc := make([]FuncID, l.vars.len())
@@ -186,8 +187,8 @@ func (l *loader) build() error {
 	}
 
 	// Inlined instances.
-	for i, ir := range l.inls {
-		if fn := inlFunc[i]; fn >= 0 {
+	for i := range l.inls.len() {
+		if ir, fn := l.inls.at(i), inlFunc[i]; fn >= 0 {
 			s.Inlines = append(s.Inlines, Inline{Func: remap(fn), Ranges: mergeRanges(slices.Clone(ir.ranges)), Depth: ir.depth, CallFile: ir.callFile, CallLine: ir.callLine})
 		}
 	}

@@ -142,10 +142,10 @@ type loader struct {
 	addrSec *godwarf.DebugAddrSection
 	cus     []cuInfo
 
-	subs    []subRec
-	inls    []inlRec
+	subs    chunked[subRec]
+	inls    chunked[inlRec]
 	vars    chunked[varRec]
-	types   []typeRec
+	types   chunked[typeRec]
 	locs    chunked[locRec]
 	rows    chunked[LineRow]
 	pending []pendingStatic
@@ -381,9 +381,9 @@ func (l *loader) walk() error {
 				break
 			}
 			sr := l.subprogram(e, cu, parent)
-			l.subs = append(l.subs, sr)
+			l.subs.add(sr)
 			next.scope = sr.ranges
-			next.container = int32(len(l.subs) - 1)
+			next.container = int32(l.subs.len() - 1)
 			next.depth = 0
 			next.skip = sr.decl
 			if sr.decl && !l.cus[cu].cpp {
@@ -407,9 +407,9 @@ func (l *loader) walk() error {
 			if n, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
 				ir.callLine = int32(n)
 			}
-			l.inls = append(l.inls, ir)
+			l.inls.add(ir)
 			next.scope = ir.ranges
-			next.container = -int32(len(l.inls))
+			next.container = -int32(l.inls.len())
 			next.depth = ir.depth
 
 		case dwarf.TagLexDwarfBlock:
@@ -433,7 +433,7 @@ func (l *loader) walk() error {
 
 		case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
 			tr := l.typeRec(e, parent.prefix)
-			l.types = append(l.types, tr)
+			l.types.add(tr)
 			if cu < 0 || !l.cus[cu].cpp {
 				// C: members only; nested definitions are at file scope.
 				r.SkipChildren()
@@ -451,14 +451,14 @@ func (l *loader) walk() error {
 					return err
 				}
 			}
-			l.types = append(l.types, tr)
+			l.types.add(tr)
 			continue // arrayDims consumed the children
 
 		case dwarf.TagBaseType, dwarf.TagTypedef, dwarf.TagPointerType, dwarf.TagReferenceType,
 			dwarf.TagRvalueReferenceType, dwarf.TagConstType, dwarf.TagVolatileType,
 			dwarf.TagRestrictType, dwarf.TagAtomicType, dwarf.TagEnumerationType,
 			dwarf.TagSubroutineType, dwarf.TagUnspecifiedType, dwarf.TagPtrToMemberType:
-			l.types = append(l.types, l.typeRec(e, parent.prefix))
+			l.types.add(l.typeRec(e, parent.prefix))
 			r.SkipChildren()
 			continue
 

@@ -34,9 +34,10 @@ const (
 const maxTypeDepth = 32
 
 func (l *loader) typeAt(off dieOff) *typeRec {
-	i := sort.Search(len(l.types), func(i int) bool { return l.types[i].off >= off })
-	if i < len(l.types) && l.types[i].off == off {
-		return &l.types[i]
+	n := l.types.len()
+	i := sort.Search(n, func(i int) bool { return l.types.at(i).off >= off })
+	if i < n && l.types.at(i).off == off {
+		return l.types.at(i)
 	}
 	return nil
 }

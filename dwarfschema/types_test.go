@@ -6,7 +6,13 @@ import (
 )
 
 // typeLoader builds a loader whose type records are recs (sorted by off).
-func typeLoader(recs ...typeRec) *loader { return &loader{types: recs} }
+func typeLoader(recs ...typeRec) *loader {
+	l := &loader{}
+	for _, r := range recs {
+		l.types.add(r)
+	}
+	return l
+}
 
 func TestTypes(t *testing.T) {
 	l := typeLoader(

@@ -493,28 +493,45 @@ func TestObjectDeflated(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(o.Schema, big) || o.Path != "/bin/big" || o.ID != 1 {
 		t.Fatalf("read back: %v", err)
 	}
-	// A deflate bomb: more spaces than maxInflate (lowered here from 1 GiB).
+	// Claims checked before inflating (maxInflate lowered here from 1 GiB),
+	// and what inflates checked against the claim.
 	defer func(m int64) { maxInflate = m }(maxInflate)
 	maxInflate = 1 << 20
-	var z bytes.Buffer
-	zw, _ := flate.NewWriter(&z, flate.BestCompression)
-	zw.Write(bytes.Repeat([]byte(" "), 3<<20))
-	zw.Close()
-	bomb := append(binary.AppendUvarint(nil, 2), "{}"...)
-	bomb = append(bomb, z.Bytes()...)
-	for name, p := range map[string][]byte{
-		"cut":         payload[:len(payload)/2],
-		"bad head":    payload[:3],
-		"no schema":   append(binary.AppendUvarint(nil, 2), "{}"...),
-		"bomb":        bomb,
-		"huge length": binary.AppendUvarint(nil, 1<<40),
-		"empty":       nil,
-		"trailing":    objectPayloadRaw(t, `{"id":1}`, `{"path":"/a"} {"path":"/b"}`),
+	spaces := bytes.Repeat([]byte(" "), 3<<20)
+	for name, c := range map[string]struct {
+		head   string
+		claim  int
+		schema []byte
+		want   string
+	}{
+		"cut":             {"", 0, nil, ""},
+		"bad head":        {"", 0, nil, ""},
+		"no schema":       {`{}`, -1, nil, "bad length"},
+		"huge length":     {"", 0, nil, ""},
+		"empty":           {"", 0, nil, ""},
+		"over maxInflate": {`{}`, 3 << 20, spaces, "claims 3145728 bytes"},
+		"over the ratio":  {`{}`, 1 << 20, []byte("{}"), "claims 1048576 bytes inflated from"},
+		"more than claim": {`{}`, 100, spaces, "inflates to more than the 100 bytes"},
+		"less than claim": {`{}`, 3000, []byte(`{"path":"/a"}`), "inflating 3000 bytes"},
+		"trailing":        {`{"id":1}`, 27, []byte(`{"path":"/a"} {"path":"/b"}`), "invalid character"},
+		"bad JSON":        {`{"id":1}`, 11, []byte(`{"path":1}}`), "schema: "},
 	} {
+		var p []byte
+		switch name {
+		case "cut":
+			p = payload[:len(payload)/2]
+		case "bad head":
+			p = payload[:3]
+		case "huge length":
+			p = binary.AppendUvarint(nil, 1<<40)
+		case "empty":
+		default:
+			p = objectPayloadRaw(c.head, c.claim, c.schema)
+		}
 		if _, err := (&Reader{}).decodeObjectZ(p); err == nil {
 			t.Errorf("%s: no error", name)
-		} else if name == "bomb" && !strings.Contains(err.Error(), "inflates beyond 1048576 bytes") {
-			t.Errorf("bomb: %v", err)
+		} else if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}
 	}
 }
@@ -541,13 +558,18 @@ func objectPayload(t *testing.T, o *Object) []byte {
 	return bytes.Clone(payload)
 }
 
-// objectPayloadRaw builds an object record from a head and schema text.
-func objectPayloadRaw(t *testing.T, head, schema string) []byte {
+// objectPayloadRaw builds an object record from a head, the length the
+// schema claims (-1: none) and the schema's bytes.
+func objectPayloadRaw(head string, claim int, schema []byte) []byte {
+	p := append(binary.AppendUvarint(nil, uint64(len(head))), head...)
+	if claim < 0 {
+		return p
+	}
+	p = binary.AppendUvarint(p, uint64(claim))
 	var z bytes.Buffer
 	zw, _ := flate.NewWriter(&z, flate.BestSpeed)
-	zw.Write([]byte(schema))
+	zw.Write(schema)
 	zw.Close()
-	p := append(binary.AppendUvarint(nil, uint64(len(head))), head...)
 	return append(p, z.Bytes()...)
 }
 

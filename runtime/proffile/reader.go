@@ -591,7 +591,7 @@ func (c *SchemaCache) decode(buildID, path string, raw []byte, deflated bool) (*
 }
 
 // decodeObjectZ decodes a version 2 object record: the object's JSON
-// without its schema, then the schema's JSON deflated.
+// without its schema, then the schema (see inflateSchema).
 func (r *Reader) decodeObjectZ(payload []byte) (*Object, error) {
 	o := new(Object)
 	n, k := binary.Uvarint(payload)
@@ -615,24 +615,37 @@ func (r *Reader) decodeObjectZ(payload []byte) (*Object, error) {
 // not be larger. (A variable so that tests can lower it.)
 var maxInflate int64 = maxRecord
 
-// inflateSchema decodes a deflated schema as it inflates; a schema may not
-// inflate beyond maxInflate bytes, so a small damaged or hostile record
-// cannot make the reader allocate without bound.
-func inflateSchema(z []byte) (*dwarfschema.Schema, error) {
+// maxDeflateRatio is the most that DEFLATE can expand (258-byte matches
+// coded in about 2 bits): a schema that claims more than this many times
+// its deflated size is damaged, and is refused before any allocation.
+const maxDeflateRatio = 1032
+
+// inflateSchema decodes a deflated schema: the uvarint length of its JSON,
+// then that JSON deflated. It is inflated into one buffer of that length,
+// which must not exceed maxInflate nor what the deflated bytes can give, so
+// a small damaged or hostile record cannot make the reader allocate without
+// bound.
+func inflateSchema(raw []byte) (*dwarfschema.Schema, error) {
+	n, k := binary.Uvarint(raw)
+	if k <= 0 {
+		return nil, errors.New("schema: bad length")
+	}
+	z := raw[k:]
+	if n > uint64(maxInflate) || n > maxDeflateRatio*uint64(len(z))+64 {
+		return nil, fmt.Errorf("schema: claims %d bytes inflated from %d (at most %d, and %d times)", n, len(z), maxInflate, maxDeflateRatio)
+	}
 	zr := flate.NewReader(bytes.NewReader(z))
 	defer zr.Close()
-	lr := &io.LimitedReader{R: zr, N: maxInflate + 1}
-	dec := json.NewDecoder(lr)
-	s := new(dwarfschema.Schema)
-	if err := dec.Decode(s); err != nil {
-		if lr.N <= 0 {
-			return nil, fmt.Errorf("schema: inflates beyond %d bytes", maxInflate)
-		}
-		return nil, fmt.Errorf("schema: %v", err)
+	js := make([]byte, n)
+	if _, err := io.ReadFull(zr, js); err != nil {
+		return nil, fmt.Errorf("schema: inflating %d bytes: %v", n, err)
 	}
-	// Nothing but the encoder's newline may follow.
-	if t, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("schema: data after it (%v, %v)", t, err)
+	if m, err := zr.Read(make([]byte, 1)); m > 0 || err != io.EOF {
+		return nil, fmt.Errorf("schema: inflates to more than the %d bytes it claims", n)
+	}
+	s := new(dwarfschema.Schema)
+	if err := json.Unmarshal(js, s); err != nil {
+		return nil, fmt.Errorf("schema: %v", err)
 	}
 	return s, nil
 }

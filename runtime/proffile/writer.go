@@ -23,7 +23,9 @@ const (
 	recBlock   = 6
 	recTrailer = 7
 	// recObjectZ, from version 2: uvarint length of the object's JSON
-	// without its schema, that JSON, then the schema's JSON deflated.
+	// without its schema, that JSON, uvarint length of the schema's JSON,
+	// that JSON deflated (the length lets a reader inflate it into one
+	// buffer of its size).
 	// recObject (version 1) is the object's JSON, schema included.
 	recObjectZ = 8
 )
@@ -146,16 +148,21 @@ func (w *Writer) AddObject(o *Object) error {
 	if err != nil {
 		return fail(fmt.Errorf("encode object %s: %w", o.Path, err))
 	}
+	sb, err := json.Marshal(o.Schema)
+	if err != nil {
+		return fail(fmt.Errorf("encode schema of %s: %w", o.Path, err))
+	}
 	w.zbuf.Reset()
 	w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(len(hb))))
 	w.zbuf.Write(hb)
+	w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(len(sb))))
 	if w.zw == nil {
 		w.zw, _ = flate.NewWriter(&w.zbuf, flate.BestSpeed) // BestSpeed is a valid level
 	} else {
 		w.zw.Reset(&w.zbuf)
 	}
-	if err := json.NewEncoder(w.zw).Encode(o.Schema); err != nil {
-		return fail(fmt.Errorf("encode schema of %s: %w", o.Path, err))
+	if _, err := w.zw.Write(sb); err != nil {
+		return fail(fmt.Errorf("deflate schema of %s: %w", o.Path, err))
 	}
 	if err := w.zw.Close(); err != nil {
 		return fail(fmt.Errorf("deflate schema of %s: %w", o.Path, err))

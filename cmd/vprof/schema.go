@@ -321,29 +321,61 @@ type jsonMetaRow struct {
 }
 
 // writeJSON prints the schema and the metadata; PCs are hex strings
-// (64-bit values do not survive JSON numbers in every reader).
+// (64-bit values do not survive JSON numbers in every reader). Rows are
+// encoded one at a time as they are written, in the layout that
+// json.Encoder with an indent of one space gives the whole: a large C++
+// program has hundreds of thousands of location rows, hundreds of
+// megabytes of JSON that need not be held at once (building it whole
+// took gold's schema 26 s and 2.4 GB).
 func (sv *schemaView) writeJSON(w io.Writer) error {
 	s := sv.s
-	out := struct {
-		Path         string          `json:"path"`
-		BuildID      string          `json:"build_id,omitempty"`
-		DebugFile    string          `json:"debug_file,omitempty"`
-		DWARFVersion int             `json:"dwarf_version"`
-		Functions    int             `json:"functions"`
-		Schema       []jsonSchemaRow `json:"schema"`
-		Metadata     []jsonMetaRow   `json:"metadata"`
-	}{Path: s.Path, BuildID: s.BuildID, DebugFile: s.DebugFile, DWARFVersion: s.DWARFVersion, Functions: len(s.Funcs),
-		Schema: make([]jsonSchemaRow, 0, len(s.Vars)), Metadata: make([]jsonMetaRow, 0, len(s.Locs))}
-	for i := range s.Vars {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	head, err := json.MarshalIndent(struct {
+		Path         string `json:"path"`
+		BuildID      string `json:"build_id,omitempty"`
+		DebugFile    string `json:"debug_file,omitempty"`
+		DWARFVersion int    `json:"dwarf_version"`
+		Functions    int    `json:"functions"`
+	}{Path: s.Path, BuildID: s.BuildID, DebugFile: s.DebugFile, DWARFVersion: s.DWARFVersion, Functions: len(s.Funcs)}, "", " ")
+	if err != nil {
+		return err
+	}
+	bw.Write(head[:len(head)-2]) // without "\n}"
+	// array writes `"name": [rows]` with each row indented as an element
+	// at depth 2.
+	array := func(name string, n int, row func(i int) any) error {
+		fmt.Fprintf(bw, ",\n \"%s\": [", name)
+		if n == 0 {
+			bw.WriteString("]")
+			return nil
+		}
+		for i := range n {
+			b, err := json.MarshalIndent(row(i), "  ", " ")
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n  ")
+			bw.Write(b)
+		}
+		bw.WriteString("\n ]")
+		return nil
+	}
+	err = array("schema", len(s.Vars), func(i int) any {
 		v := &s.Vars[i]
 		tags := []string{}
 		if v.Tags != 0 {
 			tags = strings.Split(v.Tags.String(), ",")
 		}
-		out.Schema = append(out.Schema, jsonSchemaRow{File: sv.file(v.File), Function: sv.function(v), Line: v.Line,
-			Variable: v.Name, Type: v.Type, Tags: tags, Kind: v.Kind.String(), Size: v.Size, Param: v.Param, Static: v.Static})
+		return jsonSchemaRow{File: sv.file(v.File), Function: sv.function(v), Line: v.Line,
+			Variable: v.Name, Type: v.Type, Tags: tags, Kind: v.Kind.String(), Size: v.Size, Param: v.Param, Static: v.Static}
+	})
+	if err != nil {
+		return err
 	}
-	for i := range s.Locs {
+	err = array("metadata", len(s.Locs), func(i int) any {
 		l := &s.Locs[i]
 		lo, hi := pcRange(l)
 		r := jsonMetaRow{PCStart: lo, PCEnd: hi, Variable: sv.varName(&s.Vars[l.Var]), Index: l.Var, Location: location(l),
@@ -352,11 +384,13 @@ func (sv *schemaView) writeJSON(w io.Writer) error {
 			o := l.Offset
 			r.Offset = &o
 		}
-		out.Metadata = append(out.Metadata, r)
+		return r
+	})
+	if err != nil {
+		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(out)
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 // writeFuncs lists the functions of a binary without DWARF.

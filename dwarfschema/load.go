@@ -82,11 +82,13 @@ func Load(path string, opt Options) (*Schema, error) {
 		}
 	}
 	s.HasDWARF = true
+	ci := startCallInfo(dw.d, s.Symbols) // while the loader walks the DIEs
 	l := newLoader(s, opt, dw)
 	if err := l.run(); err != nil {
+		<-ci.done // dw is closed on return
 		return nil, fmt.Errorf("%s: %v", dwPath, err)
 	}
-	if err := inferTags(s, ef, dw.d); err != nil {
+	if err := inferTagsWith(s, ef, ci); err != nil {
 		return nil, fmt.Errorf("%s: inferring tags: %v", path, err)
 	}
 	if !opt.All {

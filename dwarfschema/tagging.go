@@ -44,6 +44,41 @@ var lastTagStats atomic.Pointer[tagStats]
 //
 // A function whose code cannot be read is skipped (counted), not an error.
 func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
+	return inferTagsWith(s, ef, startCallInfo(d, s.Symbols))
+}
+
+// callInfoResult is callInfo's, computed in the background (startCallInfo).
+type callInfoResult struct {
+	done  chan struct{}
+	calls []cfg.CallSite
+	sigs  *cfg.Signatures
+	sites []CallSite
+	err   error
+	time  time.Duration
+}
+
+// startCallInfo starts reading the call sites of d. It needs only the DWARF
+// and the symbols, so Load starts it before its own walk of the DIEs and
+// the two run at once (for binutils' gold, 4 s of CPU each).
+func startCallInfo(d *dwarf.Data, syms []Symbol) *callInfoResult {
+	r := &callInfoResult{done: make(chan struct{})}
+	t0 := time.Now()
+	units, err := listUnits(d) // before any other Reader runs (see listUnits)
+	if err != nil {
+		r.err = err
+		close(r.done)
+		return r
+	}
+	go func() {
+		defer close(r.done)
+		r.calls, r.sigs, r.sites, r.err = callInfoUnits(d, syms, units)
+		r.time = time.Since(t0)
+	}()
+	return r
+}
+
+// inferTagsWith is inferTags with the call sites read by ci.
+func inferTagsWith(s *Schema, ef *elf.File, ci *callInfoResult) error {
 	t0 := time.Now()
 	st := &tagStats{}
 	defer func() {
@@ -52,15 +87,17 @@ func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
 	}()
 	img, err := imageOf(ef)
 	if err != nil {
+		<-ci.done
 		return err
 	}
-	calls, sigs, sites, err := callInfo(d, s.Symbols)
-	if err != nil {
-		return err
+	<-ci.done
+	if ci.err != nil {
+		return ci.err
 	}
+	calls, sigs, sites := ci.calls, ci.sigs, ci.sites
 	s.CallSites = sites
 	st.CallSites = len(calls)
-	st.CallSiteTime = time.Since(t0)
+	st.CallSiteTime = ci.time
 
 	// Index every function range, then sort the locations by function.
 	type frange struct {
@@ -421,7 +458,18 @@ func scanCalls(d *dwarf.Data, syms []Symbol, from, stop dwarf.Offset) (*callScan
 //
 // The third result is the calls' register parameters as Schema.CallSites.
 func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, []CallSite, error) {
-	// Units are independent: scan contiguous runs of them in parallel.
+	units, err := listUnits(d)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return callInfoUnits(d, syms, units)
+}
+
+// listUnits returns the offsets of d's units. Reaching each unit also
+// makes debug/dwarf record its DWARF 5 base offsets in d, which it does
+// lazily and without a lock on a unit's first visit: after listUnits,
+// Readers of d may run concurrently.
+func listUnits(d *dwarf.Data) ([]dwarf.Offset, error) {
 	// SkipChildren on a unit's entry jumps to the next unit, so listing
 	// them costs little.
 	var units []dwarf.Offset
@@ -429,14 +477,25 @@ func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, []
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("reading call sites: %v", err)
+			return nil, fmt.Errorf("reading call sites: %v", err)
 		}
 		if e == nil {
 			break
 		}
+		if n := len(units); n > 0 && e.Offset <= units[n-1] {
+			// A damaged DW_AT_sibling can send debug/dwarf's
+			// SkipChildren back to where it was, for ever.
+			return nil, fmt.Errorf("reading call sites: entry at %#x does not follow the one at %#x (damaged DWARF)", e.Offset, units[n-1])
+		}
 		units = append(units, e.Offset)
 		r.SkipChildren()
 	}
+	return units, nil
+}
+
+// callInfoUnits is callInfo over the units listed by listUnits: they are
+// independent, and contiguous runs of them are scanned in parallel.
+func callInfoUnits(d *dwarf.Data, syms []Symbol, units []dwarf.Offset) ([]cfg.CallSite, *cfg.Signatures, []CallSite, error) {
 	nw := min(runtime.GOMAXPROCS(0), 8, max(1, len(units)))
 	scans := make([]*callScan, nw)
 	errs := make([]error, nw)

@@ -13,7 +13,6 @@ import (
 	"math/bits"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/vprof/vprof/dwarfschema"
@@ -164,7 +163,7 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 	switch kind {
 	case recObject:
 		var o *Object
-		o, err = r.decodeObject(payload)
+		o, err = decodeWhole(payload) // version 1
 		out = o
 	case recObjectZ:
 		var o *Object
@@ -462,25 +461,9 @@ func decodeBlock(p []byte, r *BlockBuffer) error {
 	return nil
 }
 
-// decodeObject decodes a version 1 object record (JSON, schema included),
-// its schema through r.Schemas if set.
-func (r *Reader) decodeObject(payload []byte) (*Object, error) {
-	if r.Schemas == nil {
-		return decodeWhole(payload)
-	}
-	o := new(Object)
-	raw, ok := schemaTail(payload, o)
-	if !ok {
-		return decodeWhole(payload) // not the writer's layout (the schema last)
-	}
-	var err error
-	if o.Schema, err = r.Schemas.decode(o.BuildID, o.Path, raw, false); err != nil {
-		return decodeWhole(payload) // raw was not one JSON value: let the whole record say why
-	}
-	return o, nil
-}
-
-// decodeWhole decodes a version 1 object record as plain JSON.
+// decodeWhole decodes a version 1 object record: plain JSON, schema
+// included. (Only profiles of format version 1 have them; they are read
+// as before, without the SchemaCache.)
 func decodeWhole(payload []byte) (*Object, error) {
 	o := new(Object)
 	err := json.Unmarshal(payload, o)
@@ -490,61 +473,11 @@ func decodeWhole(payload []byte) (*Object, error) {
 	return o, err
 }
 
-// schemaTail decodes an object record's fields up to its schema into o and
-// returns the schema's bytes, without scanning them: the writer puts the
-// schema last, and a cached schema is found by its bytes' checksum alone.
-// It reports false where the record is not laid out so; bytes after the
-// schema's value, if any, make its decoding fail (SchemaCache.decode), so
-// only bytes that once decoded alone are ever taken from the cache.
-func schemaTail(payload []byte, o *Object) ([]byte, bool) {
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return nil, false
-		}
-		// encoding/json matches keys without regard to case: so here.
-		switch strings.ToLower(key) {
-		case "schema":
-			raw := bytes.TrimSpace(payload[dec.InputOffset():])
-			raw, ok := bytes.CutPrefix(raw, []byte(":"))
-			if !ok {
-				return nil, false
-			}
-			raw, ok = bytes.CutSuffix(bytes.TrimSpace(raw), []byte("}"))
-			raw = bytes.TrimSpace(raw)
-			if !ok || len(raw) == 0 || raw[0] != '{' {
-				return nil, false // null, or not an object
-			}
-			return raw, true
-		case "id":
-			err = dec.Decode(&o.ID)
-		case "path":
-			err = dec.Decode(&o.Path)
-		case "build_id":
-			err = dec.Decode(&o.BuildID)
-		case "program":
-			err = dec.Decode(&o.Program)
-		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
-		}
-		if err != nil {
-			return nil, false
-		}
-	}
-	return nil, false
-}
-
 // SchemaCache decodes each distinct schema once for the readers that share
 // it: the normal and buggy runs of one build carry the same schema, tens of
 // megabytes of JSON for a large program, and decoding it was most of the
 // time of reading such a profile. Schemas are told apart by build-id, path
-// and a checksum of their bytes; the objects of those readers then share
+// and a checksum of their deflated bytes; the objects of those readers then share
 // one *dwarfschema.Schema, which their users must not modify. Safe for
 // concurrent use.
 type SchemaCache struct {
@@ -556,7 +489,6 @@ type schemaKey struct {
 	buildID, path string
 	n             int
 	crc           uint32
-	deflated      bool
 }
 
 type schemaEntry struct {
@@ -565,8 +497,10 @@ type schemaEntry struct {
 	err  error
 }
 
-func (c *SchemaCache) decode(buildID, path string, raw []byte, deflated bool) (*dwarfschema.Schema, error) {
-	k := schemaKey{buildID, path, len(raw), crc32.Checksum(raw, castagnoli), deflated}
+// decode returns the schema of a version 2 object record's tail (see
+// inflateSchema), decoding it only the first time.
+func (c *SchemaCache) decode(buildID, path string, raw []byte) (*dwarfschema.Schema, error) {
+	k := schemaKey{buildID, path, len(raw), crc32.Checksum(raw, castagnoli)}
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = map[schemaKey]*schemaEntry{}
@@ -577,16 +511,7 @@ func (c *SchemaCache) decode(buildID, path string, raw []byte, deflated bool) (*
 		c.m[k] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() {
-		if deflated {
-			e.s, e.err = inflateSchema(raw)
-			return
-		}
-		e.s = new(dwarfschema.Schema)
-		if e.err = json.Unmarshal(raw, e.s); e.err != nil {
-			e.s = nil
-		}
-	})
+	e.once.Do(func() { e.s, e.err = inflateSchema(raw) })
 	return e.s, e.err
 }
 
@@ -604,7 +529,7 @@ func (r *Reader) decodeObjectZ(payload []byte) (*Object, error) {
 	z := payload[k+int(n):]
 	var err error
 	if r.Schemas != nil {
-		o.Schema, err = r.Schemas.decode(o.BuildID, o.Path, z, true)
+		o.Schema, err = r.Schemas.decode(o.BuildID, o.Path, z)
 	} else {
 		o.Schema, err = inflateSchema(z)
 	}

@@ -68,9 +68,23 @@ type Row struct {
 	// Unmonitored are the key variables outside the component, which the
 	// protocol does not sample.
 	Unmonitored []string `json:"unmonitored,omitempty"`
-	// Above are the functions vprof ranks above the root cause, each with
-	// where its discount came from: what a method change would have to move.
-	Above []string `json:"above,omitempty"`
+	// Above are (up to 3 of) the functions vprof ranks above the root cause,
+	// with where their discounts came from: what a method change would have
+	// to move. RootCost is the root cause's calibrated cost.
+	Above    []Above `json:"above,omitempty"`
+	RootCost float64 `json:"root_cost_s,omitempty"`
+}
+
+// Above is a function ranked above the root cause.
+type Above struct {
+	Function string  `json:"function"`
+	Cost     float64 `json:"calibrated_cost_s"`
+	Discount float64 `json:"discount"`
+	Source   string  `json:"source"` // "variable dimension", or hist
+}
+
+func (a Above) String() string {
+	return fmt.Sprintf("%s (%.3f s, r %.2f from %s)", shortName(a.Function), a.Cost, a.Discount, a.Source)
 }
 
 type config struct {
@@ -304,7 +318,7 @@ func evalProgram(c config, p testprogs.Program) Row {
 		row.Err = "report JSON: " + err.Error()
 		return row
 	}
-	var above []string
+	var above []Above
 	for _, f := range rep.Functions {
 		if f.Function != p.RootCauseFunction && f.Function != p.RootCauseDisplay && !sameFunc(f.Function, p.RootCauseDisplay) {
 			if len(above) < 3 {
@@ -312,12 +326,12 @@ func evalProgram(c config, p testprogs.Program) Row {
 				if f.Variable != "" {
 					src = f.Variable + " " + f.Dimension
 				}
-				above = append(above, fmt.Sprintf("%s (%.3f s, r %.2f from %s)", shortName(f.Function), f.Cost, f.Discount, src))
+				above = append(above, Above{Function: f.Function, Cost: f.Cost, Discount: f.Discount, Source: src})
 			}
 			continue
 		}
 		if f.Rank > 1 {
-			row.Above = append(above, fmt.Sprintf("root cause %.3f s", f.Cost))
+			row.Above, row.RootCost = above, f.Cost
 		}
 		row.VprofRank, row.PlainRank, row.Pattern = f.Rank, f.PlainRank, f.Pattern
 		if len(f.Locations) > 0 {
@@ -549,7 +563,11 @@ func printAbove(w io.Writer, all [][]Row) {
 	for i := range all[0] {
 		if len(all) == 1 {
 			if r := all[0][i]; len(r.Above) > 0 {
-				lines = append(lines, fmt.Sprintf("  %s: %s", r.Program, strings.Join(r.Above, "; ")))
+				var parts []string
+				for _, a := range r.Above {
+					parts = append(parts, a.String())
+				}
+				lines = append(lines, fmt.Sprintf("  %s: %s; root cause %.3f s", r.Program, strings.Join(parts, "; "), r.RootCost))
 			}
 			continue
 		}
@@ -557,10 +575,7 @@ func printAbove(w io.Writer, all [][]Row) {
 		var order []string
 		for _, rows := range all {
 			for _, a := range rows[i].Above {
-				if strings.HasPrefix(a, "root cause ") {
-					continue
-				}
-				name, _, _ := strings.Cut(a, " (")
+				name := shortName(a.Function)
 				if count[name] == 0 {
 					order = append(order, name)
 				}

@@ -49,7 +49,7 @@ func TestPrintTable(t *testing.T) {
 		{Program: "a", Issue: "X-1", RootCause: "f", VprofRank: 1, PlainRank: 4, GprofRank: 2, Pattern: "scalability",
 			Expected: "scalability", LineDist: 0, Component: "a/f.c", Unmonitored: []string{"n_workers"}, ThesisRank: 1},
 		{Program: "b", Issue: "X-2", RootCause: "g", VprofRank: 5, Expected: "wrong constraint", LineDist: -1, Location: "x.h:3", Component: "b/g.c",
-			Above: []string{"caller (0.900 s, r 0.00 from n value)", "root cause 0.100 s"}},
+			Above: []Above{{Function: "caller", Cost: 0.9, Source: "n value"}}, RootCost: 0.1},
 		{Program: "c", Issue: "X-3", RootCause: "h", Err: "record normal: exit status 1"},
 	}
 	tests := []struct {
@@ -96,8 +96,8 @@ func TestPrintTrials(t *testing.T) {
 		}
 	}
 	all := [][]Row{trial(1, 2, "scalability"), trial(1, 1, ""), trial(1, 5, "scalability")}
-	all[0][1].Above = []string{"h (1.000 s, r 0.00 from hist)", "root cause 0.500 s"}
-	all[2][1].Above = []string{"h (1.000 s, r 0.00 from hist)", "k (0.900 s, r 0.20 from i delta)", "root cause 0.500 s"}
+	all[0][1].Above, all[0][1].RootCost = []Above{{Function: "h", Cost: 1, Source: "hist"}}, 0.5
+	all[2][1].Above, all[2][1].RootCost = []Above{{Function: "h", Cost: 1, Source: "hist"}, {Function: "k", Cost: 0.9, Discount: 0.2, Source: "i delta"}}, 0.5
 	var b bytes.Buffer
 	printTrials(&b, all, false)
 	out := b.String()

@@ -48,6 +48,25 @@ func (p Pattern) Valid() bool {
 	return p == MissingConstraint || p == WrongConstraint || p == Scalability
 }
 
+// Shapes are the hazards a program can show a root-cause ranking, each a way
+// real programs mislead a value profiler:
+//   - noise-values: locals whose values change from process to process in
+//     scope of the hot code (uninitialised stack slots, address bits, hashes
+//     of pointers);
+//   - clock: timestamps and clocks (start, deadline, last_ms, microsecond
+//     long longs) in scope of the hot code;
+//   - heap-pointers: pointers to heap strings or structures in scope;
+//   - driver-above: a driver, event loop or dispatcher above the root cause
+//     whose input-size or configuration variables differ at every sample;
+//   - cheap-caller: the root cause decides to call costly code (a flush, a
+//     rebuild) and is cheap itself;
+//   - costly-callee: the root cause is the costly callee, its caller innocent;
+//   - fields: the anomaly is in a field of a struct global or behind a
+//     this or struct-pointer parameter;
+//   - input-driven: the slow run is the same code on a larger or different
+//     input (no mode test in the hot code).
+var Shapes = []string{"noise-values", "clock", "heap-pointers", "driver-above", "cheap-caller", "costly-callee", "fields", "input-driven"}
+
 // Global is the Function of a key variable that is a global or file static.
 const Global = "#global"
 
@@ -105,7 +124,10 @@ type Program struct {
 	Normal   string   `json:"normal"` // what the normal mode sets
 	Buggy    string   `json:"buggy"`  // what the buggy mode sets
 	Features []string `json:"features"`
-	Purpose  string   `json:"purpose,omitempty"` // support programs only
+	// Shapes name the diagnosis hazards the program shows (see Shapes), so
+	// that tests can pick the programs that exercise one.
+	Shapes  []string `json:"shapes,omitempty"`
+	Purpose string   `json:"purpose,omitempty"` // support programs only
 }
 
 // SourcePath returns the path of the file that holds the root cause.
@@ -303,6 +325,11 @@ func checkProgram(p Program, bug bool) error {
 	}
 	if !p.Pattern.Valid() {
 		return fmt.Errorf("pattern %q, want %q, %q or %q", p.Pattern, MissingConstraint, WrongConstraint, Scalability)
+	}
+	for _, sh := range p.Shapes {
+		if !slices.Contains(Shapes, sh) {
+			return fmt.Errorf("shape %q, want one of %s", sh, strings.Join(Shapes, ", "))
+		}
 	}
 	if p.Measure != "cpu" && p.Measure != "wall" {
 		return fmt.Errorf("measure %q, want cpu or wall", p.Measure)

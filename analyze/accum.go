@@ -577,6 +577,14 @@ func (r *reservoir) add(x, n float64) {
 }
 
 // exact reports whether the set still holds every observation.
+// count is the number of observations; 0 for a nil set.
+func (s *sampleSet) count() float64 {
+	if s == nil {
+		return 0
+	}
+	return s.n
+}
+
 func (s *sampleSet) exact() bool { return s.res == nil }
 
 // constant reports whether every observation had the same value.

@@ -118,6 +118,9 @@ type varInfo struct {
 	last    int32            // cache of the last function added to funcs
 	count   [2]float64       // value samples per kind
 	changed [2]bool          // per kind: the value changed on some thread
+	param   bool             // a formal parameter
+	down    bool             // some thread of some run saw the value decrease
+	up      bool             // ... or increase
 	sets    [2][numDims]*sampleSet
 	lo      [numDims]float64 // normal range with slack (buggy runs)
 	hi      [numDims]float64 //
@@ -199,6 +202,9 @@ type Analyzer struct {
 	workers int
 	ab      []abTable
 
+	sig   sigTable   // stack signatures of every run (charge.go)
+	total [2]float64 // samples per kind, over the runs
+
 	warnings []string
 }
 
@@ -245,6 +251,19 @@ func (a *Analyzer) internFunc(key, display string, program bool, file string, li
 	a.funcIdx[k] = i
 	a.funcStamp = append(a.funcStamp, 0)
 	return i
+}
+
+// systemFile reports whether a source file is a system or compiler header
+// (the C++ standard library's templates, libc's inline functions): code
+// from it that is inlined into or instantiated in the program is library
+// code compiled into the program (method.md §4), not a root cause.
+func systemFile(f string) bool {
+	for _, p := range []string{"/usr/include/", "/usr/local/include/", "/usr/lib/gcc/", "/usr/lib/llvm"} {
+		if strings.HasPrefix(f, p) {
+			return true
+		}
+	}
+	return strings.Contains(f, "/include/c++/")
 }
 
 // Words whose presence in a variable's name marks it as differing from
@@ -354,7 +373,7 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 			k += "@" + filepath.Base(file(f.File))
 			disp += " (" + filepath.Base(file(f.File)) + ")"
 		}
-		oi.funcMap[i] = a.internFunc(k, sourceName(disp), o.Program, file(f.File), f.Line)
+		oi.funcMap[i] = a.internFunc(k, sourceName(disp), o.Program && !systemFile(file(f.File)), file(f.File), f.Line)
 	}
 	if len(s.Funcs) == 0 {
 		for i, sym := range s.Symbols {
@@ -505,7 +524,7 @@ func (a *Analyzer) internVar(key, name string, fn int32, v *dwarfschema.Var) int
 		return i
 	}
 	i := int32(len(a.vars))
-	vi := varInfo{key: key, name: name, fn: fn, tags: v.Tags, kind: v.Kind, pkind: v.PointeeKind, typ: v.Type, last: -1}
+	vi := varInfo{key: key, name: name, fn: fn, tags: v.Tags, kind: v.Kind, pkind: v.PointeeKind, typ: v.Type, last: -1, param: v.Param}
 	switch {
 	case v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 && v.PointeeKind != dwarfschema.KindPointer && v.PointeeKind != dwarfschema.KindAggregate:
 		vi.mode = modePtrBasic

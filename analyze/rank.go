@@ -134,9 +134,10 @@ func (a *Analyzer) Result() *Result {
 	}
 	pcOf := func(r *Run, f int) float64 { return r.pc[f] }
 	vcOf := func(r *Run, f int) float64 { return r.vc[f] }
-	rawOf := func(r *Run, f int) float64 { return max(r.pc[f], r.vc[f]) }
 	selfOf := func(r *Run, f int) float64 { return r.self[f] }
 
+	ev := a.evidenceOf(res.Variables, verdictOf)
+	charged := a.charge(ev)
 	plain := a.plainRanks(buggy, selfOf, mean)
 	histRank := make([][]int32, len(a.runs)) // per run: rank by raw cost, 0 unranked
 	for ri, r := range a.runs {
@@ -153,7 +154,10 @@ func (a *Analyzer) Result() *Result {
 		if !fi.program {
 			continue
 		}
-		raw := mean(buggy, rawOf, f)
+		raw := 0.0
+		if len(buggy) > 0 {
+			raw = charged[f].w[Buggy] / float64(len(buggy))
+		}
 		if raw <= 0 {
 			continue
 		}
@@ -192,6 +196,15 @@ func (a *Analyzer) Result() *Result {
 			}
 			fn.Source, fn.Dimension, fn.Reason = SourceHist, "hist", fmt.Sprintf("ranks near in %d of %d run pairs", fn.HistNear, fn.HistPairs)
 		}
+		if c := charged[f]; c.v >= 0 && c.other && (c.r < fn.Discount || fn.Source == SourceHist) {
+			// A callee's parameter claimed samples for f: the value f
+			// passed went wrong.
+			vv := &res.Variables[verdictOf[c.v]-1]
+			fn.Discount, fn.Source, fn.Variable, fn.Reason = vv.R, SourceVariable, a.funcs[a.vars[c.v].fn].display+": "+vv.Name, "passed to a callee: "+vv.Reason
+			if vv.HasDim {
+				fn.Dimension = vv.Dim.String()
+			}
+		}
 		fn.Calibrated = (1 - fn.Discount) * fn.Raw
 		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
 		res.Functions = append(res.Functions, fn)
@@ -224,41 +237,7 @@ func (a *Analyzer) Result() *Result {
 			fn.Pattern = classify(a.vars[vv.Var].tags, vv, o)
 		}
 	}
-	res.Warnings = append(res.Warnings, fewNormalWarnings(res, o)...)
 	return res
-}
-
-// fewNormalWarnings names the top functions that the hist-discounter ranks
-// although their variables were sampled in the buggy runs, because the
-// normal runs hold a few samples of them, short of MinSamples: none would
-// have made them "present only when slow" (r = 0), MinSamples a test.
-// More or longer normal runs decide such a function.
-func fewNormalWarnings(res *Result, o *Options) []string {
-	var out []string
-	for i := range res.Functions {
-		fn := &res.Functions[i]
-		if i >= o.PatternTop {
-			break
-		}
-		if fn.Source != SourceHist {
-			continue
-		}
-		var names []string
-		var normal, buggy float64
-		for _, j := range fn.Vars {
-			vv := &res.Variables[j]
-			if !vv.OK && vv.Normal > 0 && vv.Normal < float64(o.MinSamples) && vv.Buggy >= float64(o.MinSamples) {
-				names = append(names, vv.Name)
-				normal, buggy = max(normal, vv.Normal), max(buggy, vv.Buggy)
-			}
-		}
-		if len(names) == 0 {
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s (rank %d): no verdict on %s (value samples: at most %.0f normal, %.0f buggy; a verdict needs %d a side), so the hist-discounter ranks it; more or longer normal runs would decide",
-			fn.Name, fn.Rank, strings.Join(names, ", "), normal, buggy, o.MinSamples))
-	}
-	return out
 }
 
 // bestOf returns the verdict that gave fn its discount.

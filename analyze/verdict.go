@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"github.com/vprof/vprof/analyze/stats"
+	"github.com/vprof/vprof/dwarfschema"
 )
 
 // Reasons a discount ratio has the value it has.
@@ -14,7 +15,9 @@ const (
 	ReasonBuggyOnly = "present only when slow" // samples in buggy runs only: 0
 	ReasonNormOnly  = "absent when slow"       // samples in normal runs only: DefaultDiscount
 	ReasonNoVerdict = "no dimension with verdict"
-	ReasonNoChange  = "never changes" // duration of a value no thread saw change: DefaultDiscount
+	ReasonNoChange  = "never changes"    // duration of a value no thread saw change: DefaultDiscount
+	ReasonRare      = "rare when normal" // fewer than MinSamples normal samples: r = its share ratio
+	ReasonCounter   = "counter"          // value never decreases: value dimension skipped
 )
 
 // DimVerdict is the variable-discounter's result for one dimension of one
@@ -118,13 +121,31 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 	case vv.Buggy == 0 && vv.Normal > 0:
 		vv.OK, vv.R, vv.Default, vv.Reason = true, o.DefaultDiscount, true, ReasonNormOnly
 		return vv
+	case vv.Normal < float64(o.MinSamples) && vv.Buggy >= float64(o.MinSamples) && a.total[Normal] > 0 && a.total[Buggy] > 0:
+		// Too few normal samples for a test, but a share of the slow runs'
+		// samples: "present only when slow" made continuous. r is the
+		// ratio of the variable's shares of the samples of each kind, so
+		// 0 normal samples give the cliff's 0 and a variable that takes
+		// the same share of both kinds gets no evidence from it.
+		share := (vv.Normal / a.total[Normal]) / (vv.Buggy / a.total[Buggy])
+		vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Reason = true, min(share, o.DefaultDiscount), DimValue, true, ReasonRare
+		if vv.R < o.ValidDiscount {
+			vv.R = 0
+		}
+		vv.Default = share >= o.DefaultDiscount
+		return vv
 	case vv.Normal == 0 || vv.Buggy == 0:
 		vv.Reason = ReasonTooFew
 		return vv
 	}
 	var best *DimVerdict
+	counter := vi.counter()
 	for _, d := range tieOrder {
 		if !vi.analyses(d) {
+			continue
+		}
+		if d == DimValue && counter {
+			vv.Dims = append(vv.Dims, DimVerdict{Dim: d, Normal: vi.sets[Normal][d].count(), Buggy: vi.sets[Buggy][d].count(), Reason: ReasonCounter})
 			continue
 		}
 		dv := o.dimVerdict(d, vi.sets[Normal][d], vi.sets[Buggy][d])
@@ -148,6 +169,17 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 	}
 	vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = true, best.R, best.Dim, true, best.Default, best.Reason
 	return vv
+}
+
+// counter reports whether v counts something: no thread of any run saw
+// its value decrease, some saw it increase, and it is no loop's induction
+// variable. Its value measures how much work the process has done so far
+// (requests served, pages read, a clock), which a longer run makes larger
+// by construction: like a clock's, it is compared by its deltas (the rate)
+// and durations, not by value. An induction variable keeps its value
+// dimension: a loop that runs further is the evidence of a scalability bug.
+func (vi *varInfo) counter() bool {
+	return vi.up && !vi.down && vi.tags&dwarfschema.TagLoop == 0
 }
 
 // analyses reports whether variable vi is analysed in dimension d.

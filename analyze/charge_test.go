@@ -1,0 +1,141 @@
+package analyze
+
+import (
+	"testing"
+
+	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// TestChargeInnermostEvidence: a driver above the root cause whose loop
+// variable also went wrong (it keeps a value longer whenever anything
+// below is slow) is charged nothing of the samples in which the root
+// cause's own loop variable went wrong; without a charge it would rank
+// as high as the root cause (method.md §4, charged cost).
+func TestChargeInnermostEvidence(t *testing.T) {
+	a := New(DefaultOptions())
+	var normal, buggy []ev
+	for i := range 60 {
+		// work's i loops 0..9 under main's start_time... main's flag
+		// (work's cond variable stands for the driver's cursor here).
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork), P(pcMain)},
+			vals: []proffile.Value{val(0, vI, int64(i%10)), val(1, vStart, int64(i%3))}})
+	}
+	for i := range 120 {
+		// The slow run: i goes to 100, and main's variable changes as
+		// rarely as anything slow below makes it.
+		buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork), P(pcMain)},
+			vals: []proffile.Value{val(0, vI, int64(i%100)), val(1, vStart, int64(i/40))}})
+	}
+	feed(t, a, Normal, "n", normal)
+	feed(t, a, Buggy, "b", buggy)
+	res := a.Result()
+	if len(res.Functions) == 0 || res.Functions[0].Name != "work" {
+		t.Fatalf("ranked %v, want work first", names(res))
+	}
+	if w := res.Functions[0]; !near(w.Raw, 120e-3) {
+		t.Errorf("work charged %g ms, want all 120", w.Raw*1e3)
+	}
+	for _, f := range res.Functions {
+		if f.Name == "main" {
+			t.Errorf("main charged %g ms, want none", f.Raw*1e3)
+		}
+	}
+}
+
+// TestChargeParameterToCaller: a callee's parameter that went wrong is
+// the value its caller passed: the samples go to the caller, named with
+// the callee's parameter.
+func TestChargeParameterToCaller(t *testing.T) {
+	s := progSchema()
+	s.Vars[vN].Param = true
+	s.Vars[vN].Tags = dwarfschema.TagCond
+	hdr := header()
+	hdr[0] = &proffile.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+	a := New(DefaultOptions())
+	var normal, buggy []ev
+	for i := range 30 {
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper), P(pcWork)}, vals: []proffile.Value{val(0, vN, int64(i%4))}})
+	}
+	for i := range 30 {
+		buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper), P(pcWork)}, vals: []proffile.Value{val(0, vN, int64(1000+i%4))}})
+	}
+	feedWith(t, a, Normal, "n", hdr, normal)
+	feedWith(t, a, Buggy, "b", header(), buggy)
+	res := a.Result()
+	if len(res.Functions) == 0 || res.Functions[0].Name != "work" {
+		t.Fatalf("ranked %v, want work (the caller) first", names(res))
+	}
+	if f := res.Functions[0]; f.Variable != "helper: n" || f.Discount != 0 {
+		t.Errorf("work: from %q r %g, want helper: n, 0", f.Variable, f.Discount)
+	}
+}
+
+// TestCounter: a value that only grows (a statistics counter, a clock)
+// is compared by its deltas, not by value: a longer run makes it larger by
+// construction.
+func TestCounter(t *testing.T) {
+	a := New(DefaultOptions())
+	var normal, buggy []ev
+	for i := range 50 {
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []proffile.Value{val(0, vG, int64(2*i))}})
+	}
+	for i := range 200 {
+		buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []proffile.Value{val(0, vG, int64(2*i))}})
+	}
+	feed(t, a, Normal, "n", normal)
+	feed(t, a, Buggy, "b", buggy)
+	res := a.Result()
+	for _, vv := range res.Variables {
+		if vv.Name != "g" {
+			continue
+		}
+		for _, d := range vv.Dims {
+			if d.Dim == DimValue && (d.OK || d.Reason != ReasonCounter) {
+				t.Errorf("g value dimension: %+v, want no verdict, %q", d, ReasonCounter)
+			}
+		}
+		if vv.R < DefaultOptions().DefaultDiscount {
+			t.Errorf("g: r %g (%s %s), want no evidence: the rate is the same", vv.R, vv.Dim, vv.Reason)
+		}
+		return
+	}
+	t.Fatal("no verdict on g")
+}
+
+// TestSystemHeaderInlined: code of a system header inlined into a program
+// function (std::find) is library code: its cost is the program
+// function's, via it, and it is not ranked.
+func TestSystemHeaderInlined(t *testing.T) {
+	s := progSchema()
+	s.Files = append(s.Files, "/usr/include/c++/12/bits/stl_algo.h")
+	s.Funcs[fInl].File = 1
+	hdr := header()
+	hdr[0] = &proffile.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+	a := New(DefaultOptions())
+	feedWith(t, a, Buggy, "b", hdr, []ev{
+		{tid: 1, tick: 1, ms: 3, stack: []uint64{P(pcWorkInl)}},
+		{tid: 1, tick: 2, stack: []uint64{P(pcWork)}},
+	})
+	res := a.Result()
+	for _, f := range res.Functions {
+		if f.Name == "inl" {
+			t.Errorf("inl (a system header's) is ranked")
+		}
+	}
+	w := findFunc(t, res, "work")
+	if !near(w.PCCost, 4e-3) || len(w.Via) != 1 || w.Via[0].Func != "inl" {
+		t.Errorf("work: pc %g ms via %+v, want 4 ms via inl", w.PCCost*1e3, w.Via)
+	}
+	if !systemFile("/usr/include/stdio.h") || systemFile("/src/include/app.h") || !systemFile("/opt/gcc/include/c++/13/vector") {
+		t.Error("systemFile")
+	}
+}
+
+func names(res *Result) []string {
+	var out []string
+	for _, f := range res.Functions {
+		out = append(out, f.Name)
+	}
+	return out
+}

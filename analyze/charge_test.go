@@ -57,8 +57,12 @@ func TestChargeParameterToCaller(t *testing.T) {
 	for i := range 30 {
 		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper), P(pcWork)}, vals: []proffile.Value{val(0, vN, int64(i%4))}})
 	}
-	for i := range 30 {
+	for i := range 60 {
 		buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper), P(pcWork)}, vals: []proffile.Value{val(0, vN, int64(1000+i%4))}})
+	}
+	// main's own samples: work is no driver frame.
+	for i := range 5 {
+		buggy = append(buggy, ev{tid: 1, tick: uint64(100 + i), stack: []uint64{P(pcMain)}})
 	}
 	feedWith(t, a, Normal, "n", hdr, normal)
 	feedWith(t, a, Buggy, "b", header(), buggy)

@@ -58,9 +58,10 @@ type Run struct {
 
 // threadState is the per-thread state of the delta and duration dimensions.
 type threadState struct {
-	pid  int32
-	vars []tvState // by global variable
-	pcs  []runPCs  // by global variable, buggy runs only
+	pid   int32
+	vars  []tvState // by global variable
+	pcs   []runPCs  // by global variable, buggy runs only
+	total float64   // seconds sampled, buggy runs only (driver frames, charge.go)
 }
 
 // tvState is one variable on one thread: its last analysed value and the
@@ -398,6 +399,9 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 	}
 	if r.flatOnly {
 		return
+	}
+	if r.Kind == Buggy && nf > 0 && len(r.bts) > 0 {
+		r.onStack(pid, s, nf, w, stamp, r.bts[len(r.bts)-1])
 	}
 	// Records are written in place, in room made for all the values.
 	n := len(r.recs)

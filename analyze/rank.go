@@ -38,7 +38,8 @@ type Function struct {
 	Name       string // for people (demangled)
 	Key        string // linkage name
 	Calibrated float64
-	Raw        float64
+	Raw        float64 // charged cost in the buggy runs (method.md §4)
+	Extra      float64 // Raw minus the charged cost in the normal runs
 	PCCost     float64
 	VarCost    float64
 	PlainRank  int     // by self time in the buggy runs, as `vprof flat` ranks; 0: no self time
@@ -137,7 +138,8 @@ func (a *Analyzer) Result() *Result {
 	selfOf := func(r *Run, f int) float64 { return r.self[f] }
 
 	ev := a.evidenceOf(res.Variables, verdictOf)
-	charged := a.charge(ev)
+	drivers := a.drivers()
+	charged := a.charge(ev, drivers)
 	plain := a.plainRanks(buggy, selfOf, mean)
 	histRank := make([][]int32, len(a.runs)) // per run: rank by raw cost, 0 unranked
 	for ri, r := range a.runs {
@@ -154,15 +156,19 @@ func (a *Analyzer) Result() *Result {
 		if !fi.program {
 			continue
 		}
-		raw := 0.0
+		raw, extra := 0.0, 0.0
 		if len(buggy) > 0 {
 			raw = charged[f].w[Buggy] / float64(len(buggy))
+			extra = raw
+			if len(normal) > 0 {
+				extra -= charged[f].w[Normal] / float64(len(normal))
+			}
 		}
 		if raw <= 0 {
 			continue
 		}
 		fn := Function{
-			Name: fi.display, Key: fi.key, Raw: raw,
+			Name: fi.display, Key: fi.key, Raw: raw, Extra: extra,
 			PCCost: mean(buggy, pcOf, f), VarCost: mean(buggy, vcOf, f),
 			PlainRank: plain[f], File: fi.file, Line: fi.line,
 			Vars: funcVars[f],
@@ -205,7 +211,10 @@ func (a *Analyzer) Result() *Result {
 				fn.Dimension = vv.Dim.String()
 			}
 		}
-		fn.Calibrated = (1 - fn.Discount) * fn.Raw
+		// The cost a function explains is what it was charged in the
+		// slow runs beyond what it was charged in the normal ones
+		// (method.md §4, decision D6).
+		fn.Calibrated = (1 - fn.Discount) * max(0, fn.Extra)
 		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
 		res.Functions = append(res.Functions, fn)
 	}

@@ -143,3 +143,41 @@ func names(res *Result) []string {
 	}
 	return out
 }
+
+// TestRunNoise: a value that differs from run to run within each kind (a
+// value left on the stack, address bits) as much as between the kinds
+// carries no verdict; one whose kinds differ beyond their runs' spread
+// keeps it (method.md §5).
+func TestRunNoise(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		value func(kind Kind, run, i int) int64
+		noise bool
+	}{
+		{"garbage per run", func(k Kind, run, i int) int64 { return int64(1000*run+7*int(k)) + int64(i%2) }, true},
+		{"kinds apart", func(k Kind, run, i int) int64 { return int64(100*int(k)) + int64(run%2) + int64(i%3) }, false},
+	} {
+		a := New(DefaultOptions())
+		for _, k := range []Kind{Normal, Buggy} {
+			for run := range 3 {
+				var evs []ev
+				for i := range 20 {
+					evs = append(evs, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)},
+						vals: []proffile.Value{val(0, vFlag, c.value(k, run+3*int(k), i))}})
+				}
+				feed(t, a, k, k.String()+string(rune('0'+run)), evs)
+			}
+		}
+		res := a.Result()
+		for _, vv := range res.Variables {
+			if vv.Name != "flag" {
+				continue
+			}
+			for _, d := range vv.Dims {
+				if d.Dim == DimValue && (d.Reason == ReasonRunNoise) != c.noise {
+					t.Errorf("%s: value dimension %s (within %.2f, between %.2f), want run noise %v", c.name, d.Reason, d.Within, d.Hellinger, c.noise)
+				}
+			}
+		}
+	}
+}

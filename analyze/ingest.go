@@ -29,6 +29,10 @@ type Run struct {
 	viaKeys      [][2]int32           //
 	viaIdx       viaTable             // via key -> index in viaW
 	vfeed        []varFeed            // per global variable: what value reads
+	// vsets: per global variable, this run's values (the value dimension
+	// alone), to tell run-to-run noise from a difference between kinds
+	// (verdict.go). Grown only while the workers are idle (new objects).
+	vsets []*sampleSet
 
 	threads map[uint64]*threadState
 	lastKey uint64
@@ -152,6 +156,9 @@ func (r *Run) Record(rec any) error {
 			r.programBuild = x.BuildID
 		}
 		r.growFuncs()
+		for len(r.vsets) < len(r.a.vars) {
+			r.vsets = append(r.vsets, nil)
+		}
 	case *proffile.Mapping:
 		r.gen++
 		r.space.Observe(x)
@@ -715,6 +722,12 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec, sc *scratch) 
 	}
 	if len(xs) > 0 {
 		vs.addAll(xs)
+		rs := r.vsets[gv]
+		if rs == nil {
+			rs = newSampleSet(runSetLimit, uint64(gv)<<8|0xf)
+			r.vsets[gv] = rs
+		}
+		rs.addAll(xs)
 	}
 	if len(dxs) > 0 {
 		ds.addAll(dxs)

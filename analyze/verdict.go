@@ -15,9 +15,10 @@ const (
 	ReasonBuggyOnly = "present only when slow" // samples in buggy runs only: 0
 	ReasonNormOnly  = "absent when slow"       // samples in normal runs only: DefaultDiscount
 	ReasonNoVerdict = "no dimension with verdict"
-	ReasonNoChange  = "never changes"    // duration of a value no thread saw change: DefaultDiscount
-	ReasonRare      = "rare when normal" // fewer than MinSamples normal samples: r = its share ratio
-	ReasonCounter   = "counter"          // value never decreases: value dimension skipped
+	ReasonNoChange  = "never changes"           // duration of a value no thread saw change: DefaultDiscount
+	ReasonRare      = "rare when normal"        // fewer than MinSamples normal samples: r = its share ratio
+	ReasonCounter   = "counter"                 // value never decreases: value dimension skipped
+	ReasonRunNoise  = "differs from run to run" // runs of one kind differ as much as the kinds: no verdict
 )
 
 // DimVerdict is the variable-discounter's result for one dimension of one
@@ -31,6 +32,7 @@ type DimVerdict struct {
 	Statistic     float64 // standardized AD statistic
 	P             float64 // its p-value, capped to [0.001, 0.25]
 	Hellinger     float64 // computed when p < alpha
+	Within        float64 // value: the largest Hellinger distance between two runs of one kind
 	R             float64 // discount ratio
 	Default       bool    // R is DefaultDiscount given without a test
 	Reason        string
@@ -149,6 +151,12 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 			continue
 		}
 		dv := o.dimVerdict(d, vi.sets[Normal][d], vi.sets[Buggy][d])
+		if d == DimValue && dv.Tested && dv.R < o.DefaultDiscount {
+			if w, ok := a.runNoise(i, dv.Hellinger); ok {
+				dv = DimVerdict{Dim: d, Normal: dv.Normal, Buggy: dv.Buggy, Exact: dv.Exact, Tested: true,
+					Statistic: dv.Statistic, P: dv.P, Hellinger: dv.Hellinger, Within: w, Reason: ReasonRunNoise}
+			}
+		}
 		if d == DimDuration && dv.OK && !vi.changed[Normal] && !vi.changed[Buggy] {
 			// No thread of any run saw the value change: every duration
 			// is one thread's whole span of samples of v, which measures
@@ -169,6 +177,44 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 	}
 	vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = true, best.R, best.Dim, true, best.Default, best.Reason
 	return vv
+}
+
+// runSetLimit bounds a run's value set of one variable (Run.vsets).
+const runSetLimit = 512
+
+// runNoise reports whether two runs of the same kind differ in variable
+// v's values as much as the normal and the buggy runs differ (between, the
+// Hellinger distance of the pooled kinds): then the difference between
+// the kinds may be the runs' own (a value left on the stack, address bits,
+// a time of day) and carries no verdict (method.md §5, decision D7). It
+// returns the largest distance within a kind. Runs with fewer than
+// MinSamples values of v are not compared.
+func (a *Analyzer) runNoise(v int32, between float64) (float64, bool) {
+	min := float64(a.opt.MinSamples)
+	var within float64
+	var pairs int
+	for i, x := range a.runs {
+		xs := x.vset(v)
+		if xs == nil || xs.n < min {
+			continue
+		}
+		for _, y := range a.runs[i+1:] {
+			ys := y.vset(v)
+			if y.Kind != x.Kind || ys == nil || ys.n < min {
+				continue
+			}
+			pairs++
+			within = max(within, stats.Hellinger(xs.dist(), ys.dist()))
+		}
+	}
+	return within, pairs > 0 && within >= between
+}
+
+func (r *Run) vset(v int32) *sampleSet {
+	if int(v) < len(r.vsets) {
+		return r.vsets[v]
+	}
+	return nil
 }
 
 // counter reports whether v counts something: no thread of any run saw

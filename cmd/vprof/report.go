@@ -396,8 +396,11 @@ func writeExplain(w io.Writer, res *analyze.Result, name, format string) error {
 			r := dimRow{Variable: name, Tags: vv.Tags, Type: vv.Type, Dimension: d.Dim.String(), Normal: d.Normal, Buggy: d.Buggy, Note: d.Reason}
 			if d.Tested {
 				r.Statistic, r.P = ptr(d.Statistic), ptr(d.P)
-				if d.Reason == analyze.ReasonDiffer {
+				if d.Reason == analyze.ReasonDiffer || d.Reason == analyze.ReasonRunNoise {
 					r.Hellinger = ptr(d.Hellinger)
+				}
+				if d.Reason == analyze.ReasonRunNoise {
+					r.Note += fmt.Sprintf(": two runs of one kind %.2f apart, the kinds %.2f, no verdict", d.Within, d.Hellinger)
 				}
 			}
 			if d.OK {

@@ -3,12 +3,17 @@ GO      ?= go
 BIN     := bin
 VPROF   := $(BIN)/vprof
 
-.PHONY: debug-tools check-slowdown all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
+.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
 
 all: build testprogs
 
 build vprof:
 	$(GO) build -o $(VPROF) ./cmd/vprof
+
+# vprof on the PATH: make install PREFIX=$$HOME/.local puts it in ~/.local/bin.
+PREFIX ?= /usr/local
+install: build
+	install -D -m 755 $(VPROF) $(DESTDIR)$(PREFIX)/bin/vprof
 
 testprogs:
 	$(MAKE) -C testprogs

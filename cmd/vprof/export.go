@@ -42,7 +42,7 @@ func init() {
 
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("export", exportHelp, stdout)
-	format := fs.String("format", "", "output format: pprof, collapsed, speedscope or chrome (required)")
+	format := fs.String("format", "", "output `FORMAT`: pprof, collapsed, speedscope or chrome (required)")
 	report := fs.String("report", "", "chrome only: normal-run `profiles` (comma-separated) to compare with, adding counter tracks of the most anomalous variables")
 	out := fs.String("o", "", "output `file` (default: standard output)")
 	if err := parseFlags(fs, args); err != nil {

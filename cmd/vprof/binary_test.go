@@ -86,3 +86,11 @@ func execVprof(t *testing.T, dir string, env []string, args ...string) execResul
 	}
 	return execResult{code, o.String(), e.String()}
 }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}

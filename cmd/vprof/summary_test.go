@@ -65,4 +65,3 @@ func TestRecordSummaryIdle(t *testing.T) {
 		t.Errorf("escape sequences in redirected output: %q", r.stderr)
 	}
 }
-

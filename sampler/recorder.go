@@ -556,8 +556,11 @@ func (r *Recorder) launch() error {
 		return fmt.Errorf("new process %d: no stop after seize (status %v, %v)", pid, ws, err)
 	}
 	p, err := r.newProcess(pid, os.Getpid(), nil)
+	if err == nil {
+		err = checkComponents(r.cfg.Components, p)
+	}
 	if err != nil {
-		unix.Kill(pid, unix.SIGKILL)
+		unix.Kill(pid, unix.SIGKILL) // it has not run a single instruction of its own yet
 		return err
 	}
 	if err := r.begin(p); err != nil {
@@ -630,6 +633,9 @@ func (r *Recorder) attach(pid int) error {
 	}
 	// Load the program before stopping anything.
 	p, err := r.newProcess(pid, 0, nil)
+	if err == nil {
+		err = checkComponents(r.cfg.Components, p)
+	}
 	if err != nil {
 		return err
 	}
@@ -713,6 +719,18 @@ func (r *Recorder) newProcess(pid, ppid int, parent *process) (*process, error) 
 	r.procList = append(r.procList, p)
 	r.nproc++
 	return p, nil
+}
+
+// checkComponents fails when one of comps matches none of the source files
+// of the first program recorded (dwarfschema.ComponentError): the
+// recording would hold no value of it. A program without DWARF is not
+// checked (it was warned about); nor are the programs it starts, which a
+// component may be meant for.
+func checkComponents(comps []string, p *process) error {
+	if len(comps) == 0 || p.main == nil || p.main.schema == nil || !p.main.schema.HasDWARF {
+		return nil
+	}
+	return dwarfschema.CheckComponents(comps, p.exe, p.main.schema.Files)
 }
 
 // loadMain loads the program object of p's current image.

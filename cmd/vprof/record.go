@@ -98,7 +98,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	samplerName := fs.String("sampler", "auto", "how threads are sampled, `NAME`: auto, perf or ptrace (see above; ptrace may cut a running system call short)")
 	all := fs.Bool("all", false, "sample every local variable and parameter DWARF describes, not only those tagged loop/cond/args (more values, more cost)")
 	var comps multiFlag
-	fs.Var(&comps, "component", "sample only variables defined in source files under `PATH` (repeatable)")
+	fs.Var(&comps, "component", "sample only variables declared in source files under `PATH`, a file or directory (repeatable; the rule: see 'vprof schema --help')")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

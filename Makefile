@@ -40,10 +40,11 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
-# gdb, to cross-check locations and values; dwz, for compressed debug files.
+# gdb, to cross-check locations and values; dwz, for compressed debug files;
+# libc6-dbg, libc's separate debug file (exports name libc's local functions).
 debug-tools:
-	@command -v gdb >/dev/null 2>&1 && command -v dwz >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdb dwz; }
+	@command -v gdb >/dev/null 2>&1 && command -v dwz >/dev/null 2>&1 && dpkg -s libc6-dbg >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdb dwz libc6-dbg; }
 
 xray-tools:
 	@command -v clang >/dev/null 2>&1 && command -v llvm-xray >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \

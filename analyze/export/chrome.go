@@ -27,7 +27,9 @@ type ChromeOptions struct {
 // chrome://tracing and the Perfetto UI): per thread, the calls rebuilt from
 // the samples (method.md §9) as complete ("X") events, thread names as
 // metadata, and with opt.Normal the sampled values of the most anomalous
-// variables as counter ("C") events.
+// variables as counter ("C") events. Times are the samples' own, in
+// microseconds to the nanosecond (trace.ProfileOptions.SampleTime), not
+// whole ticks.
 func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 	var (
 		tr     *trace.Trace
@@ -43,9 +45,9 @@ func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 		if n <= 0 {
 			n = 4
 		}
-		tr, tracks, err = timeline.ReadProfileWithTracks(path, timeline.AnomalousVars(res, n))
+		tr, tracks, err = timeline.ReadProfileTracks(path, timeline.AnomalousVars(res, n), trace.ProfileOptions{SampleTime: true})
 	} else {
-		tr, _, err = trace.ReadProfile(path, trace.ProfileOptions{})
+		tr, _, err = trace.ReadProfile(path, trace.ProfileOptions{SampleTime: true})
 	}
 	if err != nil {
 		return err

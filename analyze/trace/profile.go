@@ -31,6 +31,11 @@ type ProfileOptions struct {
 	// KeepValue selects the variables whose value samples are kept; nil
 	// keeps none. It is asked once per variable.
 	KeepValue func(o *proffile.Object, v dwarfschema.VarID) bool
+	// SampleTime times calls by each sample's measured time (TimeNS, to
+	// the nanosecond) instead of tick x interval (whole intervals): for
+	// exports whose readers show time finer than the interval. A call
+	// still ends one interval after its last sample.
+	SampleTime bool
 }
 
 // ReadProfile turns a vprof profile's samples into calls (method.md §9):
@@ -116,6 +121,9 @@ func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *
 			for i := range v.Samples {
 				s := &v.Samples[i]
 				t := int64(s.Tick) * p.interval
+				if opt.SampleTime && s.TimeNS > 0 {
+					t = s.TimeNS
+				}
 				p.sample(pt, v.PID, s, t)
 				if opt.KeepValue != nil {
 					for _, val := range s.Values {

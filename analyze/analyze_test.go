@@ -49,14 +49,15 @@ func TestCosts(t *testing.T) {
 		wantViaShare        float64
 		wantVars, wantCount int
 	}{
-		// work holds the inlined inl: its self time is work's (the symbol);
-		// an event in inl's body counts for work's variable-based cost when
-		// work's own variable was read there.
-		{name: "work", pc: 2, vc: 3, raw: 3, wantPlain: 1, wantVia: "qsort", wantViaShare: 0.5},
+		// work holds the inlined inl: the samples in inl's body are inl's,
+		// for the flat profile (plain rank) as for the PC cost (one rule,
+		// README); an event in inl's body counts for work's variable-based
+		// cost when work's own variable was read there.
+		{name: "work", pc: 2, vc: 3, raw: 3, wantPlain: 5, wantVia: "qsort", wantViaShare: 0.5},
 		{name: "cmp", pc: 1, vc: 0, raw: 1, wantPlain: 4},
 		{name: "helper", pc: 2, vc: 2, raw: 2, wantPlain: 2},
 		{name: "main", pc: 0, vc: 1, raw: 1, wantPlain: 0},
-		{name: "inl", pc: 6, vc: 4, raw: 6, wantPlain: 0},
+		{name: "inl", pc: 6, vc: 4, raw: 6, wantPlain: 1},
 	}
 	for _, c := range cases {
 		f := findFunc(t, res, c.name)
@@ -96,8 +97,8 @@ func TestCosts(t *testing.T) {
 		names = append(names, e.Name)
 	}
 	// Means over all three runs: work has 4 ms in the normal run; inl's
-	// samples are work's, the symbol's.
-	want := []string{"work", "helper", "memcpy", "cmp"}
+	// samples are inl's, the inlined function's.
+	want := []string{"inl", "work", "helper", "memcpy", "cmp"}
 	if !slices.Equal(names, want) {
 		t.Errorf("flat order %v, want %v", names, want)
 	}

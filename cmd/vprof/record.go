@@ -196,10 +196,12 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// isTTY reports whether w is a terminal.
+// isTTY reports whether w is a terminal that takes escape sequences (the
+// progress line redraws itself with them): not a file or pipe, and not
+// TERM=dumb (an editor's shell buffer).
 func isTTY(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
+	if !ok || os.Getenv("TERM") == "dumb" {
 		return false
 	}
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)

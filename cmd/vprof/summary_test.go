@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,5 +66,31 @@ func TestRecordSummaryIdle(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "\x1b") || strings.Contains(r.stderr, "\r") {
 		t.Errorf("escape sequences in redirected output: %q", r.stderr)
+	}
+}
+
+// TestRecordEscapesOnTerminalOnly: on a terminal (script(1)'s pty) the
+// progress line redraws itself with escape sequences; with TERM=dumb, or
+// redirected (TestRecordSummaryIdle), the output is plain.
+func TestRecordEscapesOnTerminalOnly(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("no script(1) for a terminal")
+	}
+	dir := t.TempDir()
+	cmd := fmt.Sprintf("%s record -o %s -- sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'", vprofBinary(t), filepath.Join(dir, "t.data"))
+	for _, c := range []struct {
+		term    string
+		escapes bool
+	}{{"xterm", true}, {"dumb", false}} {
+		sc := exec.Command(script, "-qec", cmd, "/dev/null")
+		sc.Env = append(os.Environ(), "TERM="+c.term)
+		out, err := sc.CombinedOutput()
+		if err != nil {
+			t.Fatalf("TERM=%s: %v\n%q", c.term, err, out)
+		}
+		if got := strings.Contains(string(out), "\x1b["); got != c.escapes || !strings.Contains(string(out), "overhead: ") {
+			t.Errorf("TERM=%s on a terminal: escape sequences %v, want %v: %q", c.term, got, c.escapes, out)
+		}
 	}
 }

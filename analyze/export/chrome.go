@@ -11,6 +11,7 @@ import (
 	"github.com/vprof/vprof/analyze"
 	"github.com/vprof/vprof/analyze/timeline"
 	"github.com/vprof/vprof/analyze/trace"
+	"github.com/vprof/vprof/runtime/proffile"
 )
 
 // ChromeOptions tunes Chrome.
@@ -36,6 +37,11 @@ func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 		tracks map[*trace.Thread][]timeline.Track
 		err    error
 	)
+	var dbg debugSyms
+	popt := trace.ProfileOptions{SampleTime: true, NameCode: func(o *proffile.Object, link uint64) (string, bool) {
+		name, ok := dbg.name(o.BuildID, link)
+		return demangled(name), ok
+	}}
 	if len(opt.Normal) > 0 {
 		res, aerr := analyze.Analyze(opt.Normal, []string{path}, analyze.DefaultOptions(), nil)
 		if aerr != nil {
@@ -45,9 +51,9 @@ func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 		if n <= 0 {
 			n = 4
 		}
-		tr, tracks, err = timeline.ReadProfileTracks(path, timeline.AnomalousVars(res, n), trace.ProfileOptions{SampleTime: true})
+		tr, tracks, err = timeline.ReadProfileTracks(path, timeline.AnomalousVars(res, n), popt)
 	} else {
-		tr, _, err = trace.ReadProfile(path, trace.ProfileOptions{SampleTime: true})
+		tr, _, err = trace.ReadProfile(path, popt)
 	}
 	if err != nil {
 		return err

@@ -132,3 +132,21 @@ func TestFormatVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeInstall: the README's 'make install PREFIX=...' puts a working
+// vprof in PREFIX/bin.
+func TestMakeInstall(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	prefix := t.TempDir()
+	cmd := exec.Command("make", "-s", "install", "PREFIX="+prefix)
+	cmd.Dir = moduleRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	out, err := exec.Command(prefix+"/bin/vprof", "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "vprof ") {
+		t.Fatalf("installed vprof version: %v %q", err, out)
+	}
+}

@@ -89,7 +89,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	interval := fs.Duration("interval", time.Millisecond, "time between ticks (`D`: 1ms is 1000 samples per second per busy thread)")
 	depth := fs.Int("depth", 3, "read values in `N` caller program frames besides the innermost one")
 	stack := fs.Int("stack", 64, "keep `N` frames of each call stack (at most 128)")
-	clock := fs.String("clock", "cpu", "`MODE`: cpu samples threads that used CPU since the last tick; wall every thread at every tick, with running/blocked state")
+	clock := fs.String("clock", "cpu", "what a tick samples, `MODE`: cpu (the threads that used CPU since the last tick) or wall (every thread, with running/blocked state)")
 	duration := fs.Duration("duration", 0, "stop recording after `D` (0: when the program exits)")
 	jitter := fs.Bool("jitter", false, "jitter the ticks (exponential gaps, mean --interval) to avoid aliasing with periodic work")
 	progress := fs.Bool("progress", false, "print progress every second even when standard error is not a terminal")

@@ -3,12 +3,17 @@ GO      ?= go
 BIN     := bin
 VPROF   := $(BIN)/vprof
 
-.PHONY: debug-tools check-slowdown all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
+.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
 
 all: build testprogs
 
 build vprof:
 	$(GO) build -o $(VPROF) ./cmd/vprof
+
+# vprof on the PATH: make install PREFIX=$$HOME/.local puts it in ~/.local/bin.
+PREFIX ?= /usr/local
+install: build
+	install -D -m 755 $(VPROF) $(DESTDIR)$(PREFIX)/bin/vprof
 
 testprogs:
 	$(MAKE) -C testprogs
@@ -35,10 +40,11 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
-# gdb, to cross-check locations and values; dwz, for compressed debug files.
+# gdb, to cross-check locations and values; dwz, for compressed debug files;
+# libc6-dbg, libc's separate debug file (exports name libc's local functions).
 debug-tools:
-	@command -v gdb >/dev/null 2>&1 && command -v dwz >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdb dwz; }
+	@command -v gdb >/dev/null 2>&1 && command -v dwz >/dev/null 2>&1 && dpkg -s libc6-dbg >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdb dwz libc6-dbg; }
 
 xray-tools:
 	@command -v clang >/dev/null 2>&1 && command -v llvm-xray >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \

@@ -104,8 +104,8 @@ func TestCosts(t *testing.T) {
 		names = append(names, e.Name)
 	}
 	// Means over all three runs: work has 4 ms in the normal run; inl's
-	// samples are work's, the symbol's.
-	want := []string{"work", "helper", "memcpy", "cmp"}
+	// samples are inl's, the inlined function's.
+	want := []string{"inl", "work", "helper", "memcpy", "cmp"}
 	if !slices.Equal(names, want) {
 		t.Errorf("flat order %v, want %v", names, want)
 	}

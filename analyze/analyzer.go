@@ -487,37 +487,8 @@ func (a *Analyzer) funcInComponent(f int32) bool {
 	return a.funcComp[f] > 0
 }
 
-func matchComponent(file string, comps []string) bool {
-	file = filepath.Clean(file)
-	for _, c := range comps {
-		if c == "" {
-			continue
-		}
-		c = filepath.Clean(c)
-		if c == "." {
-			return true
-		}
-		if filepath.IsAbs(c) {
-			if file == c || strings.HasPrefix(file, c+"/") {
-				return true
-			}
-			continue
-		}
-		c = strings.TrimPrefix(c, "./")
-		for rest := "/" + file; ; {
-			i := strings.Index(rest, "/"+c)
-			if i < 0 {
-				break
-			}
-			after := rest[i+1+len(c):]
-			if after == "" || after[0] == '/' {
-				return true
-			}
-			rest = rest[i+1:]
-		}
-	}
-	return false
-}
+// matchComponent is the rule of record and schema (dwarfschema.MatchComponent).
+func matchComponent(file string, comps []string) bool { return dwarfschema.MatchComponent(file, comps) }
 
 func (a *Analyzer) internVar(key, name string, fn int32, v *dwarfschema.Var) int32 {
 	if i, ok := a.varIdx[key]; ok {

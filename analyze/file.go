@@ -55,6 +55,9 @@ func Analyze(normal, buggy []string, o Options, progress Progress) (*Result, err
 	if err := a.addFiles(kinds, append(slices.Clone(normal), buggy...), progress); err != nil {
 		return nil, err
 	}
+	if err := a.checkComponents(); err != nil {
+		return nil, err
+	}
 	return a.Result(), nil
 }
 

@@ -98,6 +98,7 @@ func (a *Analyzer) Result() *Result {
 	}
 	res.NormalRuns, res.BuggyRuns = len(normal), len(buggy)
 	res.Warnings = append(res.Warnings, a.buildWarnings(normal, buggy)...)
+	res.Warnings = append(res.Warnings, inputWarnings(normal, buggy)...) // checks.go
 
 	// Variable verdicts.
 	var verdictOf []int // index into res.Variables + 1

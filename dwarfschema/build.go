@@ -447,31 +447,20 @@ func sortLocs(locs []Loc) {
 	})
 }
 
-// inComponent reports whether Schema.Files[f] lies under one of the
-// --component prefixes: as an absolute path (a relative prefix made
-// absolute from the current directory), or relative to the compilation
-// directory of the unit that named the file.
+// inComponent reports whether Schema.Files[f] lies in one of the
+// --component paths (MatchComponent), as its path or relative to the
+// compilation directory of the unit that named the file.
 func (l *loader) inComponent(f int32) bool {
 	if f < 0 || int(f) >= len(l.s.Files) {
 		return false
 	}
 	p := l.s.Files[f]
-	for _, c := range l.opt.Components {
-		if c == "" {
-			continue
-		}
-		if strings.HasPrefix(p, c) {
+	if MatchComponent(p, l.opt.Components) {
+		return true
+	}
+	if cd := l.fileCompDir[f]; cd != "" {
+		if rel, err := filepath.Rel(cd, p); err == nil && !strings.HasPrefix(rel, "../") && MatchComponent(rel, l.opt.Components) {
 			return true
-		}
-		if !filepath.IsAbs(c) {
-			if abs, err := filepath.Abs(c); err == nil && strings.HasPrefix(p, abs) {
-				return true
-			}
-			if cd := l.fileCompDir[f]; cd != "" {
-				if rel, err := filepath.Rel(cd, p); err == nil && strings.HasPrefix(rel, strings.TrimPrefix(c, "./")) {
-					return true
-				}
-			}
 		}
 	}
 	return false

@@ -3,6 +3,7 @@ package sampler
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -135,15 +136,26 @@ type PermissionError struct {
 
 func (e *PermissionError) Error() string {
 	msg := fmt.Sprintf("not permitted to trace process %d (%v).\n", e.PID, e.Err)
+	// Another user's process: the capability is what is missing, whatever
+	// the Yama setting.
+	if st, err := os.Stat(fmt.Sprintf("/proc/%d", e.PID)); err == nil && e.PID > 0 {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+			return msg + fmt.Sprintf("  It belongs to uid %d and vprof runs as uid %d: tracing another user's process\n"+
+				"  needs CAP_SYS_PTRACE (and CAP_PERFMON for the perf sampler). Run it as that user or root\n"+
+				"  (sudo vprof record -p %d ...), or give the binary the capabilities once:\n"+
+				"  sudo setcap cap_sys_ptrace,cap_perfmon+ep \"$(command -v vprof)\"", sys.Uid, os.Geteuid(), e.PID)
+		}
+	}
 	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil {
 		msg += fmt.Sprintf("  /proc/sys/kernel/yama/ptrace_scope is %s", b[:len(b)-1])
 		msg += ": 0 lets you trace your own processes, 1 only your descendants (so -p PID needs\n" +
 			"  the capability), 2 needs CAP_SYS_PTRACE, 3 forbids ptrace altogether.\n" +
 			"  Try: sudo sysctl kernel.yama.ptrace_scope=0, or run vprof with CAP_SYS_PTRACE\n" +
-			"  (sudo, or setcap cap_sys_ptrace+ep on the vprof binary)"
+			"  (sudo, or sudo setcap cap_sys_ptrace+ep \"$(command -v vprof)\")"
 	} else {
-		msg += "  Tracing a process of another user needs CAP_SYS_PTRACE (run vprof with sudo);\n" +
-			"  inside a container, add --cap-add=SYS_PTRACE (and a seccomp profile allowing ptrace)"
+		msg += "  A process that changed its credentials (setuid) or made itself undumpable needs\n" +
+			"  CAP_SYS_PTRACE (run vprof with sudo); inside a container, add --cap-add=SYS_PTRACE\n" +
+			"  (and a seccomp profile allowing ptrace)"
 	}
 	return msg
 }
@@ -544,8 +556,11 @@ func (r *Recorder) launch() error {
 		return fmt.Errorf("new process %d: no stop after seize (status %v, %v)", pid, ws, err)
 	}
 	p, err := r.newProcess(pid, os.Getpid(), nil)
+	if err == nil {
+		err = checkComponents(r.cfg.Components, p)
+	}
 	if err != nil {
-		unix.Kill(pid, unix.SIGKILL)
+		unix.Kill(pid, unix.SIGKILL) // it has not run a single instruction of its own yet
 		return err
 	}
 	if err := r.begin(p); err != nil {
@@ -618,6 +633,9 @@ func (r *Recorder) attach(pid int) error {
 	}
 	// Load the program before stopping anything.
 	p, err := r.newProcess(pid, 0, nil)
+	if err == nil {
+		err = checkComponents(r.cfg.Components, p)
+	}
 	if err != nil {
 		return err
 	}
@@ -703,9 +721,25 @@ func (r *Recorder) newProcess(pid, ppid int, parent *process) (*process, error) 
 	return p, nil
 }
 
+// checkComponents fails when one of comps matches none of the source files
+// of the first program recorded (dwarfschema.ComponentError): the
+// recording would hold no value of it. A program without DWARF is not
+// checked (it was warned about); nor are the programs it starts, which a
+// component may be meant for.
+func checkComponents(comps []string, p *process) error {
+	if len(comps) == 0 || p.main == nil || p.main.schema == nil || !p.main.schema.HasDWARF {
+		return nil
+	}
+	return dwarfschema.CheckComponents(comps, p.exe, p.main.schema.Files)
+}
+
 // loadMain loads the program object of p's current image.
 func (r *Recorder) loadMain(p *process) error {
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid))
+	if errors.Is(err, fs.ErrPermission) {
+		// The process exists (attach saw /proc/PID) but is not ours to read.
+		return &PermissionError{PID: p.pid, Err: err}
+	}
 	if err != nil {
 		return fmt.Errorf("process %d: %w", p.pid, ErrNoProcess)
 	}

@@ -28,7 +28,13 @@ fi
 comp=()
 [ -z "$COMPONENT" ] || comp=(--component "$COMPONENT")
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Bold headings on a terminal only, and not under NO_COLOR (no-color.org):
+# make demo > demo.log stays plain text.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ] && [ "${TERM:-dumb}" != dumb ]; then
+  step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+  step() { printf '\n== %s\n' "$*"; }
+fi
 
 step "1. Schema: the variables vprof will sample in $BIN (${COMPONENT:-every file})"
 "$VPROF" schema "${comp[@]}" "$BIN"

@@ -11,6 +11,7 @@ import (
 	"github.com/vprof/vprof/analyze"
 	"github.com/vprof/vprof/analyze/timeline"
 	"github.com/vprof/vprof/analyze/trace"
+	"github.com/vprof/vprof/runtime/proffile"
 )
 
 // ChromeOptions tunes Chrome.
@@ -27,13 +28,20 @@ type ChromeOptions struct {
 // chrome://tracing and the Perfetto UI): per thread, the calls rebuilt from
 // the samples (method.md §9) as complete ("X") events, thread names as
 // metadata, and with opt.Normal the sampled values of the most anomalous
-// variables as counter ("C") events.
+// variables as counter ("C") events. Times are the samples' own, in
+// microseconds to the nanosecond (trace.ProfileOptions.SampleTime), not
+// whole ticks.
 func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 	var (
 		tr     *trace.Trace
 		tracks map[*trace.Thread][]timeline.Track
 		err    error
 	)
+	var dbg debugSyms
+	popt := trace.ProfileOptions{SampleTime: true, NameCode: func(o *proffile.Object, link uint64) (string, bool) {
+		name, ok := dbg.name(o.BuildID, link)
+		return demangled(name), ok
+	}}
 	if len(opt.Normal) > 0 {
 		res, aerr := analyze.Analyze(opt.Normal, []string{path}, analyze.DefaultOptions(), nil)
 		if aerr != nil {
@@ -43,9 +51,9 @@ func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 		if n <= 0 {
 			n = 4
 		}
-		tr, tracks, err = timeline.ReadProfileWithTracks(path, timeline.AnomalousVars(res, n))
+		tr, tracks, err = timeline.ReadProfileTracks(path, timeline.AnomalousVars(res, n), popt)
 	} else {
-		tr, _, err = trace.ReadProfile(path, trace.ProfileOptions{})
+		tr, _, err = trace.ReadProfile(path, popt)
 	}
 	if err != nil {
 		return err

@@ -6,16 +6,46 @@ import (
 	"sort"
 )
 
-// Speedscope writes the profile as speedscope's JSON file format
-// (https://www.speedscope.app/file-format-schema.json): one sampled
-// profile per thread, stacks root first, weights in nanoseconds of the
-// recording's clock.
-func Speedscope(w io.Writer, path string) error {
-	type frame struct {
+// ssFrame is a frame of speedscope's shared frame list.
+type ssFrame struct {
+	Name string `json:"name"`
+	File string `json:"file,omitempty"`
+	Line int32  `json:"line,omitempty"`
+}
+
+// speedscopeFrame is the frame of one function: speedscope draws one bar
+// per frame and call, so a frame per source line would split a function's
+// time into as many bars as lines were sampled. The file and line are the
+// function's declaration (DWARF); a library symbol has neither.
+func speedscopeFrame(st *Stack, f *Frame) struct {
+	Name string `json:"name"`
+	File string `json:"file,omitempty"`
+	Line int32  `json:"line,omitempty"`
+} {
+	fr := struct {
 		Name string `json:"name"`
 		File string `json:"file,omitempty"`
 		Line int32  `json:"line,omitempty"`
+	}{Name: f.Display}
+	if f.Func < 0 {
+		return fr
 	}
+	if o := st.Table.Objects[f.Obj]; o != nil && o.Schema != nil && int(f.Func) < len(o.Schema.Funcs) {
+		fn := &o.Schema.Funcs[f.Func]
+		if fn.File >= 0 && int(fn.File) < len(o.Schema.Files) {
+			fr.File = o.Schema.Files[fn.File]
+		}
+		fr.Line = fn.Line
+	}
+	return fr
+}
+
+// Speedscope writes the profile as speedscope's JSON file format
+// (https://www.speedscope.app/file-format-schema.json): one sampled
+// profile per thread, stacks root first, weights in nanoseconds of the
+// recording's clock, one frame per function (speedscopeFrame).
+func Speedscope(w io.Writer, path string) error {
+	type frame = ssFrame
 	type prof struct {
 		Type       string    `json:"type"`
 		Name       string    `json:"name"`
@@ -39,8 +69,7 @@ func Speedscope(w io.Writer, path string) error {
 		}
 		stack := make([]int32, len(st.Frames))
 		for i := range st.Frames {
-			f := &st.Frames[i]
-			fr := frame{Name: f.Display, File: f.File, Line: f.Line}
+			fr := speedscopeFrame(st, &st.Frames[i])
 			id, ok := fidx[fr]
 			if !ok {
 				id = int32(len(frames))

@@ -16,7 +16,8 @@ import (
 type Frame struct {
 	symtab.Frame
 	Inlined bool
-	PC      uint64 // runtime address as sampled
+	PC      uint64           // runtime address as sampled
+	Map     proffile.Mapping // the mapping PC lies in (Known frames)
 }
 
 // Stack is one sample with its frames resolved, innermost first.
@@ -38,6 +39,7 @@ func Walk(path string, fn func(*Stack) error) (*symtab.Table, proffile.Header, p
 	defer r.Close()
 	tab := symtab.New()
 	st := Stack{Table: tab}
+	var dbg debugSyms
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -58,15 +60,30 @@ func Walk(path string, fn func(*Stack) error) (*symtab.Table, proffile.Header, p
 			st.Frames = st.Frames[:0]
 			for d, pc := range s.Stack {
 				f := tab.Resolve(b.PID, pc, d)
+				var m proffile.Mapping
+				if f.Known {
+					look := pc
+					if d > 0 && pc > 0 {
+						look--
+					}
+					m, _ = tab.Space.Lookup(b.PID, look)
+					if f.Func < 0 && !f.Symbol {
+						if o := tab.Objects[f.Obj]; o != nil {
+							if name, ok := dbg.name(o.BuildID, f.LinkPC); ok {
+								f.Name, f.Display, f.Symbol = name, demangled(name), true
+							}
+						}
+					}
+				}
 				if f.Func >= 0 && f.Outer >= 0 && f.Func != f.Outer {
-					st.Frames = append(st.Frames, Frame{Frame: f, Inlined: true, PC: pc})
+					st.Frames = append(st.Frames, Frame{Frame: f, Inlined: true, PC: pc, Map: m})
 					o := tab.Objects[f.Obj].Schema.Funcs[f.Outer]
 					f.Func, f.Name, f.Display = f.Outer, o.Name, o.Display
 					if f.Display == "" {
 						f.Display = f.Name
 					}
 				}
-				st.Frames = append(st.Frames, Frame{Frame: f, PC: pc})
+				st.Frames = append(st.Frames, Frame{Frame: f, PC: pc, Map: m})
 			}
 			if err := fn(&st); err != nil {
 				return tab, r.Header(), r.Recovery(), err

@@ -112,7 +112,14 @@ func keepVars(vars []VarRef) func(o *proffile.Object, v dwarfschema.VarID) bool 
 // ReadProfileWithTracks reads a vprof profile as calls and turns the value
 // samples of vars into tracks, one per variable and thread that sampled it.
 func ReadProfileWithTracks(path string, vars []VarRef) (*trace.Trace, map[*trace.Thread][]Track, error) {
-	tr, prof, err := trace.ReadProfile(path, trace.ProfileOptions{KeepValue: keepVars(vars)})
+	return ReadProfileTracks(path, vars, trace.ProfileOptions{})
+}
+
+// ReadProfileTracks is ReadProfileWithTracks with options for the calls
+// (opt.KeepValue is set from vars).
+func ReadProfileTracks(path string, vars []VarRef, opt trace.ProfileOptions) (*trace.Trace, map[*trace.Thread][]Track, error) {
+	opt.KeepValue = keepVars(vars)
+	tr, prof, err := trace.ReadProfile(path, opt)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -31,6 +31,15 @@ type ProfileOptions struct {
 	// KeepValue selects the variables whose value samples are kept; nil
 	// keeps none. It is asked once per variable.
 	KeepValue func(o *proffile.Object, v dwarfschema.VarID) bool
+	// SampleTime times calls by each sample's measured time (TimeNS, to
+	// the nanosecond) instead of tick x interval (whole intervals): for
+	// exports whose readers show time finer than the interval. A call
+	// still ends one interval after its last sample.
+	SampleTime bool
+	// NameCode, when set, names code that the object's own symbols do not
+	// (link-time address link in object o), e.g. from a separate debug
+	// file; otherwise such code is "[object]".
+	NameCode func(o *proffile.Object, link uint64) (string, bool)
 }
 
 // ReadProfile turns a vprof profile's samples into calls (method.md §9):
@@ -66,6 +75,7 @@ type profReader struct {
 	frames   []openFrame
 	cache    map[pcKey]int32 // resolved frame names
 	kept     map[[2]int64]bool
+	nameCode func(*proffile.Object, uint64) (string, bool)
 }
 
 type pcKey struct {
@@ -76,6 +86,7 @@ type pcKey struct {
 func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *Profile, error) {
 	h := r.Header()
 	p := &profReader{
+		nameCode: opt.NameCode,
 		tab:      symtab.New(),
 		objs:     map[uint16]*proffile.Object{},
 		interval: h.IntervalNS,
@@ -116,6 +127,9 @@ func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *
 			for i := range v.Samples {
 				s := &v.Samples[i]
 				t := int64(s.Tick) * p.interval
+				if opt.SampleTime && s.TimeNS > 0 {
+					t = s.TimeNS
+				}
 				p.sample(pt, v.PID, s, t)
 				if opt.KeepValue != nil {
 					for _, val := range s.Values {
@@ -246,6 +260,12 @@ func (p *profReader) name(pid int32, pc uint64) string {
 	case f.Func >= 0 || f.Symbol:
 		return f.Display
 	}
+	o := p.tab.Objects[f.Obj]
+	if p.nameCode != nil {
+		if name, ok := p.nameCode(o.Object, f.LinkPC); ok {
+			return name
+		}
+	}
 	// Code of an object without a symbol there: one name per object.
-	return "[" + symtab.BaseName(p.tab.Objects[f.Obj].Path) + "]"
+	return "[" + symtab.BaseName(o.Path) + "]"
 }

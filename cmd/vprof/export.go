@@ -18,14 +18,24 @@ Usage: vprof export --format pprof|collapsed|speedscope|chrome [-o FILE] PROFILE
 Writes a vprof profile in the format of a tool you already use:
 
   pprof       gzipped protobuf for 'go tool pprof' (stacks with inlined
-              frames, files and lines; pid, tid, state and the innermost
-              frame's variable values as labels)
+              frames, files and lines; the objects' mappings with their
+              addresses, file offsets and build-ids; labels pid, tid,
+              state (running or blocked: -tagfocus state=blocked) and the
+              innermost frame's variable values)
   collapsed   one 'root;...;leaf count' line per stack, for flamegraph.pl
               and inferno
-  speedscope  speedscope's JSON format, one sampled profile per thread
+  speedscope  speedscope's JSON format, one sampled profile per thread,
+              one frame per function (its declaration's file and line)
   chrome      Chrome trace-event JSON (Perfetto UI, chrome://tracing): per
               thread, the calls rebuilt from the samples; with --report
               NORMAL, the most anomalous variables as counter tracks
+
+Library code that the library's own symbols do not name (a stripped
+libc's local functions) is named from its separate debug file, found by
+build-id under /usr/lib/debug (Debian: libc6-dbg, the -dbgsym packages)
+when installed. Inlined code is the inlined function's, as in 'vprof
+report' and 'vprof flat'. Chrome timestamps are the samples' own, in
+microseconds with nanosecond decimals.
 
 Without -o the output goes to standard output (pprof refuses a terminal).
 
@@ -42,7 +52,7 @@ func init() {
 
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("export", exportHelp, stdout)
-	format := fs.String("format", "", "output format: pprof, collapsed, speedscope or chrome (required)")
+	format := fs.String("format", "", "output `FORMAT`: pprof, collapsed, speedscope or chrome (required)")
 	report := fs.String("report", "", "chrome only: normal-run `profiles` (comma-separated) to compare with, adding counter tracks of the most anomalous variables")
 	out := fs.String("o", "", "output `file` (default: standard output)")
 	if err := parseFlags(fs, args); err != nil {

@@ -60,8 +60,8 @@ Run 'vprof <command> --help' for a command's flags and examples.
 Exit status: 0 success, 1 usage error, 2 bad input or failure.
 `
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, intro)
+// sortedCommands lists the commands in `vprof --help` order.
+func sortedCommands() []*command {
 	cs := make([]*command, 0, len(commands))
 	for _, c := range commands {
 		cs = append(cs, c)
@@ -72,7 +72,20 @@ func usage(w io.Writer) {
 		}
 		return cs[i].name < cs[j].name
 	})
-	for _, c := range cs {
+	return cs
+}
+
+func commandNames() []string {
+	var out []string
+	for _, c := range sortedCommands() {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, intro)
+	for _, c := range sortedCommands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, outro)
@@ -82,10 +95,12 @@ func main() { os.Exit(mainStatus(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func mainStatus(args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) == 0 {
-		usage(stderr)
+		fmt.Fprintf(stderr, "vprof: no command given (%s)\nrun 'vprof --help' for usage\n", strings.Join(commandNames(), ", "))
 		return 1
 	}
 	switch args[0] {
+	case "-version", "--version", "-V":
+		args[0] = "version"
 	case "-h", "--help", "-help", "help":
 		if len(args) > 1 && commands[args[1]] != nil {
 			return mainStatus([]string{args[1], "--help"}, stdout, stderr)
@@ -95,7 +110,11 @@ func mainStatus(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	c := commands[args[0]]
 	if c == nil {
-		fmt.Fprintf(stderr, "vprof: unknown command %q; run 'vprof --help'\n", args[0])
+		what := "command"
+		if strings.HasPrefix(args[0], "-") {
+			what = "flag"
+		}
+		fmt.Fprintf(stderr, "vprof: unknown %s %q (commands: %s)\nrun 'vprof --help' for usage\n", what, args[0], strings.Join(commandNames(), ", "))
 		return 1
 	}
 	// No panic reaches a user: it becomes a one-line error (and the

@@ -89,16 +89,16 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	interval := fs.Duration("interval", time.Millisecond, "time between ticks (`D`: 1ms is 1000 samples per second per busy thread)")
 	depth := fs.Int("depth", 3, "read values in `N` caller program frames besides the innermost one")
 	stack := fs.Int("stack", 64, "keep `N` frames of each call stack (at most 128)")
-	clock := fs.String("clock", "cpu", "`cpu`: sample threads that used CPU since the last tick; wall: every thread at every tick, with running/blocked state")
+	clock := fs.String("clock", "cpu", "what a tick samples, `MODE`: cpu (the threads that used CPU since the last tick) or wall (every thread, with running/blocked state)")
 	duration := fs.Duration("duration", 0, "stop recording after `D` (0: when the program exits)")
 	jitter := fs.Bool("jitter", false, "jitter the ticks (exponential gaps, mean --interval) to avoid aliasing with periodic work")
 	progress := fs.Bool("progress", false, "print progress every second even when standard error is not a terminal")
 	quiet := fs.Bool("q", false, "no progress and no summary")
 	funcRe := fs.String("func", "", "sample only variables of functions matching `REGEX` ('#global' matches globals)")
-	samplerName := fs.String("sampler", "auto", "`auto`, perf or ptrace: how threads are sampled (see above; ptrace may cut a running system call short)")
+	samplerName := fs.String("sampler", "auto", "how threads are sampled, `NAME`: auto, perf or ptrace (see above; ptrace may cut a running system call short)")
 	all := fs.Bool("all", false, "sample every local variable and parameter DWARF describes, not only those tagged loop/cond/args (more values, more cost)")
 	var comps multiFlag
-	fs.Var(&comps, "component", "sample only variables defined in source files under `PATH` (repeatable)")
+	fs.Var(&comps, "component", "sample only variables declared in source files under `PATH`, a file or directory (repeatable; the rule: see 'vprof schema --help')")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -196,10 +196,12 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// isTTY reports whether w is a terminal.
+// isTTY reports whether w is a terminal that takes escape sequences (the
+// progress line redraws itself with them): not a file or pipe, and not
+// TERM=dumb (an editor's shell buffer).
 func isTTY(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
+	if !ok || os.Getenv("TERM") == "dumb" {
 		return false
 	}
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
@@ -242,13 +244,10 @@ func printSummary(w io.Writer, res *sampler.Result) {
 		fmt.Fprintf(w, "  per sample (µs): stop %.1f, registers %.1f, copy %.1f, resume %.1f, unwind %.1f, values %.1f, write %.1f; choosing threads %.1f per tick\n",
 			us(s.Stop, s.Full), us(s.Regs, s.Full), us(s.Read, n), us(s.Resume, s.Full),
 			us(s.Unwind, n), us(s.Values, n), us(s.Write, n), us(s.Decide, s.Ticks))
-		overhead := ""
-		if res.TargetCPU > 0 {
-			overhead = fmt.Sprintf(" (%.1f%% of the program's %.2f s of CPU)",
-				100*res.TracerCPU.Seconds()/res.TargetCPU.Seconds(), res.TargetCPU.Seconds())
-		}
-		fmt.Fprintf(w, "  overhead: vprof used %.2f s of CPU%s, %.1f µs per sample after start-up; threads were held stopped %.1f µs per sample\n",
-			res.TracerCPU.Seconds(), overhead, us(res.TracerCPU-res.SetupCPU, n), us(s.Stopped, s.Full))
+		fmt.Fprintf(w, "  overhead: %s; threads were held stopped %.1f µs per sample\n",
+			overhead(res, n), us(s.Stopped, s.Full))
+	} else {
+		fmt.Fprintf(w, "  overhead: %s\n", overhead(res, 0))
 	}
 }
 
@@ -270,6 +269,7 @@ func printPerfSummary(w io.Writer, res *sampler.Result) {
 	np := s.Perf - s.Dropped
 	n := np + s.Light + s.Full // blocked threads (--clock wall) and threads without perf events are sampled at the ticks
 	if n == 0 {
+		fmt.Fprintf(w, "  overhead: %s\n", overhead(res, 0))
 		return
 	}
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) / 1e3 }
@@ -284,11 +284,6 @@ func printPerfSummary(w io.Writer, res *sampler.Result) {
 		fmt.Fprintf(w, "  %d samples of running threads from perf events, %d of blocked threads at the ticks (%.1f µs per tick choosing them)\n",
 			np, s.Light, float64(s.Decide.Nanoseconds())/float64(max(s.Ticks-s.Perf, 1))/1e3)
 	}
-	overhead := ""
-	if res.TargetCPU > 0 {
-		overhead = fmt.Sprintf(" (%.1f%% of the program's %.2f s of CPU)",
-			100*res.TracerCPU.Seconds()/res.TargetCPU.Seconds(), res.TargetCPU.Seconds())
-	}
 	stopped := "no thread was stopped to sample it"
 	switch {
 	case s.Full > 0:
@@ -296,9 +291,46 @@ func printPerfSummary(w io.Writer, res *sampler.Result) {
 	case res.Blocked.Stops > 0:
 		stopped = "no running thread was stopped"
 	}
-	fmt.Fprintf(w, "  overhead: vprof used %.2f s of CPU%s, %.1f µs per sample after start-up; %s\n",
-		res.TracerCPU.Seconds(), overhead, us(res.TracerCPU-res.SetupCPU), stopped)
+	fmt.Fprintf(w, "  overhead: %s; %s\n", overhead(res, n), stopped)
 	if s.Dropped > 0 || s.Throttled > 0 {
 		fmt.Fprintf(w, "  %d samples dropped (thread no longer followed, or exec'd), %d throttled by the kernel\n", s.Dropped, s.Throttled)
 	}
+}
+
+// overhead says what recording cost in terms that stay true whatever the
+// program did: vprof's CPU time per second of recording and per sample
+// after start-up. A share of the program's CPU time is added only when the
+// program was busy (a tenth of a CPU or more): for an idle server, 0.4 s of
+// vprof's CPU against its 0.09 s would read "430%" of next to nothing.
+func overhead(res *sampler.Result, samples uint64) string {
+	s := fmt.Sprintf("vprof used %s of CPU in %s (%.1f ms per second", cpuTime(res.TracerCPU),
+		res.Elapsed.Round(time.Millisecond), perSecond(res.TracerCPU, res.Elapsed))
+	if samples > 0 {
+		s += fmt.Sprintf(", %.1f µs per sample after start-up", float64((res.TracerCPU-res.SetupCPU).Nanoseconds())/float64(samples)/1e3)
+	}
+	s += ")"
+	switch {
+	case res.TargetCPU <= 0:
+	case res.Elapsed > 0 && res.TargetCPU*10 < res.Elapsed:
+		s += fmt.Sprintf("; the program was mostly idle (%s of CPU, %.1f ms per second)", cpuTime(res.TargetCPU), perSecond(res.TargetCPU, res.Elapsed))
+	default:
+		s += fmt.Sprintf(", %.1f%% of the program's %s of CPU", 100*res.TracerCPU.Seconds()/res.TargetCPU.Seconds(), cpuTime(res.TargetCPU))
+	}
+	return s
+}
+
+// cpuTime is "0.72 s", or "3.1 ms" under a second.
+func cpuTime(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%.1f ms", float64(d.Nanoseconds())/1e6)
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+// perSecond is d per second of wall time el, in milliseconds.
+func perSecond(d, el time.Duration) float64 {
+	if el <= 0 {
+		return 0
+	}
+	return 1e3 * d.Seconds() / el.Seconds()
 }

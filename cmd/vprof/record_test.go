@@ -121,7 +121,7 @@ func TestRecordProgress(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	// A line a second (the loop runs 1 s or more) and the summary.
-	if !regexp.MustCompile(`vprof record: [0-9.]+s  1 threads  [0-9]+ samples`).MatchString(stderr) || !strings.Contains(stderr, "per sample (µs)") {
+	if !regexp.MustCompile(`vprof record: [0-9.]+m?s  1 threads  [0-9]+ samples`).MatchString(stderr) || !strings.Contains(stderr, "per sample (µs)") {
 		t.Errorf("stderr lacks progress or summary:\n%s", stderr)
 	}
 }

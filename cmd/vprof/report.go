@@ -77,6 +77,8 @@ func init() {
 // reportJSON is the stable JSON shape of a report (tests and tools read it).
 type reportJSON struct {
 	Functions []reportRowJSON `json:"functions"`
+	// Warnings are those printed on standard error (never null).
+	Warnings []string `json:"warnings"`
 }
 
 type reportRowJSON struct {
@@ -92,6 +94,24 @@ type reportRowJSON struct {
 	Variable       string   `json:"variable"`
 	Dimension      string   `json:"dimension"`
 	Locations      []string `json:"locations"`
+	// Where is Locations with the basic block of each (the table's
+	// "where, basic block" column); Via the library functions that
+	// carried the cost (its "via" column), every one, largest first.
+	Where []whereJSON `json:"where"`
+	Via   []viaJSON   `json:"via"`
+}
+
+type whereJSON struct {
+	File      string  `json:"file"`
+	Line      int32   `json:"line"`
+	Block     *int    `json:"block"`      // index among the function's basic blocks; null: unknown
+	BlockAddr string  `json:"block_addr"` // link-time address of the block, hex
+	Samples   float64 `json:"samples"`    // abnormal samples read there
+}
+
+type viaJSON struct {
+	Function string  `json:"function"`
+	Share    float64 `json:"share"` // of the function's PC cost, 0..1
 }
 
 var tableFormats = []string{"table", "json", "csv", "markdown"}
@@ -133,7 +153,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.MinSamples, "min-samples", o.MinSamples, "a dimension needs `N` samples on each side for a verdict; a variable with none in the normal runs and N in the buggy ones is \"present only when slow\"")
 	fs.IntVar(&o.MaxDistinct, "max-distinct", o.MaxDistinct, "distinct values counted exactly per variable and dimension; beyond, a reservoir of `N` samples")
 	var comps multiFlag
-	fs.Var(&comps, "component", "analyse only variables declared in source files under `PATH` (repeatable), as record --component does")
+	fs.Var(&comps, "component", "analyse only variables declared in source files under `PATH`, a file or directory (repeatable; the rule of record --component: see 'vprof schema --help')")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -183,7 +203,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if *top > 0 && len(fns) > *top {
 		fns = fns[:*top]
 	}
-	return writeReport(stdout, fns, *format)
+	return writeReport(stdout, fns, *format, res.Warnings)
 }
 
 // progressPrinter reports progress on large files only (256 MiB and up).
@@ -243,17 +263,29 @@ func plain(rank int) string {
 	return strconv.Itoa(rank)
 }
 
-func writeReport(w io.Writer, fns []analyze.Function, format string) error {
+func writeReport(w io.Writer, fns []analyze.Function, format string, warnings []string) error {
 	switch format {
 	case "json":
-		out := reportJSON{Functions: []reportRowJSON{}}
+		out := reportJSON{Functions: []reportRowJSON{}, Warnings: append([]string{}, warnings...)}
 		for i := range fns {
 			f := &fns[i]
-			out.Functions = append(out.Functions, reportRowJSON{
+			row := reportRowJSON{
 				Rank: f.Rank, Function: f.Name, CalibratedCost: f.Calibrated, RawCost: f.Raw, PCCost: f.PCCost,
 				PlainRank: f.PlainRank, Discount: f.Discount, DiscountSource: f.Source, Pattern: f.Pattern,
 				Variable: f.Variable, Dimension: f.Dimension, Locations: locations(f, false),
-			})
+				Where: []whereJSON{}, Via: []viaJSON{},
+			}
+			for _, l := range f.Locations {
+				wj := whereJSON{File: l.File, Line: l.Line, BlockAddr: fmt.Sprintf("%#x", l.BlockAddr), Samples: l.Samples}
+				if l.Block >= 0 {
+					wj.Block = &l.Block
+				}
+				row.Where = append(row.Where, wj)
+			}
+			for _, v := range f.Via {
+				row.Via = append(row.Via, viaJSON{Function: v.Func, Share: v.Share})
+			}
+			out.Functions = append(out.Functions, row)
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -150,11 +150,21 @@ func TestReportJSONShape(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, se.String())
 	}
 	var raw map[string][]map[string]any
-	if err := json.Unmarshal(so.Bytes(), &raw); err != nil {
+	var whole struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(so.Bytes(), &whole); err != nil || whole.Warnings == nil {
+		t.Fatalf("warnings %v (want an array, empty here): %v", whole.Warnings, err)
+	}
+	var top map[string]json.RawMessage
+	json.Unmarshal(so.Bytes(), &top)
+	delete(top, "warnings")
+	b2, _ := json.Marshal(top)
+	if err := json.Unmarshal(b2, &raw); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"rank", "function", "calibrated_cost_s", "raw_cost_s", "pc_cost_s", "plain_rank", "discount",
-		"discount_source", "pattern", "variable", "dimension", "locations"}
+		"discount_source", "pattern", "variable", "dimension", "locations", "where", "via"}
 	slices.Sort(want)
 	rows := raw["functions"]
 	if len(rows) < 3 {
@@ -170,13 +180,18 @@ func TestReportJSONShape(t *testing.T) {
 			t.Fatalf("keys %v, want %v", keys, want)
 		}
 	}
-	top := rows[0]
-	if top["function"] != "scan" || top["rank"] != 1.0 || top["pattern"] != "scalability" || top["variable"] != "n" ||
+	row := rows[0]
+	if top := row; top["function"] != "scan" || top["rank"] != 1.0 || top["pattern"] != "scalability" || top["variable"] != "n" ||
 		top["dimension"] != "delta" || top["discount_source"] != "variable" || top["discount"] != 0.0 {
 		t.Errorf("top row %v", top)
 	}
-	if locs, _ := top["locations"].([]any); len(locs) != 1 || locs[0] != "app.c:44" {
-		t.Errorf("locations %v", top["locations"])
+	if locs, _ := row["locations"].([]any); len(locs) != 1 || locs[0] != "app.c:44" {
+		t.Errorf("locations %v", row["locations"])
+	}
+	// The table's "where, basic block" column: app.c:44 bb1 (0x1240).
+	if where, _ := row["where"].([]any); len(where) != 1 || !reflect.DeepEqual(where[0], map[string]any{
+		"file": "app.c", "line": 44.0, "block": 1.0, "block_addr": "0x1240", "samples": where[0].(map[string]any)["samples"]}) {
+		t.Errorf("where %v", row["where"])
 	}
 	for _, r := range rows {
 		if r["function"] == "app::Store::find()" && (r["discount_source"] != "hist" || r["dimension"] != "hist") {
@@ -208,8 +223,14 @@ func TestReportComponent(t *testing.T) {
 		{[]string{"/src/lib"}, "", "variable", "hist"},
 		{[]string{"app.c"}, "", "hist", "variable"},
 		{[]string{"app.c", "lib"}, "", "variable", "variable"},
-		{[]string{"usy.c"}, "", "hist", "hist"}, // not at a path boundary
-		{[]string{"/src/li"}, "", "hist", "hist"},
+	}
+	// Components that match no file: an error naming what they could be.
+	for _, c := range []string{"usy.c", "/src/li", "app.cc"} { // not at a path boundary; a typo
+		var so, se bytes.Buffer
+		code := mainStatus([]string{"report", "--component", c, n, b}, &so, &se)
+		if want := "--component " + c + " matches no source file of /bin/app; it could match files /src/app.c, /src/lib/busy.c"; code != 2 || !strings.Contains(se.String(), want) {
+			t.Errorf("--component %s: exit %d, stderr %q; want 2 and %q", c, code, se.String(), want)
+		}
 	}
 	for _, tt := range tests {
 		args := []string{"report", "--format", "json", "--top", "0"}

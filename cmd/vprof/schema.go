@@ -48,6 +48,17 @@ its ranges. A global's ranges are the code of the functions that use it
 
 --format json prints both, with the expressions in hex.
 
+Components (--component PATH, the same rule for schema, record and
+report): PATH is a source file or a directory, compared whole path
+element by whole path element. An absolute PATH matches that file and
+every file under that directory; a relative one ("buf0lru.c",
+"storage/innobase/buf/") matches wherever it starts at a directory
+boundary of a file's path and ends at one: "lib" matches /src/lib/a.c,
+not /src/library.c; "usy.c" does not match busy.c. Variables declared in
+the files matched are kept; functions are all kept. A PATH that matches
+none of the program's source files is an error that lists the
+directories it could name.
+
 A one-line summary goes to standard error. A binary without DWARF is an
 error (exit 2) that says how to get it; its functions are still listed
 from the symbol table.
@@ -65,7 +76,7 @@ func init() {
 func runSchema(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("schema", schemaHelp, stdout)
 	var components multiFlag
-	fs.Var(&components, "component", "keep variables declared in source files under this `path` prefix (repeatable)")
+	fs.Var(&components, "component", "keep only variables declared in source files under `PATH`, a file or directory (repeatable; see Components above)")
 	funcRE := fs.String("func", "", "keep locals and parameters of functions matching this `regex` (add |#global to keep globals)")
 	metadata := fs.Bool("metadata", false, "print where each variable lives over each PC range instead of the schema")
 	all := fs.Bool("all", false, "also list locals and parameters without a tag")
@@ -92,6 +103,12 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	elapsed := time.Since(start)
 	if err != nil && !errors.Is(err, dwarfschema.ErrNoDWARF) {
 		return err
+	}
+	if err == nil {
+		// A component that names nothing is a mistake, as for record and report.
+		if cerr := dwarfschema.CheckComponents(components, fs.Arg(0), s.Files); cerr != nil {
+			return cerr
+		}
 	}
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	if err != nil {

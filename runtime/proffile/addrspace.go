@@ -61,3 +61,13 @@ func (a *AddrSpace) Resolve(pid int32, pc uint64) (obj uint16, link uint64, ok b
 	a.last.pid, a.last.m, a.last.ok = pid, ms[i], true
 	return ms[i].Obj, pc - ms[i].Bias, true
 }
+
+// Lookup returns the mapping of process pid that holds pc.
+func (a *AddrSpace) Lookup(pid int32, pc uint64) (Mapping, bool) {
+	ms := a.procs[pid]
+	i := sort.Search(len(ms), func(i int) bool { return ms[i].End > pc })
+	if i == len(ms) || pc < ms[i].Start {
+		return Mapping{}, false
+	}
+	return ms[i], true
+}

@@ -381,10 +381,8 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 		r.self[0] += w
 		r.unattributed += w
 	} else {
-		// Self time goes to the innermost function at the PC, an inlined
-		// one included (method.md §2), as the PC cost and the exports
-		// count it: one rule for flat, report and export (README).
-		r.self[r.frame(pid, s, 0, stamp).fn] += w
+		// Self time goes to the symbol, as gprof and perf count it.
+		r.self[r.frame(pid, s, 0, stamp).phys] += w
 		charged := false
 		for i := 0; i < nf && i < maxWalk; i++ {
 			fr := r.frame(pid, s, i, stamp)

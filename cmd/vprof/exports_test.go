@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/google/pprof/profile"
 
 	"github.com/vprof/vprof/analyze/export"
 	"github.com/vprof/vprof/testprogs"
@@ -28,98 +25,6 @@ func recordTestprog(t *testing.T, dir string) string {
 		t.Fatalf("record: exit %d: %s", r.code, r.stderr)
 	}
 	return data
-}
-
-// TestInlinedOneRule: flat, report and the exports charge the code of an
-// inlined function to the inlined function (the innermost at the PC), so
-// one run gives the same function costs in each: flat's self time, the
-// report's PC cost less what library callees carried ("via"), the pprof
-// and speedscope leaf frames' weights.
-func TestInlinedOneRule(t *testing.T) {
-	dir := t.TempDir()
-	data := recordTestprog(t, dir)
-
-	flat := map[string]float64{}
-	r := execVprof(t, dir, nil, "flat", "--format", "csv", data)
-	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
-	if r.code != 0 || err != nil || len(rows) < 2 {
-		t.Fatalf("flat: exit %d, %v: %s", r.code, err, r.stderr)
-	}
-	for _, row := range rows[1:] {
-		flat[row[3]], _ = strconv.ParseFloat(row[2], 64)
-	}
-
-	r = execVprof(t, dir, nil, "report", "-q", "--format", "json", "--top", "0", data, data)
-	var rep reportJSON
-	if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil {
-		t.Fatalf("report: exit %d, %v: %s", r.code, err, r.stderr)
-	}
-
-	pb := filepath.Join(dir, "run.pb.gz")
-	if r := execVprof(t, dir, nil, "export", "--format", "pprof", "-o", pb, data); r.code != 0 {
-		t.Fatalf("export: %s", r.stderr)
-	}
-	f, err := os.Open(pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := profile.Parse(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	leafPprof := map[string]float64{}
-	inlinedLeaf := map[string]bool{} // functions sampled in code inlined into another
-	for _, s := range p.Sample {
-		l := s.Location[0]
-		leafPprof[l.Line[0].Function.Name] += float64(s.Value[1]) / 1e9
-		if len(l.Line) > 1 {
-			inlinedLeaf[l.Line[0].Function.Name] = true
-		}
-	}
-
-	r = execVprof(t, dir, nil, "export", "--format", "speedscope", data)
-	var ss struct {
-		Shared struct {
-			Frames []struct{ Name string } `json:"frames"`
-		} `json:"shared"`
-		Profiles []struct {
-			Samples [][]int `json:"samples"`
-			Weights []int64 `json:"weights"`
-		} `json:"profiles"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &ss); err != nil {
-		t.Fatal(err)
-	}
-	leafSS := map[string]float64{}
-	for _, pr := range ss.Profiles {
-		for i, st := range pr.Samples {
-			leafSS[ss.Shared.Frames[st[len(st)-1]].Name] += float64(pr.Weights[i]) / 1e9
-		}
-	}
-
-	checked, inlined := 0, 0
-	for _, fn := range rep.Functions {
-		own := fn.PCCost
-		for _, v := range fn.Via {
-			own -= v.Share * fn.PCCost
-		}
-		if own < 1e-9 {
-			continue
-		}
-		checked++
-		if inlinedLeaf[fn.Function] {
-			inlined++
-		}
-		for what, got := range map[string]float64{"flat": flat[fn.Function], "pprof": leafPprof[fn.Function], "speedscope": leafSS[fn.Function]} {
-			if math.Abs(got-own) > 1e-6 {
-				t.Errorf("%s: report's own PC cost %.6f s, %s %.6f s", fn.Function, own, what, got)
-			}
-		}
-	}
-	if checked < 3 || inlined == 0 {
-		t.Errorf("%d functions compared, %d of them inlined (%v); flat %v", checked, inlined, inlinedLeaf, flat)
-	}
 }
 
 // TestExportsReadWhole: the exports as other tools read them. pprof: go

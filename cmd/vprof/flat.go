@@ -21,11 +21,6 @@ sampled time and the cumulative seconds of that line and every line above.
 The calls column of gprof is omitted (sampling does not count calls).
 C++ names are demangled.
 
-Code inlined into a function counts as the inlined function's (the
-innermost function at the sampled PC, its own line), as in 'vprof report'
-and every export: one run gives the same function costs in all. (gprof,
-and perf without --inline, charge it to the function it was inlined into.)
-
 This is the plain-profiler baseline that 'vprof report' improves on: its
 "plain" column is a function's rank here (by self time in the buggy runs).
 

@@ -104,8 +104,9 @@ func TestCosts(t *testing.T) {
 		names = append(names, e.Name)
 	}
 	// Means over all three runs: work has 4 ms in the normal run; inl's
-	// samples are inl's, the inlined function's.
-	want := []string{"inl", "work", "helper", "memcpy", "cmp"}
+	// samples are work's, the symbol's (flat is the plain-profiler
+	// baseline, as perf and gprof count).
+	want := []string{"work", "helper", "memcpy", "cmp"}
 	if !slices.Equal(names, want) {
 		t.Errorf("flat order %v, want %v", names, want)
 	}
@@ -526,14 +527,17 @@ func TestRankingOrder(t *testing.T) {
 	})
 	res := a.Result()
 	var got []string
-	for i, f := range res.Functions {
+	var ranks []int
+	for _, f := range res.Functions {
 		got = append(got, f.Name)
-		if f.Rank != i+1 {
-			t.Errorf("%s: rank %d at position %d", f.Name, f.Rank, i)
-		}
+		ranks = append(ranks, f.Rank)
 	}
+	// cmp and work are equal on every key: one rank, listed by name.
 	if want := []string{"main", "cmp", "work", "helper"}; !slices.Equal(got, want) {
 		t.Errorf("order %v, want %v", got, want)
+	}
+	if want := []int{1, 2, 2, 4}; !slices.Equal(ranks, want) {
+		t.Errorf("ranks %v, want %v", ranks, want)
 	}
 }
 
@@ -566,8 +570,12 @@ func TestClassify(t *testing.T) {
 		{"absent when slow", L, &VarVerdict{OK: true, R: 0.8, Normal: 9}, ""},
 	}
 	for _, c := range cases {
-		if got := classify(c.tags, c.v, &o); got != c.want {
+		got, why := classify(c.tags, c.v, &o)
+		if got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+		if why == "" {
+			t.Errorf("%s: no reason given", c.name)
 		}
 	}
 }

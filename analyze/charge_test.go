@@ -181,3 +181,28 @@ func TestRunNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestTiesAndPatternReasons: functions equal on every ranking key share a
+// rank, whatever their names; every top row says which pattern rule
+// matched or why none did.
+func TestTiesAndPatternReasons(t *testing.T) {
+	a := New(DefaultOptions())
+	var buggy []ev
+	for i := range 4 {
+		// cmp and helper: the same cost, no variables.
+		buggy = append(buggy, ev{tid: 1, tick: uint64(2 * i), stack: []uint64{P(pcCmp)}},
+			ev{tid: 1, tick: uint64(2*i + 1), stack: []uint64{P(pcHelper)}})
+	}
+	feed(t, a, Normal, "n", []ev{{tid: 1, tick: 1, stack: []uint64{P(pcMain)}}})
+	feed(t, a, Buggy, "b", buggy)
+	res := a.Result()
+	c, h := findFunc(t, res, "cmp"), findFunc(t, res, "helper")
+	if c.Rank != h.Rank || !c.Tie || !h.Tie {
+		t.Errorf("cmp rank %d tie %v, helper rank %d tie %v: want one rank, both ties", c.Rank, c.Tie, h.Rank, h.Tie)
+	}
+	for _, f := range res.Functions {
+		if f.Pattern == "" && f.PatternReason == "" {
+			t.Errorf("%s: no pattern and no reason", f.Name)
+		}
+	}
+}

@@ -49,6 +49,10 @@ type Function struct {
 	Dimension  string  // d*: value, delta, duration; "hist"; "" when v* has none
 	Reason     string  // how r came about
 	Pattern    string  // PatternMissing, PatternWrong, PatternScalability or ""
+	// PatternReason says, for the top functions (Options.PatternTop), which
+	// rule of method.md §8 gave the pattern, or why none applies.
+	PatternReason string
+	Tie           bool // equal on every ranking key to a neighbour: same Rank
 	Locations  []Location
 	Via        []Via
 	HistPairs  int   // hist-discounter: pairs compared (n x m) ...
@@ -219,11 +223,24 @@ func (a *Analyzer) Result() *Result {
 		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
 		res.Functions = append(res.Functions, fn)
 	}
-	slices.SortFunc(res.Functions, func(x, y Function) int {
+	// Ties are broken by the slow runs' charged cost, then their PC cost
+	// (self time), then the strength of the evidence (lower r); rows still
+	// equal share a rank (Tie) and are listed by name only for a stable
+	// order: a name decides nothing.
+	order := func(x, y *Function) int {
 		if c := cmp.Compare(y.Calibrated, x.Calibrated); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(y.Raw, x.Raw); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.PCCost, x.PCCost); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Discount, y.Discount)
+	}
+	slices.SortFunc(res.Functions, func(x, y Function) int {
+		if c := order(&x, &y); c != 0 {
 			return c
 		}
 		return strings.Compare(x.Name, y.Name)
@@ -232,6 +249,12 @@ func (a *Analyzer) Result() *Result {
 	for i := range res.Functions {
 		fn := &res.Functions[i]
 		fn.Rank = i + 1
+		if i > 0 && order(&res.Functions[i-1], fn) == 0 {
+			fn.Rank, fn.Tie, res.Functions[i-1].Tie = res.Functions[i-1].Rank, true, true
+		}
+		if i < o.PatternTop {
+			fn.PatternReason = noPatternHist
+		}
 		if fn.Source != SourceVariable {
 			continue
 		}
@@ -244,7 +267,7 @@ func (a *Analyzer) Result() *Result {
 			fn.Locations = a.locations(ab[abGroup{vv.Var, vv.Dim}], f, vv.Global, o.Locations)
 		}
 		if i < o.PatternTop {
-			fn.Pattern = classify(a.vars[vv.Var].tags, vv, o)
+			fn.Pattern, fn.PatternReason = classify(a.vars[vv.Var].tags, vv, o)
 		}
 	}
 	return res
@@ -261,24 +284,32 @@ func (a *Analyzer) bestOf(res *Result, fn *Function) *VarVerdict {
 	return best
 }
 
+const noPatternHist = "no variable verdict (hist-discounter): nothing to classify"
+
 // classify applies the bug-pattern rules of method.md §8 to the verdict
-// of v* (the variable that gave a function its discount), first match wins.
-func classify(tags dwarfschema.Tags, vv *VarVerdict, o *Options) string {
+// of v* (the variable that gave a function its discount), first match
+// wins, and says which rule matched or why none did.
+func classify(tags dwarfschema.Tags, vv *VarVerdict, o *Options) (pattern, reason string) {
 	loop, cond := tags&dwarfschema.TagLoop != 0, tags&dwarfschema.TagCond != 0
 	low := vv.R < o.DefaultDiscount
+	dim := vv.Dim.String()
 	switch {
 	case (loop || cond) && vv.HasDim && vv.Dim == DimDuration && low:
-		return PatternMissing
+		return PatternMissing, fmt.Sprintf("%s (%s) holds its values longer than normal: a loop or wait that should have stopped", vv.Name, tags)
 	case loop && vv.HasDim && (vv.Dim == DimValue || vv.Dim == DimDelta) && low:
-		return PatternScalability
+		return PatternScalability, fmt.Sprintf("loop variable %s goes further (%s)", vv.Name, dim)
 	case cond && low:
-		return PatternWrong
+		return PatternWrong, fmt.Sprintf("condition variable %s takes abnormal values (%s)", vv.Name, dim)
 	case vv.HasDim && vv.Dim == DimDuration && vv.R >= o.DefaultDiscount:
-		return PatternScalability
+		return PatternScalability, "values look normal but last as long as normal: it runs more, on more data"
 	case vv.Normal == 0 && vv.Buggy > 0:
-		return PatternScalability
+		return PatternScalability, fmt.Sprintf("%s is sampled in slow runs only", vv.Name)
+	case !loop && !cond && low:
+		return "", fmt.Sprintf("%s went wrong (%s) but is neither a loop nor a condition variable", vv.Name, dim)
+	case !vv.HasDim:
+		return "", fmt.Sprintf("%s: %s", vv.Name, vv.Reason)
 	}
-	return ""
+	return "", fmt.Sprintf("its variables look normal (%s: %s, r %.2f)", vv.Name, dim, vv.R)
 }
 
 // histNear counts the (buggy, normal) run pairs in which a function is

@@ -85,12 +85,15 @@ type reportRowJSON struct {
 	Rank           int      `json:"rank"`
 	Function       string   `json:"function"`
 	CalibratedCost float64  `json:"calibrated_cost_s"`
+	Tie            bool     `json:"tie"`
 	RawCost        float64  `json:"raw_cost_s"`
+	ExtraCost      float64  `json:"extra_cost_s"`
 	PCCost         float64  `json:"pc_cost_s"`
 	PlainRank      int      `json:"plain_rank"`
 	Discount       float64  `json:"discount"`
 	DiscountSource string   `json:"discount_source"`
 	Pattern        string   `json:"pattern"`
+	PatternReason  string   `json:"pattern_reason"`
 	Variable       string   `json:"variable"`
 	Dimension      string   `json:"dimension"`
 	Locations      []string `json:"locations"`
@@ -270,8 +273,8 @@ func writeReport(w io.Writer, fns []analyze.Function, format string, warnings []
 		for i := range fns {
 			f := &fns[i]
 			row := reportRowJSON{
-				Rank: f.Rank, Function: f.Name, CalibratedCost: f.Calibrated, RawCost: f.Raw, PCCost: f.PCCost,
-				PlainRank: f.PlainRank, Discount: f.Discount, DiscountSource: f.Source, Pattern: f.Pattern,
+				Rank: f.Rank, Tie: f.Tie, Function: f.Name, CalibratedCost: f.Calibrated, RawCost: f.Raw, ExtraCost: f.Extra, PCCost: f.PCCost,
+				PlainRank: f.PlainRank, Discount: f.Discount, DiscountSource: f.Source, Pattern: f.Pattern, PatternReason: f.PatternReason,
 				Variable: f.Variable, Dimension: f.Dimension, Locations: locations(f, false),
 				Where: []whereJSON{}, Via: []viaJSON{},
 			}
@@ -292,30 +295,47 @@ func writeReport(w io.Writer, fns []analyze.Function, format string, warnings []
 		return enc.Encode(out)
 	case "csv":
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"rank", "function", "calibrated_cost_s", "raw_cost_s", "pc_cost_s", "plain_rank", "discount",
-			"discount_source", "pattern", "variable", "dimension", "locations", "via"})
+		cw.Write([]string{"rank", "tie", "function", "calibrated_cost_s", "raw_cost_s", "extra_cost_s", "pc_cost_s", "plain_rank", "discount",
+			"discount_source", "pattern", "pattern_reason", "variable", "dimension", "locations", "via"})
 		for i := range fns {
 			f := &fns[i]
-			cw.Write([]string{strconv.Itoa(f.Rank), f.Name, fmtG(f.Calibrated), fmtG(f.Raw), fmtG(f.PCCost),
-				strconv.Itoa(f.PlainRank), fmtG(f.Discount), f.Source, f.Pattern, f.Variable, f.Dimension,
-				strings.Join(locations(f, false), ";"), via(f, whole)})
+			cw.Write([]string{strconv.Itoa(f.Rank), strconv.FormatBool(f.Tie), f.Name, fmtG(f.Calibrated), fmtG(f.Raw), fmtG(f.Extra), fmtG(f.PCCost),
+				strconv.Itoa(f.PlainRank), fmtG(f.Discount), f.Source, f.Pattern, f.PatternReason, f.Variable, f.Dimension,
+				strings.Join(locations(f, true), ";"), via(f, whole)})
 		}
 		cw.Flush()
 		return cw.Error()
 	}
-	header := []string{"rank", "function", "calibrated s", "raw s", "pc s", "plain", "discount", "from", "pattern", "where, basic block", "via"}
+	header := []string{"rank", "function", "calibrated s", "extra s", "slow s", "pc s", "plain", "discount", "from", "pattern", "where, basic block", "via"}
 	rows := make([][]string, 0, len(fns))
 	for i := range fns {
 		f := &fns[i]
+		rank := strconv.Itoa(f.Rank)
+		if f.Tie {
+			rank += "="
+		}
+		pattern := f.Pattern
+		if pattern == "" && f.PatternReason != "" {
+			pattern = "- (" + shortReason(f.PatternReason) + ")"
+		}
 		// C++ template names run to hundreds of characters: the table
 		// shortens them (short); CSV and JSON keep them whole.
-		rows = append(rows, []string{strconv.Itoa(f.Rank), short(f.Name), secs(f.Calibrated), secs(f.Raw), secs(f.PCCost),
-			plain(f.PlainRank), strconv.FormatFloat(f.Discount, 'f', 2, 64), source(f), f.Pattern,
+		rows = append(rows, []string{rank, short(f.Name), secs(f.Calibrated), secs(f.Extra), secs(f.Raw), secs(f.PCCost),
+			plain(f.PlainRank), strconv.FormatFloat(f.Discount, 'f', 2, 64), source(f), pattern,
 			strings.Join(locations(f, true), ", "), via(f, short)})
 	}
-	align := tw.Alignment{tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
+	align := tw.Alignment{tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 		tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft}
 	return renderTable(w, format, header, rows, align)
+}
+
+// shortReason is the part of a pattern reason before its first colon
+// or parenthesis, for a table cell; --explain and JSON give it whole.
+func shortReason(r string) string {
+	if i := strings.IndexAny(r, ":("); i > 0 {
+		r = strings.TrimSpace(r[:i])
+	}
+	return r
 }
 
 func fmtG(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }

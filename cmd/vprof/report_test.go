@@ -108,7 +108,7 @@ func TestReportCommand(t *testing.T) {
 		{"table", []string{"report", p("n1"), p("b1")}, 0, []string{"scan", "n (delta)", "scalability", "app.c:44 bb1", "app::Store::find()"}, ""},
 		{"lists", []string{"report", "--normal", p("n1") + "," + p("n2"), "--buggy", p("b1") + "," + p("b2"), "--top", "1"}, 0, []string{"│    1 │ scan"}, ""},
 		{"markdown", []string{"report", "--format", "markdown", p("n1"), p("b1")}, 0, []string{"| rank |", "|    1 | scan"}, ""},
-		{"csv", []string{"report", "--format", "csv", p("n1"), p("b1")}, 0, []string{"rank,function,calibrated_cost_s", "\n1,scan,"}, ""},
+		{"csv", []string{"report", "--format", "csv", p("n1"), p("b1")}, 0, []string{"rank,tie,function,calibrated_cost_s", "\n1,false,scan,"}, ""},
 		{"explain", []string{"report", "--explain", "scan", p("n1"), p("b1")}, 0, []string{"scan: rank 1", "AD statistic", "<- r(f)", "pattern: scalability"}, ""},
 		{"explain json", []string{"report", "--explain", "busy", "--format", "json", p("n1"), p("b1")}, 0, []string{`"function": "busy"`, `"hellinger"`}, ""},
 		{"explain without parameters", []string{"report", "--explain", "app::Store::find", p("n1"), p("b1")}, 0, []string{"app::Store::find(): rank"}, ""},
@@ -163,8 +163,8 @@ func TestReportJSONShape(t *testing.T) {
 	if err := json.Unmarshal(b2, &raw); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"rank", "function", "calibrated_cost_s", "raw_cost_s", "pc_cost_s", "plain_rank", "discount",
-		"discount_source", "pattern", "variable", "dimension", "locations", "where", "via"}
+	want := []string{"rank", "tie", "function", "calibrated_cost_s", "extra_cost_s", "raw_cost_s", "pc_cost_s", "plain_rank", "discount",
+		"discount_source", "pattern", "pattern_reason", "variable", "dimension", "locations", "where", "via"}
 	slices.Sort(want)
 	rows := raw["functions"]
 	if len(rows) < 3 {

@@ -196,7 +196,7 @@ type Analyzer struct {
 	stamp     uint64   // sampling event counter
 	funcStamp []uint64 // per function: last event that counted it
 	stk       stackCover
-	grpCount  []int32  // per variable: scratch of Run.flushValues, zero between blocks
+	grpCount  []int32 // per variable: scratch of Run.flushValues, zero between blocks
 
 	// Abnormal-sample counters, one table per worker: a variable's samples
 	// are processed by worker v % workers only (see pipeline.go).

@@ -53,13 +53,13 @@ type Function struct {
 	// rule of method.md §8 gave the pattern, or why none applies.
 	PatternReason string
 	Tie           bool // equal on every ranking key to a neighbour: same Rank
-	Locations  []Location
-	Via        []Via
-	HistPairs  int   // hist-discounter: pairs compared (n x m) ...
-	HistNear   int   // ... and pairs where the ranks were within the window
-	Vars       []int // indices into Result.Variables of the function's variables
-	File       string
-	Line       int32
+	Locations     []Location
+	Via           []Via
+	HistPairs     int   // hist-discounter: pairs compared (n x m) ...
+	HistNear      int   // ... and pairs where the ranks were within the window
+	Vars          []int // indices into Result.Variables of the function's variables
+	File          string
+	Line          int32
 }
 
 // Location is a source line where abnormal samples of v* were read, with

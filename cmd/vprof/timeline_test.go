@@ -28,8 +28,8 @@ func TestTimelineCommand(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"stats", []string{"timeline", "--stats", in}, 0, "t.txt  tid 1   401           2              200", ""},
-		{"stats later preset", []string{"timeline", "--stats", "--preset", "later", "--ttft", "50", in}, 0, "tid 2   1             1              1 (uncompressed)", ""},
+		{"stats", []string{"timeline", "--stats", in}, 0, "t.txt  tid 1   401           402      2        2           200", ""},
+		{"stats later preset", []string{"timeline", "--stats", "--preset", "later", "--ttft", "50", in}, 0, "tid 2   1             1        1        1           1 (uncompressed)", ""},
 		{"page", []string{"timeline", "-o", out, in, "--compare", in}, 0, "", "wrote " + out},
 		{"help", []string{"timeline", "--help"}, 0, "Examples:", ""},
 		{"no input", []string{"timeline"}, 1, "", "want exactly one INPUT"},

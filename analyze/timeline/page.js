@@ -7,7 +7,10 @@
   var D = JSON.parse(document.getElementById('data').textContent);
   timing.parse = performance.now() - T0;
   var funcs = D.funcs;
-  var BAR = 13, MAXDEPTH = 48, TRACKH = 38, MINPX = 3, PAD = 3;
+  // BAR: one call-depth level. MINW: the narrowest a call, an expression
+  // or an expression's node is drawn (NonSequitur's MIN_CALLSTACK_PX_WIDTH),
+  // so none disappears when zoomed out.
+  var BAR = 13, MAXDEPTH = 48, TRACKH = 30, MINW = 4, PAD = 1;
   var PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948',
     '#b07aa1', '#ff9da7', '#9c755f', '#17becf', '#bcbd22', '#8c6bb1'];
   var GREY = '#c8c8c8';
@@ -22,6 +25,27 @@
     return (ns / 1e9).toPrecision(4).replace(/\.?0+$/, '') + ' s';
   }
   function pct(x) { return (x * 100).toPrecision(3).replace(/\.?0+$/, '') + '%'; }
+  // plural(3, 'thread') is "3 threads", plural(1, 'entry', 'entries') "1 entry".
+  function plural(n, one, many) { return n + ' ' + (n === 1 ? one : (many || one + 's')); }
+
+  // fitText cuts s to at most w pixels in ctx's font, ending it with an
+  // ellipsis when cut; '' when not even the ellipsis fits.
+  var widths = new Map();
+  function textW(ctx, s) {
+    var k = ctx.font + '\u0000' + s, v = widths.get(k);
+    if (v === undefined) { v = ctx.measureText(s).width; if (widths.size < 50000) widths.set(k, v); }
+    return v;
+  }
+  function fitText(ctx, s, w) {
+    if (textW(ctx, s) <= w) return s;
+    var lo = 0, hi = s.length - 1;
+    while (lo < hi) {
+      var m = (lo + hi + 1) >> 1;
+      if (textW(ctx, s.slice(0, m) + '…') <= w) lo = m; else hi = m - 1;
+    }
+    if (lo === 0) return textW(ctx, '…') <= w ? '…' : '';
+    return s.slice(0, lo) + '…';
+  }
 
   // Decode the flat entries: start, end, depth, func, n, then n nodes.
   // Expression nodes stay in the flat array until an expression is drawn
@@ -37,8 +61,12 @@
         en.expr = true;
         en.e0 = i;
         en.nn = Math.min(n, Math.floor((e.length - i) / 3));
+        // Leaves of the trie: with every node at least MINW wide and
+        // children within their parent, the expression needs wide * MINW px.
+        en.wide = 0;
         for (var k = 0; k < en.nn; k++, i += 3) {
           if (e[i + 1] > en.maxd) en.maxd = e[i + 1];
+          if (k === en.nn - 1 || e[i + 4] <= e[i + 1]) en.wide++;
           fs.add(e[i]);
           appear[e[i]]++;
         }
@@ -86,6 +114,31 @@
     });
   }
 
+  // place lays an expression's nodes out in pixels for a box of gw px at
+  // x0: each node as wide as its share of the box, but at least MINW and
+  // at least its children together (as NonSequitur draws them), children
+  // left to right from their parent's left edge. Returns the width the
+  // nodes take, at least gw.
+  function place(en, x0, gw) {
+    var ns = en.nodes, sum = [], k, n, d;
+    for (k = ns.length - 1; k >= 0; k--) {
+      n = ns[k]; d = n.d;
+      n.pw = Math.max(n.fw * gw, MINW, sum[d + 1] || 0);
+      sum[d + 1] = 0;
+      sum[d] = (sum[d] || 0) + n.pw;
+    }
+    var cur = [x0];
+    for (k = 0; k < ns.length; k++) {
+      n = ns[k]; d = n.d;
+      if (cur[d] === undefined) { n.px = -1; continue; } // a node without its parent
+      n.px = cur[d];
+      cur[d] += n.pw;
+      cur[d + 1] = n.px;
+      cur.length = d + 2;
+    }
+    return Math.max(gw, sum[0] || 0);
+  }
+
   var runs = D.runs;
   var maxSpan = 1;
   runs.forEach(function (r, ri) {
@@ -116,13 +169,16 @@
 
   // The axis maps time to u in [0, 1] of the full width. Nonlinear: every
   // interval between two glyph boundaries of the shown threads gets at
-  // least MINPX pixels. Runs share the scale of the longest one.
+  // least MINW pixels, and an interval where an expression starts the
+  // pixels its nodes need. Runs share the scale of the longest one, so a
+  // shorter run ends at u = r.endU; past it fromU gives NaN (no time).
   function buildAxis(r, plotW) {
     var scale = r.span / maxSpan;
+    r.endU = scale;
     if (state.linear) {
       r.axis = {
         toU: function (t) { return t / maxSpan; },
-        fromU: function (u) { return u * maxSpan; }
+        fromU: function (u) { return u > scale * (1 + 1e-12) || u < 0 ? NaN : u * maxSpan; }
       };
       return;
     }
@@ -138,9 +194,15 @@
     var b = [pts[0]];
     for (var i = 1; i < pts.length; i++) if (pts[i] !== b[b.length - 1]) b.push(pts[i]);
     if (b.length < 2) b.push(b[0] + 1);
-    var minFrac = MINPX / Math.max(plotW, 100);
+    var minFrac = MINW / Math.max(plotW, 100);
+    var need = new Map(); // interval start -> pixels (in MINW units) an expression there needs
+    r.threads.forEach(function (t) {
+      if (!t.shown) return;
+      // (at most 32 MINW: a bigger expression spreads when zoomed in)
+      t.entries.forEach(function (en) { if (en.expr && en.wide > 1) need.set(en.s, Math.max(need.get(en.s) || 0, Math.min(en.wide, 32))); });
+    });
     var cum = new Float64Array(b.length);
-    for (i = 1; i < b.length; i++) cum[i] = cum[i - 1] + Math.max(minFrac, (b[i] - b[i - 1]) / r.span);
+    for (i = 1; i < b.length; i++) cum[i] = cum[i - 1] + Math.max(minFrac * (need.get(b[i - 1]) || 1), (b[i] - b[i - 1]) / r.span);
     var total = cum[b.length - 1];
     function seg(t) {
       var lo = 0, hi = b.length - 1;
@@ -155,6 +217,7 @@
         return (cum[i] + (t - b[i]) / (b[i + 1] - b[i]) * (cum[i + 1] - cum[i])) / total * scale;
       },
       fromU: function (u) {
+        if (u > scale * (1 + 1e-12) || u < 0) return NaN;
         var c = u / scale * total;
         if (c <= 0) return b[0];
         if (c >= total) return b[b.length - 1];
@@ -173,31 +236,48 @@
     var col = document.createElement('div');
     col.className = 'run';
     var h = document.createElement('h2');
-    h.textContent = r.label + ' — ' + r.path + ' (' + r.format + ', ' + fmtDur(r.span) + ', ' + r.threads.length + ' threads)';
+    var what = ' (' + r.format + ', ' + fmtDur(r.span) + ', ' + plural(r.threads.length, 'thread') + ')';
+    h.textContent = r.label + ' — ' + String(r.path).split('/').pop() + what;
+    h.title = r.label + ' — ' + r.path + what;
     col.appendChild(h);
+    // The ruler sits over the rows' canvases, beside the labels' column.
+    var rr = document.createElement('div');
+    rr.className = 'ruler-row';
+    var sp = document.createElement('div');
+    sp.className = 'label';
+    rr.appendChild(sp);
     r.ruler = document.createElement('canvas');
     r.ruler.className = 'ruler';
-    col.appendChild(r.ruler);
+    rr.appendChild(r.ruler);
+    col.appendChild(rr);
     r.threads.forEach(function (t) {
       var div = document.createElement('div');
       div.className = 'thread-row';
       div.dataset.run = r.index;
       div.dataset.thread = t.index;
+      // The label is a column beside the canvas, as tall as the row: the
+      // name, then (where the row has room) the sizes.
       var lab = document.createElement('div');
       lab.className = 'label';
-      lab.textContent = t.name + ' ';
+      var nm = document.createElement('span');
+      nm.className = 'nm';
+      nm.textContent = t.name;
+      lab.appendChild(nm);
       var st = document.createElement('span');
       st.className = 'stat';
-      st.textContent = t.before + ' calls → ' + t.after + ' entries' + (t.compressed ? ' (ratio ' + t.ratio + ')' : ' (uncompressed)') +
+      st.textContent = plural(t.before, 'call') + ' → ' + plural(t.after, 'entry', 'entries') + (t.compressed ? ' (ratio ' + t.ratio + ')' : ' (uncompressed)') +
         (t.repairs ? '; ' + t.repairs : '');
       lab.appendChild(st);
+      lab.title = t.name + '\n' + st.textContent;
       div.appendChild(lab);
       var cv = document.createElement('canvas');
       div.appendChild(cv);
       col.appendChild(div);
+      // The height follows the call depth: one BAR per level, nothing else.
       var depthRows = Math.min(t.maxDepth, MAXDEPTH - 1) + 1;
-      var row = { div: div, cv: cv, th: t, run: r, depthRows: depthRows, hits: [],
+      var row = { div: div, cv: cv, lab: lab, th: t, run: r, depthRows: depthRows, hits: [], marks: [],
         callH: depthRows * BAR + 2 * PAD, height: depthRows * BAR + 2 * PAD + t.tracks.length * TRACKH };
+      lab.style.height = row.height + 'px';
       t.row = row;
       t.user = true;
       rows.push(row);
@@ -262,14 +342,17 @@
     sw2.style.background = GREY;
     g.appendChild(sw2);
     var t2 = document.createElement('span');
-    t2.textContent = rest + ' other functions';
+    t2.textContent = plural(rest, 'other function');
     g.appendChild(t2);
     lg.appendChild(g);
   }
   var P = D.params;
   $('params').textContent = 'RegTime' + (P.preset ? ' (' + P.preset + ')' : '') + ': CDT ' + pct(P.cdt) + ', CGT ' + pct(P.cgt) +
     ', TTFT ' + pct(P.ttft) + ' of each thread\'s span' + (P.filter > 0 ? ', functions ≤ ' + pct(P.filter) + ' dropped' : '') +
-    '. Black boxes are RegTime expressions: merged callstacks, widths by cumulative duration.';
+    '. Black boxes are RegTime expressions: merged callstacks, widths by cumulative duration. ' +
+    'Every call and every node of an expression is drawn at least ' + MINW + ' px wide (as NonSequitur draws them), ' +
+    'so none disappears; below that, widths are not to scale.' +
+    (marks.size ? ' A red corner marks a function of vprof report\'s top (#rank in this legend), once per expression.' : '');
 
   // Which functions are highlighted: the legend's choice, else search hits.
   function highlighted() {
@@ -295,7 +378,7 @@
       row.div.classList.toggle('hidden', !t.shown);
       if (t.shown) shown++;
     });
-    $('info').textContent = shown + ' of ' + rows.length + ' threads shown' + (q ? ' (calling a function matching “' + q + '”)' : '');
+    $('info').textContent = shown + ' of ' + plural(rows.length, 'thread') + ' shown' + (q ? ' (calling a function matching “' + q + '”)' : '');
     relayout();
   }
 
@@ -324,6 +407,9 @@
 
   function X(r, t, w) { return (r.axis.toU(t) - state.v0) / (state.v1 - state.v0) * w; }
 
+  // drawRuler labels the run's own times: evenly spaced ticks up to the
+  // run's end, then the end itself; nothing past it. r.ticks keeps what
+  // was drawn.
   function drawRuler(r) {
     var s = sizeCanvas(r.ruler, 22), ctx = s.ctx, w = s.w;
     ctx.clearRect(0, 0, w, 22);
@@ -331,14 +417,24 @@
     ctx.strokeStyle = '#999';
     ctx.font = '10px system-ui, sans-serif';
     ctx.textBaseline = 'top';
+    var ticks = r.ticks = [];
+    var xEnd = X(r, r.span, w), endShown = xEnd >= 0 && xEnd <= w + 0.5;
+    var endLabel = fmtDur(r.span), endW = textW(ctx, endLabel);
     var n = Math.max(2, Math.floor(w / 110));
     for (var i = 0; i <= n; i++) {
-      var x = i / n * w, u = state.v0 + (state.v1 - state.v0) * i / n;
-      var t = r.axis.fromU(u);
-      ctx.beginPath(); ctx.moveTo(x + 0.5, 14); ctx.lineTo(x + 0.5, 22); ctx.stroke();
-      ctx.textAlign = i === 0 ? 'left' : i === n ? 'right' : 'center';
-      ctx.fillText(fmtDur(t), x, 2);
+      var x = i / n * w, t = r.axis.fromU(state.v0 + (state.v1 - state.v0) * i / n);
+      if (isNaN(t)) break; // past the run's end
+      var label = fmtDur(t), lw = textW(ctx, label);
+      var lx = Math.min(Math.max(x - lw / 2, 0), w - lw); // the label's left edge, inside the canvas
+      if (endShown && lx + lw > Math.min(xEnd, w) - endW - 8) break; // leaves room for the end's label
+      ticks.push({ x: x, t: t, label: label, lx: lx, w: lw });
     }
+    if (endShown) ticks.push({ x: xEnd, t: r.span, label: endLabel, lx: Math.max(Math.min(xEnd, w) - endW, 0), w: endW, end: true });
+    ctx.textAlign = 'left';
+    ticks.forEach(function (k) {
+      ctx.beginPath(); ctx.moveTo(Math.min(k.x, w - 0.5) + 0.5, 14); ctx.lineTo(Math.min(k.x, w - 0.5) + 0.5, 22); ctx.stroke();
+      ctx.fillText(k.label, k.lx, 2);
+    });
   }
 
   function drawAll() {
@@ -352,7 +448,7 @@
     state.redraws++;
     ctx.clearRect(0, 0, w, row.height);
     var hl = highlighted();
-    var hits = row.hits = [];
+    var hits = row.hits = [], marked = row.marks = [];
     var yOf = function (d) { return PAD + (row.depthRows - 1 - d) * BAR; };
     // Thread lifetime.
     var lx0 = X(r, t.start, w), lx1 = X(r, t.end, w);
@@ -376,49 +472,74 @@
         ctx.lineWidth = 2;
         ctx.strokeRect(x + 1, y + 1, Math.max(gw - 2, 1), BAR - 3);
       }
-      if (marks.has(f)) {
-        ctx.fillStyle = '#d00';
-        ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 6, y); ctx.lineTo(x, y + 6); ctx.fill();
-      }
-      if (gw > 30) {
-        ctx.fillStyle = '#000';
-        var name = funcs[f] || '?', max = Math.floor((gw - 4) / 5.5);
-        ctx.fillText(name.length > max ? name.slice(0, Math.max(max - 1, 1)) + '…' : name, x + 2, y + BAR / 2);
+      if (gw >= 24) {
+        // The name, cut to the glyph with an ellipsis.
+        var label = fitText(ctx, funcs[f] || '?', gw - 4);
+        if (label) {
+          ctx.fillStyle = '#000';
+          ctx.fillText(label, x + 2, y + BAR / 2);
+          hit.label = label;
+          hit.room = gw - 4;
+        }
       }
       ctx.globalAlpha = 1;
       hits.push(hit);
     }
-    t.entries.forEach(function (en) {
+    // mark draws the red corner of a report function, once per plain call
+    // or expression.
+    function mark(x, y, m, en) {
+      ctx.fillStyle = '#d00';
+      ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 7, y); ctx.lineTo(x, y + 7); ctx.fill();
+      marked.push({ x: x, y: y, rank: m.rank, en: en });
+    }
+    // last[d]: the right edge and depth reach of the last entry drawn at
+    // depth d. An entry narrower than a pixel that starts well inside it,
+    // reaching no deeper, would only be painted over its pixels: skipped,
+    // so a page of 100,000 entries draws as fast as one of 1,000.
+    var last = [];
+    t.entries.forEach(function (en, k) {
       var x0 = X(r, en.s, w), x1 = X(r, en.e, w);
       if (x1 < -2 || x0 > w + 2 || en.d >= row.depthRows) return;
-      var gw = Math.max(x1 - x0, 1);
+      var gw = Math.max(x1 - x0, MINW), reach = en.d + en.maxd, lt = last[en.d];
+      if (x1 - x0 < 1 && lt && x0 < lt.right - 1 && reach <= lt.reach) return;
       if (!en.expr) {
         glyph(en.f, x0, yOf(en.d), gw, { x: x0, y: yOf(en.d), w: gw, h: BAR, en: en });
+        if (marks.has(en.f)) mark(x0, yOf(en.d), marks.get(en.f), en);
+        last[en.d] = { right: x0 + gw, reach: reach };
         return;
       }
       var top = Math.min(en.d + en.maxd, row.depthRows - 1);
       var by = yOf(top), bh = (top - en.d + 1) * BAR;
-      hits.push({ x: x0, y: by, w: gw, h: bh, en: en, box: true });
-      if (gw >= 3) {
-        nodesOf(t, en).forEach(function (n) {
-          var d = en.d + n.d;
-          if (d >= row.depthRows || n.fw * gw < 0.25) return;
-          var nx = x0 + n.fx * gw, nw = Math.max(n.fw * gw, 0.5);
-          glyph(n.f, nx, yOf(d), nw, { x: nx, y: yOf(d), w: nw, h: BAR, en: en, node: n });
-        });
-      }
+      // The nodes may take more than the expression's time (MINW each),
+      // up to where the next entry starts; those that do not fit there
+      // wait for a closer zoom.
+      var next = t.entries[k + 1], room = Math.max(gw, (next ? X(r, next.s, w) : lx1) - x0);
+      var ns = nodesOf(t, en), bw = Math.min(place(en, x0, gw), room), best = null, hidden = 0;
+      var box = { x: x0, y: by, w: bw, h: bh, en: en, box: true };
+      last[en.d] = { right: x0 + bw, reach: reach };
+      hits.push(box);
+      ns.forEach(function (n) {
+        var d = en.d + n.d;
+        var m = marks.get(n.f);
+        if (m && (!best || m.rank < best.rank)) best = m; // marked even where not drawn
+        if (d >= row.depthRows || n.px < 0) return;
+        if (n.px + n.pw > x0 + bw + 0.01) { hidden++; return; }
+        glyph(n.f, n.px, yOf(d), n.pw, { x: n.px, y: yOf(d), w: n.pw, h: BAR, en: en, node: n });
+      });
       ctx.strokeStyle = '#000';
       ctx.lineWidth = 1.5;
-      ctx.strokeRect(x0 + 0.75, by + 0.25, Math.max(gw - 1.5, 0.5), bh - 1);
+      ctx.strokeRect(x0 + 0.75, by + 0.25, Math.max(bw - 1.5, 0.5), bh - 1);
+      if (best) mark(x0, by, best, en);
+      box.hidden = hidden;
     });
-    // Value tracks under the calls.
+    // Value tracks under the calls, up to the thread's last sample.
     t.tracks.forEach(function (tk, k) {
-      var y0 = row.callH + k * TRACKH, h = TRACKH - 6;
+      var y0 = row.callH + k * TRACKH, h = TRACKH - 4;
       ctx.fillStyle = '#fbfbff';
       ctx.fillRect(0, y0, w, TRACKH - 2);
       var lo = trackRange[tk.name].lo, hi = trackRange[tk.name].hi;
       if (!(hi >= lo)) return;
-      var yv = function (v) { return y0 + 13 + (hi > lo ? (1 - (v - lo) / (hi - lo)) * (h - 10) : (h - 10) / 2); };
+      var yv = function (v) { return y0 + 12 + (hi > lo ? (1 - (v - lo) / (hi - lo)) * (h - 12) : (h - 12) / 2); };
       ctx.strokeStyle = '#6a3d9a';
       ctx.lineWidth = 1.25;
       ctx.beginPath();
@@ -429,9 +550,12 @@
       ctx.stroke();
       ctx.fillStyle = '#6a3d9a';
       ctx.textBaseline = 'top';
-      ctx.fillText(tk.name + '  [' + fmtNum(lo) + ' … ' + fmtNum(hi) + ']', 3, y0 + 1);
+      var full = tk.name + '  [' + fmtNum(lo) + ' … ' + fmtNum(hi) + ']';
+      var label = fitText(ctx, full, w - 6);
+      ctx.fillText(label, 3, y0 + 1);
       ctx.textBaseline = 'middle';
-      hits.push({ x: 0, y: y0, w: w, h: TRACKH, track: tk });
+      var tx1 = tk.t.length ? X(r, Math.min(tk.t[tk.t.length - 1], t.end), w) : 0;
+      hits.push({ x: 0, y: y0, w: Math.max(tx1, 0), h: TRACKH, track: tk, label: label, full: full, room: w - 6 });
     });
   }
 
@@ -453,18 +577,29 @@
       var tk = h.track, r = row.run, w = row.cv.clientWidth;
       var t = r.axis.fromU(state.v0 + x / w * (state.v1 - state.v0));
       var lo = 0, hi = tk.t.length - 1;
-      if (hi < 0) return tk.name;
+      // Past the run's end, before the first sample or after the last,
+      // there is no value to show.
+      if (hi < 0 || isNaN(t) || t < tk.t[0] || t > tk.t[hi]) return null;
       while (lo < hi) { var m = (lo + hi + 1) >> 1; if (tk.t[m] <= t) lo = m; else hi = m - 1; }
       return tk.name + ' = ' + fmtNum(tk.v[lo]) + '\nsampled at ' + fmtDur(tk.t[lo]);
     }
     var en = h.en, s;
     if (h.node) {
       s = funcs[h.node.f] + '\ncumulative duration ' + fmtDur(h.node.dur) + ' in this RegTime expression\n' +
-        'expression ' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + en.nn + ' merged callstacks)';
+        'expression ' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + plural(en.nn, 'merged callstack') + ')';
       if (marks.has(h.node.f)) s += '\nreport #' + marks.get(h.node.f).rank + ': ' + marks.get(h.node.f).note;
       return s;
     }
-    if (h.box) return 'RegTime expression\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + fmtDur(en.e - en.s) + ', ' + en.nn + ' merged callstacks)';
+    if (h.box) {
+      s = 'RegTime expression\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + fmtDur(en.e - en.s) + ', ' + plural(en.nn, 'merged callstack') + ')';
+      if (h.hidden) s += '\n' + plural(h.hidden, 'callstack') + ' too narrow to draw here: zoom in';
+      var seen = new Set();
+      nodesOf(row.th, en).forEach(function (n) {
+        var m = marks.get(n.f);
+        if (m && !seen.has(n.f)) { seen.add(n.f); s += '\nreport #' + m.rank + ' ' + funcs[n.f] + ': ' + m.note; }
+      });
+      return s;
+    }
     s = funcs[en.f] + '\nduration ' + fmtDur(en.e - en.s) + '\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e);
     if (marks.has(en.f)) s += '\nreport #' + marks.get(en.f).rank + ': ' + marks.get(en.f).note;
     return s;
@@ -482,9 +617,9 @@
         return;
       }
       var h = hitAt(row, x, y);
-      var hov = null;
-      if (h) {
-        tip.textContent = tipText(row, h, x);
+      var hov = null, text = h && tipText(row, h, x);
+      if (text) {
+        tip.textContent = text;
         tip.style.display = 'block';
         var tx = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 4);
         var ty = ev.clientY + 16 + tip.offsetHeight > window.innerHeight ? ev.clientY - tip.offsetHeight - 8 : ev.clientY + 16;
@@ -544,6 +679,10 @@
     timing: timing,
     rows: rows,
     funcs: funcs,
+    marks: D.marks || [],
+    BAR: BAR, PAD: PAD, TRACKH: TRACKH, MAXDEPTH: MAXDEPTH, MINW: MINW,
+    // nodes returns an expression's merged callstacks as drawn.
+    nodes: function (row, en) { return nodesOf(row.th, en); },
     visibleRows: function () { return rows.filter(function (r) { return r.th.shown; }).length; },
     // locate returns page coordinates of the centre of a drawn glyph of
     // the named function (plain calls first), or null.

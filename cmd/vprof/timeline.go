@@ -42,10 +42,16 @@ it has more than 325 trace records (a call without children is one, a
 call with children two: its enter and its exit).
 
 With --report (vprof profiles, --compare NORMAL), the top functions of
-'vprof report' are marked (red corner, #rank in the legend, the report's
+'vprof report' that keep a cost once discounted are marked (a red corner
+once per plain call or expression, #rank in the legend, the report's
 reason in the tooltip) and each thread gets value tracks: the sampled
 values over time of the most anomalous variables (the v* of the top
-functions first).
+functions first), each saying how unlike the normal run its values are
+(its discount: 0 nothing alike, 0.8 and up no difference found).
+
+Every call and expression node is drawn at least 4 px wide, as
+NonSequitur does; with --compare the runs share one time scale and each
+run's axis ends at its own end.
 
 Examples:
   vprof timeline -o slow.html buggy.vprof --compare normal.vprof --report

@@ -78,6 +78,13 @@ const endX = `vprof.rows.filter(r => r.th.index === 0).map(r => {
 // ruler repeated the end's label there), and its ticks are distinct
 // times ending with the run's span.
 func checkAxes(t *testing.T, p *page) {
+	// Each ruler spans exactly its rows' canvases.
+	if bad := eval[[]string](t, p, `vprof.rows.filter(r => r.th.shown).map(r => {
+		var a = r.run.ruler.getBoundingClientRect(), b = r.cv.getBoundingClientRect();
+		return Math.abs(a.left - b.left) > 0.5 || Math.abs(a.width - b.width) > 0.5 ? r.th.name + ': ruler ' + a.left + '+' + a.width + ', canvas ' + b.left + '+' + b.width : '';
+	}).filter(s => s)`); len(bad) > 0 {
+		t.Errorf("rulers not over their rows: %q", bad)
+	}
 	ends := eval[[][]float64](t, p, endX)
 	for ri, e := range ends {
 		if e[0] < e[1]-10 {
@@ -275,6 +282,7 @@ func TestCompareAxes(t *testing.T) {
 	// Both axes stay right on the linear axis too.
 	chromedp.Do(p.ctx, chromedp.Click(ID("linear")))
 	checkAxes(t, p)
+	screenshot(t, p, "compare.png")
 	if errs := p.errors(); len(errs) > 0 {
 		t.Fatalf("console errors: %v", errs)
 	}

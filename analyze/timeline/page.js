@@ -352,7 +352,9 @@
     '. Black boxes are RegTime expressions: merged callstacks, widths by cumulative duration. ' +
     'Every call and every node of an expression is drawn at least ' + MINW + ' px wide (as NonSequitur draws them), ' +
     'so none disappears; below that, widths are not to scale.' +
-    (marks.size ? ' A red corner marks a function of vprof report\'s top (#rank in this legend), once per expression.' : '');
+    (marks.size ? ' A red corner marks a function of vprof report\'s top (#rank in this legend), once per expression.' : '') +
+    (Object.keys(trackRange).length ? ' Purple lines are the sampled values of the most anomalous variables; their discount is 1 minus ' +
+      'the distance between their values in the two runs (0: nothing alike; 0.8 and up: no difference found).' : '');
 
   // Which functions are highlighted: the legend's choice, else search hits.
   function highlighted() {

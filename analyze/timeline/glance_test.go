@@ -90,10 +90,13 @@ func checkAxes(t *testing.T, p *page) {
 		if e[0] < e[1]-10 {
 			ink := eval[int](t, p, fmt.Sprintf(`(function(){
 				var cv = document.querySelectorAll('.ruler')[%d], dpr = window.devicePixelRatio || 1;
-				var x0 = Math.ceil((%f + 2) * dpr), d = cv.getContext('2d').getImageData(x0, 0, cv.width - x0, cv.height).data, n = 0;
+				// Past the end's tick and its label (which starts left of
+				// the end, or at 0 when the run is narrower than it).
+				var r = vprof.rows.find(r => r.run.index === %d).run, k = r.ticks && r.ticks[r.ticks.length - 1];
+				var x0 = Math.ceil((Math.max(%f, k && k.end ? k.lx + k.w : 0) + 2) * dpr), d = cv.getContext('2d').getImageData(x0, 0, cv.width - x0, cv.height).data, n = 0;
 				for (var i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
 				return n;
-			})()`, ri, e[0]))
+			})()`, ri, ri, e[0]))
 			if ink > 0 {
 				t.Errorf("run %d: %d pixels drawn on the ruler past the run's end (x %.0f of %.0f)", ri, ink, e[0], e[1])
 			}
@@ -324,7 +327,7 @@ func TestLabelsAndPlurals(t *testing.T) {
 	writePageFile(t, path, &Page{Title: "one", Runs: []*Run{{Label: "run", Trace: one, Summaries: regtime.All(one, regtime.Later)}}, Params: regtime.Later})
 	p1 := openPage(t, path)
 	checkPlurals(t, p1)
-	if txt := eval[string](t, p1, "document.body.innerText"); !strings.Contains(txt, "1 thread)") || !strings.Contains(txt, "1 call → 1 entry") {
+	if txt := eval[string](t, p1, "document.body.innerText + '\\n' + document.querySelector('.thread-row .stat').textContent"); !strings.Contains(txt, "1 thread)") || !strings.Contains(txt, "1 call → 1 entry") || onePlural.MatchString(txt) {
 		t.Errorf("page of one thread and one call says %q", txt)
 	}
 }

@@ -89,54 +89,62 @@
       var e = th.e;
       en.nodes = [];
       for (var k = 0, i = en.e0; k < en.nn; k++, i += 3) en.nodes.push({ f: e[i], d: e[i + 1], dur: e[i + 2] });
-      layout(en);
     }
     return en.nodes;
   }
 
-  // Icicle layout of an expression's merged callstacks: top-level
-  // callstacks share the box by cumulative duration; children sit above
-  // their parent, as wide as their share of its duration.
-  function layout(en) {
-    var total = 0, st = [], cursor0 = 0;
-    en.nodes.forEach(function (n) { if (n.d === 0) total += n.dur; });
-    if (total <= 0) total = 1;
-    en.nodes.forEach(function (n) {
-      if (n.d === 0) {
-        n.fx = cursor0; n.fw = n.dur / total; cursor0 += n.fw;
-      } else {
-        var p = st[n.d - 1];
-        if (!p) { n.fx = 0; n.fw = 0; return; }
-        n.fx = p.cur; n.fw = p.dur > 0 ? p.fw * n.dur / p.dur : 0; p.cur += n.fw;
-      }
-      st[n.d] = { fw: n.fw, dur: n.dur, cur: n.fx };
-      st.length = n.d + 1;
-    });
-  }
-
   // place lays an expression's nodes out in pixels for a box of gw px at
-  // x0: each node as wide as its share of the box, but at least MINW and
-  // at least its children together (as NonSequitur draws them), children
-  // left to right from their parent's left edge. Returns the width the
-  // nodes take, at least gw.
-  function place(en, x0, gw) {
-    var ns = en.nodes, sum = [], k, n, d;
-    for (k = ns.length - 1; k >= 0; k--) {
-      n = ns[k]; d = n.d;
-      n.pw = Math.max(n.fw * gw, MINW, sum[d + 1] || 0);
-      sum[d + 1] = 0;
-      sum[d] = (sum[d] || 0) + n.pw;
+  // x0, with room px before the next entry: every node at least MINW
+  // wide and at least as wide as its children need (as NonSequitur draws
+  // them); siblings share their parent's width by cumulative duration,
+  // those held at their minimum taking their share from the others.
+  // Children start at their parent's left edge. Nodes that do not fit
+  // get px = -1 (drawn when zoomed in). Returns the box's width.
+  function place(en, x0, gw, room) {
+    var ns = en.nodes, n = ns.length, k, d;
+    var kids = [], st = [], root = [], need = new Float64Array(n);
+    for (k = 0; k < n; k++) {
+      d = ns[k].d;
+      ns[k].px = -1;
+      st.length = d;
+      var p = d === 0 ? -1 : st[d - 1];
+      if (p === undefined) continue; // a node without its parent
+      (p < 0 ? root : (kids[p] || (kids[p] = []))).push(k);
+      st[d] = k;
     }
-    var cur = [x0];
-    for (k = 0; k < ns.length; k++) {
-      n = ns[k]; d = n.d;
-      if (cur[d] === undefined) { n.px = -1; continue; } // a node without its parent
-      n.px = cur[d];
-      cur[d] += n.pw;
-      cur[d + 1] = n.px;
-      cur.length = d + 2;
+    for (k = n - 1; k >= 0; k--) {
+      var sn = 0;
+      (kids[k] || []).forEach(function (c) { sn += need[c]; });
+      need[k] = Math.max(MINW, sn);
     }
-    return Math.max(gw, sum[0] || 0);
+    var top = 0, topNeed = 0;
+    root.forEach(function (c) { top += ns[c].dur; topNeed += need[c]; });
+    var A = Math.max(gw, Math.min(room, topNeed));
+    group(root, function (c) { return top > 0 ? ns[c].dur / top * gw : gw / root.length; }, A, x0);
+    return A;
+
+    // group gives the sibling nodes list the width A from x on.
+    function group(list, natural, A, x) {
+      var m = list.length, nat = list.map(natural), fixed = new Array(m).fill(false), scale = 1, changed = true;
+      while (changed) {
+        changed = false;
+        var rest = A, sum = 0;
+        for (var i = 0; i < m; i++) if (fixed[i]) rest -= need[list[i]]; else sum += nat[i];
+        scale = sum > 0 ? Math.min(1, Math.max(rest, 0) / sum) : 0;
+        for (i = 0; i < m; i++) {
+          if (!fixed[i] && nat[i] * scale < need[list[i]]) { fixed[i] = true; changed = true; }
+        }
+      }
+      var end = x + A;
+      for (var i = 0; i < m; i++) {
+        var nd = ns[list[i]], w = fixed[i] ? need[list[i]] : nat[i] * scale;
+        if (x + MINW > end + 1e-6) return; // the rest does not fit
+        w = Math.max(Math.min(w, end - x), MINW); // its own children may not all fit
+        nd.px = x; nd.pw = w;
+        if (kids[list[i]]) group(kids[list[i]], function (c) { return nd.dur > 0 ? w * ns[c].dur / nd.dur : 0; }, w, x);
+        x += w;
+      }
+    }
   }
 
   var runs = D.runs;
@@ -278,6 +286,7 @@
       var row = { div: div, cv: cv, lab: lab, th: t, run: r, depthRows: depthRows, hits: [], marks: [],
         callH: depthRows * BAR + 2 * PAD, height: depthRows * BAR + 2 * PAD + t.tracks.length * TRACKH };
       lab.style.height = row.height + 'px';
+      if (row.height < 26) st.style.display = 'none'; // room for the name only: the sizes are in its title
       t.row = row;
       t.user = true;
       rows.push(row);
@@ -348,7 +357,7 @@
   }
   var P = D.params;
   $('params').textContent = 'RegTime' + (P.preset ? ' (' + P.preset + ')' : '') + ': CDT ' + pct(P.cdt) + ', CGT ' + pct(P.cgt) +
-    ', TTFT ' + pct(P.ttft) + ' of each thread\'s span' + (P.filter > 0 ? ', functions ≤ ' + pct(P.filter) + ' dropped' : '') +
+    ', TTFT ' + pct(P.ttft) + ' of each thread\'s span' + (P.filter > 0 ? ', functions ≤ ' + pct(P.filter) + ' dropped' : P.filter === 0 ? ', functions that never took time dropped' : '') +
     '. Black boxes are RegTime expressions: merged callstacks, widths by cumulative duration. ' +
     'Every call and every node of an expression is drawn at least ' + MINW + ' px wide (as NonSequitur draws them), ' +
     'so none disappears; below that, widths are not to scale.' +
@@ -476,7 +485,8 @@
       }
       if (gw >= 24) {
         // The name, cut to the glyph with an ellipsis.
-        var label = fitText(ctx, funcs[f] || '?', gw - 4);
+        var name = funcs[f] || '?', label = fitText(ctx, name, gw - 4);
+        if (label.length < Math.min(name.length, 4)) label = ''; // a mere "x…" says nothing
         if (label) {
           ctx.fillStyle = '#000';
           ctx.fillText(label, x + 2, y + BAR / 2);
@@ -516,7 +526,7 @@
       // up to where the next entry starts; those that do not fit there
       // wait for a closer zoom.
       var next = t.entries[k + 1], room = Math.max(gw, (next ? X(r, next.s, w) : lx1) - x0);
-      var ns = nodesOf(t, en), bw = Math.min(place(en, x0, gw), room), best = null, hidden = 0;
+      var ns = nodesOf(t, en), bw = place(en, x0, gw, room), best = null, hidden = 0;
       var box = { x: x0, y: by, w: bw, h: bh, en: en, box: true };
       last[en.d] = { right: x0 + bw, reach: reach };
       hits.push(box);
@@ -524,8 +534,8 @@
         var d = en.d + n.d;
         var m = marks.get(n.f);
         if (m && (!best || m.rank < best.rank)) best = m; // marked even where not drawn
-        if (d >= row.depthRows || n.px < 0) return;
-        if (n.px + n.pw > x0 + bw + 0.01) { hidden++; return; }
+        if (d >= row.depthRows) return;
+        if (n.px < 0) { hidden++; return; }
         glyph(n.f, n.px, yOf(d), n.pw, { x: n.px, y: yOf(d), w: n.pw, h: BAR, en: en, node: n });
       });
       ctx.strokeStyle = '#000';

@@ -225,15 +225,17 @@ func checkPlurals(t *testing.T, p *page) {
 func checkRows(t *testing.T, p *page) {
 	bad := eval[[]string](t, p, `(function(){
 		var out = [];
+		// The page's sizes (before they were exported: 13, 3, 38, 48).
+		var BAR = vprof.BAR || 13, PAD = vprof.PAD === undefined ? 3 : vprof.PAD, TRACKH = vprof.TRACKH || 38, MAXDEPTH = vprof.MAXDEPTH || 48;
 		vprof.rows.forEach(function (row) {
 			if (!row.th.shown) return;
-			var depth = Math.min(row.th.maxDepth, vprof.MAXDEPTH - 1) + 1;
-			var want = depth * vprof.BAR + 2 * vprof.PAD + row.th.tracks.length * vprof.TRACKH;
+			var depth = Math.min(row.th.maxDepth, MAXDEPTH - 1) + 1;
+			var want = depth * BAR + 2 * PAD + row.th.tracks.length * TRACKH;
 			var h = row.div.getBoundingClientRect().height, ch = row.cv.getBoundingClientRect().height;
 			if (ch !== want) out.push(row.th.name + ': canvas ' + ch + ' px for ' + depth + ' levels, want ' + want);
 			if (h > want + 2) out.push(row.th.name + ': row ' + h + ' px for a ' + want + ' px canvas');
 			var levels = new Set();
-			row.hits.forEach(function (x) { if (!x.box && !x.track) levels.add(Math.round((x.y - vprof.PAD) / vprof.BAR)); });
+			row.hits.forEach(function (x) { if (!x.box && !x.track) levels.add(Math.round((x.y - PAD) / BAR)); });
 			if (levels.size !== depth) out.push(row.th.name + ': ' + levels.size + ' of ' + depth + ' levels drawn');
 		});
 		return out;

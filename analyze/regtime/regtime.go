@@ -7,6 +7,7 @@ package regtime
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sort"
 	"sync"
@@ -21,18 +22,22 @@ type Params struct {
 	CGT  float64 // CallGapThresh: a gap between siblings is idle if >= CGT*T
 	TTFT float64 // TotalTimeFractionThresh: an expression stops growing once it spans >= TTFT*T
 	// Filter drops, before compressing, functions whose cumulative
-	// duration in the thread is at most Filter*T (0: no filter). A dropped
-	// call's children take its place.
+	// duration in the thread is at most Filter*T; at 0 it drops only
+	// functions that never took any time (the authors' THRESHOLD = 0),
+	// below 0 nothing. A dropped call's children take its place.
 	Filter float64
-	// MinCalls: threads with fewer calls are left uncompressed.
-	MinCalls int
+	// MinRecords: a thread is compressed only if, after the filter, it has
+	// more than MinRecords trace records, counting a call without children
+	// as one record and a call with children as two (its enter and its
+	// exit), as the authors' code counts its trace (len(trace) > 1300/4).
+	MinRecords int
 }
 
 // Presets (method.md §9): the thesis' values with its 1% filter, and the
-// authors' later code.
+// authors' later code (regtime_alg.py, traceFilter.py with THRESHOLD = 0).
 var (
-	Thesis = Params{CDT: 0.01, CGT: 0.001, TTFT: 0.13, Filter: 0.01, MinCalls: 325}
-	Later  = Params{CDT: 0.005, CGT: 0.001, TTFT: 0.02, MinCalls: 325}
+	Thesis = Params{CDT: 0.01, CGT: 0.001, TTFT: 0.13, Filter: 0.01, MinRecords: 325}
+	Later  = Params{CDT: 0.005, CGT: 0.001, TTFT: 0.02, Filter: 0, MinRecords: 325}
 )
 
 // Preset returns the named preset: "thesis" or "later".
@@ -73,8 +78,9 @@ type Summary struct {
 	Thread     *trace.Thread
 	Entries    []Entry // in start order
 	Nodes      []Node
-	Before     int  // calls before compressing
-	Compressed bool // false when the thread had fewer than MinCalls calls
+	Before     int  // calls before compressing (and before the filter)
+	Records    int  // trace records after the filter (see Params.MinRecords)
+	Compressed bool // false when Records <= MinRecords
 	Plain      int  // plain calls in Entries
 	Exprs      int  // expressions in Entries
 }
@@ -155,25 +161,62 @@ func All(tr *trace.Trace, p Params) []*Summary {
 func (c *Compressor) Thread(th *trace.Thread) *Summary {
 	s := &Summary{Thread: th, Before: len(th.Calls)}
 	c.out = s
-	if len(th.Calls) < c.P.MinCalls {
-		s.Entries = make([]Entry, len(th.Calls))
-		for i := range th.Calls {
-			k := &th.Calls[i]
+	T := float64(th.Span())
+	c.calls = th.Calls
+	var shortest int64
+	s.Records, shortest = records(th.Calls)
+	// A function's cumulative duration is at least its longest call's,
+	// so nothing is dropped unless some call is within the limit.
+	if limit := c.P.Filter * T; c.P.Filter >= 0 && float64(shortest) <= limit {
+		c.calls = c.filter(th.Calls, limit)
+		if len(c.calls) < len(th.Calls) {
+			s.Records, _ = records(c.calls)
+			if len(c.calls) > 0 {
+				// The authors measure T on the filtered trace:
+				// first record to last.
+				T = float64(max(c.calls[lastTop(c.calls)].End-c.calls[0].Start, 1))
+			}
+		}
+	}
+	if s.Records <= c.P.MinRecords {
+		s.Entries = make([]Entry, len(c.calls))
+		for i := range c.calls {
+			k := &c.calls[i]
 			s.Entries[i] = Entry{Start: k.Start, End: k.End, Func: k.Func, Depth: k.Depth}
 		}
-		s.Plain = len(th.Calls)
+		s.Plain = len(c.calls)
+		c.calls = nil
 		return s
 	}
 	s.Compressed = true
-	T := float64(th.Span())
 	c.long, c.gap, c.total = c.P.CDT*T, c.P.CGT*T, c.P.TTFT*T
-	c.calls = th.Calls
-	if c.P.Filter > 0 {
-		c.calls = c.filter(th.Calls, c.P.Filter*T)
-	}
 	c.siblings(0, int32(len(c.calls)))
 	c.calls = nil
 	return s
+}
+
+// records counts calls as trace records: one for a call without
+// children, two (enter and exit) for a call with children. It also
+// returns the shortest call's duration (MaxInt64 without calls).
+func records(calls []trace.Call) (n int, shortest int64) {
+	n, shortest = len(calls), math.MaxInt64
+	for i := range calls {
+		k := &calls[i]
+		if k.Next > int32(i)+1 {
+			n++
+		}
+		shortest = min(shortest, k.End-k.Start)
+	}
+	return n, shortest
+}
+
+// lastTop is the index of the last top-level call.
+func lastTop(calls []trace.Call) int {
+	i := 0
+	for int(calls[i].Next) < len(calls) {
+		i = int(calls[i].Next)
+	}
+	return i
 }
 
 // filter drops the calls of functions whose cumulative duration is at
@@ -188,8 +231,8 @@ func (c *Compressor) filter(calls []trace.Call, limit float64) []trace.Call {
 		c.cum[f] += calls[i].Dur()
 	}
 	drop := false
-	for _, d := range c.cum {
-		if float64(d) <= limit {
+	for i := range calls { // functions of this thread only
+		if float64(c.cum[calls[i].Func]) <= limit {
 			drop = true
 			break
 		}
@@ -248,9 +291,11 @@ func (c *Compressor) siblings(first, end int32) {
 			prev, j = j, cj.Next
 			n++
 		}
-		if n == 1 {
-			// One short call alone stays a plain call; its children are
-			// summarised away with it.
+		if n == 1 && ci.Next == i+1 {
+			// One short call without children is the same as a
+			// one-node expression: keep it plain. With children it
+			// stays an expression whose trie holds its subtree, as
+			// the authors' code and the thesis' Algorithm 2 do.
 			c.plain(ci)
 		} else {
 			c.expr(i, j, start, calls[prev].End)

@@ -115,9 +115,17 @@ func TestAlgorithm(t *testing.T) {
 		{"TTFT checked before adding the next call", []call{
 			{0, "a", 0, 90}, {0, "a", 90, 180}, {0, "a", 180, 270}, {0, "a", 270, 299}, {0, "a", 299, 301}, {0, "a", 301, 302}, {0, "b", 302, 303}},
 			p, "0:{[0,301] a=301} 0:{[301,303] a=1 b=1}"},
-		{"single short call between long ones is plain, children dropped", []call{
-			{0, "L", 0, 200}, {0, "s", 200, 210}, {1, "x", 201, 202}, {0, "L", 210, 400}},
+		// The authors' rule (regtime_alg.py, the thesis' Algorithm 2): a
+		// lone short call keeps its subtree in a one-call expression.
+		{"single short call between long ones is an expression holding its subtree", []call{
+			{0, "L", 0, 200}, {0, "s", 200, 210}, {1, "x", 201, 202}, {1, "y", 203, 204}, {2, "x", 203, 204}, {0, "L", 210, 400}},
+			p, "0:L[0,200] 0:{[200,210] s=10 .x=1 .y=1 ..x=1} 0:L[210,400]"},
+		{"single short call without children is plain", []call{
+			{0, "L", 0, 200}, {0, "s", 200, 210}, {0, "L", 210, 400}},
 			p, "0:L[0,200] 0:s[200,210] 0:L[210,400]"},
+		{"single short call closed by an idle gap keeps its subtree", []call{
+			{0, "main", 0, 1000}, {1, "s", 0, 10}, {2, "x", 1, 2}, {1, "t", 50, 60}, {1, "t", 60, 61}},
+			p, "0:main[0,1000] 1:{[0,10] s=10 .x=1} 1:{[50,61] t=11}"},
 		{"expression content merges whole subtrees", []call{
 			{0, "main", 0, 1000},
 			{1, "req", 0, 10}, {2, "parse", 0, 3}, {3, "lex", 0, 1}, {2, "send", 3, 9},
@@ -173,11 +181,77 @@ func TestFilter(t *testing.T) {
 	}
 }
 
-func TestMinCalls(t *testing.T) {
+// leaves is n top-level calls of 1 ns, 1 ns apart; pairs is n top-level
+// calls of 2 ns, each with one child.
+func leaves(n int) []call {
+	var cs []call
+	for i := int64(0); i < int64(n); i++ {
+		cs = append(cs, call{0, "a", 2 * i, 2*i + 1})
+	}
+	return cs
+}
+
+func pairs(n int) []call {
+	var cs []call
+	for i := int64(0); i < int64(n); i++ {
+		cs = append(cs, call{0, "p", 3 * i, 3*i + 2}, call{1, "c", 3 * i, 3*i + 1})
+	}
+	return cs
+}
+
+// The authors compress a thread when its filtered trace has more than
+// 1300/4 = 325 records, a call with children counting twice (enter and
+// exit records), not when it has at least 325 calls.
+func TestMinRecords(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		calls          []call
+		records        int
+		wantCompressed bool
+	}{
+		{"325 calls without children: 325 records", leaves(325), 325, false},
+		{"326 calls without children", leaves(326), 326, true},
+		{"300 calls, 150 with a child: 450 records", pairs(150), 450, true},
+		{"216 calls, 108 with a child: 324 records", pairs(108), 324, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := mk(t, 1000, tt.calls)
+			s := Compress(tr.Threads[0], Later)
+			if s.Records != tt.records || s.Compressed != tt.wantCompressed {
+				t.Fatalf("records %d compressed %v, want %d %v", s.Records, s.Compressed, tt.records, tt.wantCompressed)
+			}
+			if !s.Compressed && (s.Plain != len(tt.calls) || len(s.Nodes) != 0 || s.Ratio() != 1) {
+				t.Fatalf("uncompressed thread: plain %d nodes %d", s.Plain, len(s.Nodes))
+			}
+		})
+	}
 	tr := mk(t, 7, figure42)
-	s := Compress(tr.Threads[0], Params{CDT: 0.5, CGT: 0.5, TTFT: 1, MinCalls: 12})
-	if s.Compressed || s.Plain != 11 || len(s.Nodes) != 0 || s.Ratio() != 1 {
-		t.Fatalf("thread below MinCalls: compressed %v plain %d", s.Compressed, s.Plain)
+	s := Compress(tr.Threads[0], Params{CDT: 0.5, CGT: 0.5, TTFT: 1, MinRecords: 15})
+	if s.Records != 15 || s.Compressed {
+		t.Fatalf("figure 4.2 (11 calls, 4 with a child): records %d compressed %v", s.Records, s.Compressed)
+	}
+}
+
+// traceFilter.py's THRESHOLD = 0 drops functions whose calls never took
+// any time, before counting records; the authors then measure T on the
+// filtered trace.
+func TestFilterZero(t *testing.T) {
+	calls := []call{{0, "z", 0, 0}, {0, "main", 0, 100}, {1, "z", 10, 10}, {1, "a", 10, 20}, {2, "z", 15, 15}}
+	tr := mk(t, 1000, calls)
+	s := Compress(tr.Threads[0], Params{CDT: 0.5, CGT: 0.5, TTFT: 1})
+	if got, want := render(tr, s), "0:main[0,100] 1:a[10,20]"; got != want || s.Records != 3 {
+		t.Fatalf("got %s (records %d), want %s", got, s.Records, want)
+	}
+	s = Compress(tr.Threads[0], Params{CDT: 0.5, CGT: 0.5, TTFT: 1, Filter: -1, MinRecords: 100})
+	if s.Plain != 5 || s.Records != 7 {
+		t.Fatalf("Filter -1: plain %d records %d, want every call", s.Plain, s.Records)
+	}
+	// T is the filtered trace's span, 100 ns, not the thread's 1000:
+	// main is long against CDT 50% of it (of 1000 it would be short and
+	// open an expression).
+	s = Compress(tr.Threads[0], Params{CDT: 0.5, CGT: 0.5, TTFT: 1, MinRecords: 1})
+	if got, want := render(tr, s), "0:main[0,100] 1:a[10,20]"; got != want || !s.Compressed {
+		t.Fatalf("got %s, want %s", got, want)
 	}
 }
 

@@ -103,6 +103,7 @@ func BenchmarkTimeline10M(b *testing.B) {
 		b.ReportMetric(float64(buf.Len())/1e6, "page-MB")
 		b.ReportMetric(float64(pg.load.Milliseconds()), "load-ms")
 		b.ReportMetric(float64(after), "entries")
+		b.ReportMetric(float64(eval[int](b, pg, "vprof.rows.reduce((n, r) => n + r.hits.length, 0)")), "glyphs")
 		b.Logf("page timing (ms): %v", eval[map[string]float64](b, pg, "vprof.timing"))
 		if buf.Len() > 5<<20 {
 			b.Errorf("page of %d bytes, want < 5 MB", buf.Len())

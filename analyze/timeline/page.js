@@ -7,7 +7,10 @@
   var D = JSON.parse(document.getElementById('data').textContent);
   timing.parse = performance.now() - T0;
   var funcs = D.funcs;
-  var BAR = 13, MAXDEPTH = 48, TRACKH = 38, MINPX = 3, PAD = 3;
+  // BAR: one call-depth level. MINW: the narrowest a call, an expression
+  // or an expression's node is drawn (NonSequitur's MIN_CALLSTACK_PX_WIDTH),
+  // so none disappears when zoomed out.
+  var BAR = 13, MAXDEPTH = 48, TRACKH = 30, MINW = 4, PAD = 1;
   var PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948',
     '#b07aa1', '#ff9da7', '#9c755f', '#17becf', '#bcbd22', '#8c6bb1'];
   var GREY = '#c8c8c8';
@@ -22,6 +25,27 @@
     return (ns / 1e9).toPrecision(4).replace(/\.?0+$/, '') + ' s';
   }
   function pct(x) { return (x * 100).toPrecision(3).replace(/\.?0+$/, '') + '%'; }
+  // plural(3, 'thread') is "3 threads", plural(1, 'entry', 'entries') "1 entry".
+  function plural(n, one, many) { return n + ' ' + (n === 1 ? one : (many || one + 's')); }
+
+  // fitText cuts s to at most w pixels in ctx's font, ending it with an
+  // ellipsis when cut; '' when not even the ellipsis fits.
+  var widths = new Map();
+  function textW(ctx, s) {
+    var k = ctx.font + '\u0000' + s, v = widths.get(k);
+    if (v === undefined) { v = ctx.measureText(s).width; if (widths.size < 50000) widths.set(k, v); }
+    return v;
+  }
+  function fitText(ctx, s, w) {
+    if (textW(ctx, s) <= w) return s;
+    var lo = 0, hi = s.length - 1;
+    while (lo < hi) {
+      var m = (lo + hi + 1) >> 1;
+      if (textW(ctx, s.slice(0, m) + '…') <= w) lo = m; else hi = m - 1;
+    }
+    if (lo === 0) return textW(ctx, '…') <= w ? '…' : '';
+    return s.slice(0, lo) + '…';
+  }
 
   // Decode the flat entries: start, end, depth, func, n, then n nodes.
   // Expression nodes stay in the flat array until an expression is drawn
@@ -37,8 +61,12 @@
         en.expr = true;
         en.e0 = i;
         en.nn = Math.min(n, Math.floor((e.length - i) / 3));
+        // Leaves of the trie: with every node at least MINW wide and
+        // children within their parent, the expression needs wide * MINW px.
+        en.wide = 0;
         for (var k = 0; k < en.nn; k++, i += 3) {
           if (e[i + 1] > en.maxd) en.maxd = e[i + 1];
+          if (k === en.nn - 1 || e[i + 4] <= e[i + 1]) en.wide++;
           fs.add(e[i]);
           appear[e[i]]++;
         }
@@ -61,29 +89,62 @@
       var e = th.e;
       en.nodes = [];
       for (var k = 0, i = en.e0; k < en.nn; k++, i += 3) en.nodes.push({ f: e[i], d: e[i + 1], dur: e[i + 2] });
-      layout(en);
     }
     return en.nodes;
   }
 
-  // Icicle layout of an expression's merged callstacks: top-level
-  // callstacks share the box by cumulative duration; children sit above
-  // their parent, as wide as their share of its duration.
-  function layout(en) {
-    var total = 0, st = [], cursor0 = 0;
-    en.nodes.forEach(function (n) { if (n.d === 0) total += n.dur; });
-    if (total <= 0) total = 1;
-    en.nodes.forEach(function (n) {
-      if (n.d === 0) {
-        n.fx = cursor0; n.fw = n.dur / total; cursor0 += n.fw;
-      } else {
-        var p = st[n.d - 1];
-        if (!p) { n.fx = 0; n.fw = 0; return; }
-        n.fx = p.cur; n.fw = p.dur > 0 ? p.fw * n.dur / p.dur : 0; p.cur += n.fw;
+  // place lays an expression's nodes out in pixels for a box of gw px at
+  // x0, with room px before the next entry: every node at least MINW
+  // wide and at least as wide as its children need (as NonSequitur draws
+  // them); siblings share their parent's width by cumulative duration,
+  // those held at their minimum taking their share from the others.
+  // Children start at their parent's left edge. Nodes that do not fit
+  // get px = -1 (drawn when zoomed in). Returns the box's width.
+  function place(en, x0, gw, room) {
+    var ns = en.nodes, n = ns.length, k, d;
+    var kids = [], st = [], root = [], need = new Float64Array(n);
+    for (k = 0; k < n; k++) {
+      d = ns[k].d;
+      ns[k].px = -1;
+      st.length = d;
+      var p = d === 0 ? -1 : st[d - 1];
+      if (p === undefined) continue; // a node without its parent
+      (p < 0 ? root : (kids[p] || (kids[p] = []))).push(k);
+      st[d] = k;
+    }
+    for (k = n - 1; k >= 0; k--) {
+      var sn = 0;
+      (kids[k] || []).forEach(function (c) { sn += need[c]; });
+      need[k] = Math.max(MINW, sn);
+    }
+    var top = 0, topNeed = 0;
+    root.forEach(function (c) { top += ns[c].dur; topNeed += need[c]; });
+    var A = Math.max(gw, Math.min(room, topNeed));
+    group(root, function (c) { return top > 0 ? ns[c].dur / top * gw : gw / root.length; }, A, x0);
+    return A;
+
+    // group gives the sibling nodes list the width A from x on.
+    function group(list, natural, A, x) {
+      var m = list.length, nat = list.map(natural), fixed = new Array(m).fill(false), scale = 1, changed = true;
+      while (changed) {
+        changed = false;
+        var rest = A, sum = 0;
+        for (var i = 0; i < m; i++) if (fixed[i]) rest -= need[list[i]]; else sum += nat[i];
+        scale = sum > 0 ? Math.min(1, Math.max(rest, 0) / sum) : 0;
+        for (i = 0; i < m; i++) {
+          if (!fixed[i] && nat[i] * scale < need[list[i]]) { fixed[i] = true; changed = true; }
+        }
       }
-      st[n.d] = { fw: n.fw, dur: n.dur, cur: n.fx };
-      st.length = n.d + 1;
-    });
+      var end = x + A;
+      for (var i = 0; i < m; i++) {
+        var nd = ns[list[i]], w = fixed[i] ? need[list[i]] : nat[i] * scale;
+        if (x + MINW > end + 1e-6) return; // the rest does not fit
+        w = Math.max(Math.min(w, end - x), MINW); // its own children may not all fit
+        nd.px = x; nd.pw = w;
+        if (kids[list[i]]) group(kids[list[i]], function (c) { return nd.dur > 0 ? w * ns[c].dur / nd.dur : 0; }, w, x);
+        x += w;
+      }
+    }
   }
 
   var runs = D.runs;
@@ -116,13 +177,16 @@
 
   // The axis maps time to u in [0, 1] of the full width. Nonlinear: every
   // interval between two glyph boundaries of the shown threads gets at
-  // least MINPX pixels. Runs share the scale of the longest one.
+  // least MINW pixels, and an interval where an expression starts the
+  // pixels its nodes need. Runs share the scale of the longest one, so a
+  // shorter run ends at u = r.endU; past it fromU gives NaN (no time).
   function buildAxis(r, plotW) {
     var scale = r.span / maxSpan;
+    r.endU = scale;
     if (state.linear) {
       r.axis = {
         toU: function (t) { return t / maxSpan; },
-        fromU: function (u) { return u * maxSpan; }
+        fromU: function (u) { return u > scale * (1 + 1e-12) || u < 0 ? NaN : u * maxSpan; }
       };
       return;
     }
@@ -138,9 +202,15 @@
     var b = [pts[0]];
     for (var i = 1; i < pts.length; i++) if (pts[i] !== b[b.length - 1]) b.push(pts[i]);
     if (b.length < 2) b.push(b[0] + 1);
-    var minFrac = MINPX / Math.max(plotW, 100);
+    var minFrac = MINW / Math.max(plotW, 100);
+    var need = new Map(); // interval start -> pixels (in MINW units) an expression there needs
+    r.threads.forEach(function (t) {
+      if (!t.shown) return;
+      // (at most 32 MINW: a bigger expression spreads when zoomed in)
+      t.entries.forEach(function (en) { if (en.expr && en.wide > 1) need.set(en.s, Math.max(need.get(en.s) || 0, Math.min(en.wide, 32))); });
+    });
     var cum = new Float64Array(b.length);
-    for (i = 1; i < b.length; i++) cum[i] = cum[i - 1] + Math.max(minFrac, (b[i] - b[i - 1]) / r.span);
+    for (i = 1; i < b.length; i++) cum[i] = cum[i - 1] + Math.max(minFrac * (need.get(b[i - 1]) || 1), (b[i] - b[i - 1]) / r.span);
     var total = cum[b.length - 1];
     function seg(t) {
       var lo = 0, hi = b.length - 1;
@@ -155,6 +225,7 @@
         return (cum[i] + (t - b[i]) / (b[i + 1] - b[i]) * (cum[i + 1] - cum[i])) / total * scale;
       },
       fromU: function (u) {
+        if (u > scale * (1 + 1e-12) || u < 0) return NaN;
         var c = u / scale * total;
         if (c <= 0) return b[0];
         if (c >= total) return b[b.length - 1];
@@ -173,31 +244,49 @@
     var col = document.createElement('div');
     col.className = 'run';
     var h = document.createElement('h2');
-    h.textContent = r.label + ' — ' + r.path + ' (' + r.format + ', ' + fmtDur(r.span) + ', ' + r.threads.length + ' threads)';
+    var what = ' (' + r.format + ', ' + fmtDur(r.span) + ', ' + plural(r.threads.length, 'thread') + ')';
+    h.textContent = r.label + ' — ' + String(r.path).split('/').pop() + what;
+    h.title = r.label + ' — ' + r.path + what;
     col.appendChild(h);
+    // The ruler sits over the rows' canvases, beside the labels' column.
+    var rr = document.createElement('div');
+    rr.className = 'ruler-row';
+    var sp = document.createElement('div');
+    sp.className = 'label';
+    rr.appendChild(sp);
     r.ruler = document.createElement('canvas');
     r.ruler.className = 'ruler';
-    col.appendChild(r.ruler);
+    rr.appendChild(r.ruler);
+    col.appendChild(rr);
     r.threads.forEach(function (t) {
       var div = document.createElement('div');
       div.className = 'thread-row';
       div.dataset.run = r.index;
       div.dataset.thread = t.index;
+      // The label is a column beside the canvas, as tall as the row: the
+      // name, then (where the row has room) the sizes.
       var lab = document.createElement('div');
       lab.className = 'label';
-      lab.textContent = t.name + ' ';
+      var nm = document.createElement('span');
+      nm.className = 'nm';
+      nm.textContent = t.name;
+      lab.appendChild(nm);
       var st = document.createElement('span');
       st.className = 'stat';
-      st.textContent = t.before + ' calls → ' + t.after + ' entries' + (t.compressed ? ' (ratio ' + t.ratio + ')' : ' (uncompressed)') +
+      st.textContent = plural(t.before, 'call') + ' → ' + plural(t.after, 'entry', 'entries') + (t.compressed ? ' (ratio ' + t.ratio + ')' : ' (uncompressed)') +
         (t.repairs ? '; ' + t.repairs : '');
       lab.appendChild(st);
+      lab.title = t.name + '\n' + st.textContent;
       div.appendChild(lab);
       var cv = document.createElement('canvas');
       div.appendChild(cv);
       col.appendChild(div);
+      // The height follows the call depth: one BAR per level, nothing else.
       var depthRows = Math.min(t.maxDepth, MAXDEPTH - 1) + 1;
-      var row = { div: div, cv: cv, th: t, run: r, depthRows: depthRows, hits: [],
+      var row = { div: div, cv: cv, lab: lab, th: t, run: r, depthRows: depthRows, hits: [], marks: [],
         callH: depthRows * BAR + 2 * PAD, height: depthRows * BAR + 2 * PAD + t.tracks.length * TRACKH };
+      lab.style.height = row.height + 'px';
+      if (row.height < 26) st.style.display = 'none'; // room for the name only: the sizes are in its title
       t.row = row;
       t.user = true;
       rows.push(row);
@@ -262,14 +351,19 @@
     sw2.style.background = GREY;
     g.appendChild(sw2);
     var t2 = document.createElement('span');
-    t2.textContent = rest + ' other functions';
+    t2.textContent = plural(rest, 'other function');
     g.appendChild(t2);
     lg.appendChild(g);
   }
   var P = D.params;
   $('params').textContent = 'RegTime' + (P.preset ? ' (' + P.preset + ')' : '') + ': CDT ' + pct(P.cdt) + ', CGT ' + pct(P.cgt) +
-    ', TTFT ' + pct(P.ttft) + ' of each thread\'s span' + (P.filter > 0 ? ', functions ≤ ' + pct(P.filter) + ' dropped' : '') +
-    '. Black boxes are RegTime expressions: merged callstacks, widths by cumulative duration.';
+    ', TTFT ' + pct(P.ttft) + ' of each thread\'s span' + (P.filter > 0 ? ', functions ≤ ' + pct(P.filter) + ' dropped' : P.filter === 0 ? ', functions that never took time dropped' : '') +
+    '. Black boxes are RegTime expressions: merged callstacks, widths by cumulative duration. ' +
+    'Every call and every node of an expression is drawn at least ' + MINW + ' px wide (as NonSequitur draws them), ' +
+    'so none disappears; below that, widths are not to scale.' +
+    (marks.size ? ' A red corner marks a function of vprof report\'s top (#rank in this legend), once per expression.' : '') +
+    (Object.keys(trackRange).length ? ' Purple lines are the sampled values of the most anomalous variables; their discount is 1 minus ' +
+      'the distance between their values in the two runs (0: nothing alike; 0.8 and up: no difference found).' : '');
 
   // Which functions are highlighted: the legend's choice, else search hits.
   function highlighted() {
@@ -295,7 +389,7 @@
       row.div.classList.toggle('hidden', !t.shown);
       if (t.shown) shown++;
     });
-    $('info').textContent = shown + ' of ' + rows.length + ' threads shown' + (q ? ' (calling a function matching “' + q + '”)' : '');
+    $('info').textContent = shown + ' of ' + plural(rows.length, 'thread') + ' shown' + (q ? ' (calling a function matching “' + q + '”)' : '');
     relayout();
   }
 
@@ -324,6 +418,9 @@
 
   function X(r, t, w) { return (r.axis.toU(t) - state.v0) / (state.v1 - state.v0) * w; }
 
+  // drawRuler labels the run's own times: evenly spaced ticks up to the
+  // run's end, then the end itself; nothing past it. r.ticks keeps what
+  // was drawn.
   function drawRuler(r) {
     var s = sizeCanvas(r.ruler, 22), ctx = s.ctx, w = s.w;
     ctx.clearRect(0, 0, w, 22);
@@ -331,14 +428,24 @@
     ctx.strokeStyle = '#999';
     ctx.font = '10px system-ui, sans-serif';
     ctx.textBaseline = 'top';
+    var ticks = r.ticks = [];
+    var xEnd = X(r, r.span, w), endShown = xEnd >= 0 && xEnd <= w + 0.5;
+    var endLabel = fmtDur(r.span), endW = textW(ctx, endLabel);
     var n = Math.max(2, Math.floor(w / 110));
     for (var i = 0; i <= n; i++) {
-      var x = i / n * w, u = state.v0 + (state.v1 - state.v0) * i / n;
-      var t = r.axis.fromU(u);
-      ctx.beginPath(); ctx.moveTo(x + 0.5, 14); ctx.lineTo(x + 0.5, 22); ctx.stroke();
-      ctx.textAlign = i === 0 ? 'left' : i === n ? 'right' : 'center';
-      ctx.fillText(fmtDur(t), x, 2);
+      var x = i / n * w, t = r.axis.fromU(state.v0 + (state.v1 - state.v0) * i / n);
+      if (isNaN(t)) break; // past the run's end
+      var label = fmtDur(t), lw = textW(ctx, label);
+      var lx = Math.min(Math.max(x - lw / 2, 0), w - lw); // the label's left edge, inside the canvas
+      if (endShown && lx + lw > Math.min(xEnd, w) - endW - 8) break; // leaves room for the end's label
+      ticks.push({ x: x, t: t, label: label, lx: lx, w: lw });
     }
+    if (endShown) ticks.push({ x: xEnd, t: r.span, label: endLabel, lx: Math.max(Math.min(xEnd, w) - endW, 0), w: endW, end: true });
+    ctx.textAlign = 'left';
+    ticks.forEach(function (k) {
+      ctx.beginPath(); ctx.moveTo(Math.min(k.x, w - 0.5) + 0.5, 14); ctx.lineTo(Math.min(k.x, w - 0.5) + 0.5, 22); ctx.stroke();
+      ctx.fillText(k.label, k.lx, 2);
+    });
   }
 
   function drawAll() {
@@ -352,7 +459,7 @@
     state.redraws++;
     ctx.clearRect(0, 0, w, row.height);
     var hl = highlighted();
-    var hits = row.hits = [];
+    var hits = row.hits = [], marked = row.marks = [];
     var yOf = function (d) { return PAD + (row.depthRows - 1 - d) * BAR; };
     // Thread lifetime.
     var lx0 = X(r, t.start, w), lx1 = X(r, t.end, w);
@@ -376,49 +483,75 @@
         ctx.lineWidth = 2;
         ctx.strokeRect(x + 1, y + 1, Math.max(gw - 2, 1), BAR - 3);
       }
-      if (marks.has(f)) {
-        ctx.fillStyle = '#d00';
-        ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 6, y); ctx.lineTo(x, y + 6); ctx.fill();
-      }
-      if (gw > 30) {
-        ctx.fillStyle = '#000';
-        var name = funcs[f] || '?', max = Math.floor((gw - 4) / 5.5);
-        ctx.fillText(name.length > max ? name.slice(0, Math.max(max - 1, 1)) + '…' : name, x + 2, y + BAR / 2);
+      if (gw >= 24) {
+        // The name, cut to the glyph with an ellipsis.
+        var name = funcs[f] || '?', label = fitText(ctx, name, gw - 4);
+        if (label.length < Math.min(name.length, 4)) label = ''; // a mere "x…" says nothing
+        if (label) {
+          ctx.fillStyle = '#000';
+          ctx.fillText(label, x + 2, y + BAR / 2);
+          hit.label = label;
+          hit.room = gw - 4;
+        }
       }
       ctx.globalAlpha = 1;
       hits.push(hit);
     }
-    t.entries.forEach(function (en) {
+    // mark draws the red corner of a report function, once per plain call
+    // or expression.
+    function mark(x, y, m, en) {
+      ctx.fillStyle = '#d00';
+      ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 7, y); ctx.lineTo(x, y + 7); ctx.fill();
+      marked.push({ x: x, y: y, rank: m.rank, en: en });
+    }
+    // last[d]: the right edge and depth reach of the last entry drawn at
+    // depth d. An entry narrower than a pixel that starts well inside it,
+    // reaching no deeper, would only be painted over its pixels: skipped,
+    // so a page of 100,000 entries draws as fast as one of 1,000.
+    var last = [];
+    t.entries.forEach(function (en, k) {
       var x0 = X(r, en.s, w), x1 = X(r, en.e, w);
       if (x1 < -2 || x0 > w + 2 || en.d >= row.depthRows) return;
-      var gw = Math.max(x1 - x0, 1);
+      var gw = Math.max(x1 - x0, MINW), reach = en.d + en.maxd, lt = last[en.d];
+      if (x1 - x0 < 1 && lt && x0 < lt.right - 1 && reach <= lt.reach) return;
       if (!en.expr) {
         glyph(en.f, x0, yOf(en.d), gw, { x: x0, y: yOf(en.d), w: gw, h: BAR, en: en });
+        if (marks.has(en.f)) mark(x0, yOf(en.d), marks.get(en.f), en);
+        last[en.d] = { right: x0 + gw, reach: reach };
         return;
       }
       var top = Math.min(en.d + en.maxd, row.depthRows - 1);
       var by = yOf(top), bh = (top - en.d + 1) * BAR;
-      hits.push({ x: x0, y: by, w: gw, h: bh, en: en, box: true });
-      if (gw >= 3) {
-        nodesOf(t, en).forEach(function (n) {
-          var d = en.d + n.d;
-          if (d >= row.depthRows || n.fw * gw < 0.25) return;
-          var nx = x0 + n.fx * gw, nw = Math.max(n.fw * gw, 0.5);
-          glyph(n.f, nx, yOf(d), nw, { x: nx, y: yOf(d), w: nw, h: BAR, en: en, node: n });
-        });
-      }
+      // The nodes may take more than the expression's time (MINW each),
+      // up to where the next entry starts; those that do not fit there
+      // wait for a closer zoom.
+      var next = t.entries[k + 1], room = Math.max(gw, (next ? X(r, next.s, w) : lx1) - x0);
+      var ns = nodesOf(t, en), bw = place(en, x0, gw, room), best = null, hidden = 0;
+      var box = { x: x0, y: by, w: bw, h: bh, en: en, box: true };
+      last[en.d] = { right: x0 + bw, reach: reach };
+      hits.push(box);
+      ns.forEach(function (n) {
+        var d = en.d + n.d;
+        var m = marks.get(n.f);
+        if (m && (!best || m.rank < best.rank)) best = m; // marked even where not drawn
+        if (d >= row.depthRows) return;
+        if (n.px < 0) { hidden++; return; }
+        glyph(n.f, n.px, yOf(d), n.pw, { x: n.px, y: yOf(d), w: n.pw, h: BAR, en: en, node: n });
+      });
       ctx.strokeStyle = '#000';
       ctx.lineWidth = 1.5;
-      ctx.strokeRect(x0 + 0.75, by + 0.25, Math.max(gw - 1.5, 0.5), bh - 1);
+      ctx.strokeRect(x0 + 0.75, by + 0.25, Math.max(bw - 1.5, 0.5), bh - 1);
+      if (best) mark(x0, by, best, en);
+      box.hidden = hidden;
     });
-    // Value tracks under the calls.
+    // Value tracks under the calls, up to the thread's last sample.
     t.tracks.forEach(function (tk, k) {
-      var y0 = row.callH + k * TRACKH, h = TRACKH - 6;
+      var y0 = row.callH + k * TRACKH, h = TRACKH - 4;
       ctx.fillStyle = '#fbfbff';
       ctx.fillRect(0, y0, w, TRACKH - 2);
       var lo = trackRange[tk.name].lo, hi = trackRange[tk.name].hi;
       if (!(hi >= lo)) return;
-      var yv = function (v) { return y0 + 13 + (hi > lo ? (1 - (v - lo) / (hi - lo)) * (h - 10) : (h - 10) / 2); };
+      var yv = function (v) { return y0 + 12 + (hi > lo ? (1 - (v - lo) / (hi - lo)) * (h - 12) : (h - 12) / 2); };
       ctx.strokeStyle = '#6a3d9a';
       ctx.lineWidth = 1.25;
       ctx.beginPath();
@@ -429,9 +562,12 @@
       ctx.stroke();
       ctx.fillStyle = '#6a3d9a';
       ctx.textBaseline = 'top';
-      ctx.fillText(tk.name + '  [' + fmtNum(lo) + ' … ' + fmtNum(hi) + ']', 3, y0 + 1);
+      var full = tk.name + '  [' + fmtNum(lo) + ' … ' + fmtNum(hi) + ']';
+      var label = fitText(ctx, full, w - 6);
+      ctx.fillText(label, 3, y0 + 1);
       ctx.textBaseline = 'middle';
-      hits.push({ x: 0, y: y0, w: w, h: TRACKH, track: tk });
+      var tx1 = tk.t.length ? X(r, Math.min(tk.t[tk.t.length - 1], t.end), w) : 0;
+      hits.push({ x: 0, y: y0, w: Math.max(tx1, 0), h: TRACKH, track: tk, label: label, full: full, room: w - 6 });
     });
   }
 
@@ -453,18 +589,29 @@
       var tk = h.track, r = row.run, w = row.cv.clientWidth;
       var t = r.axis.fromU(state.v0 + x / w * (state.v1 - state.v0));
       var lo = 0, hi = tk.t.length - 1;
-      if (hi < 0) return tk.name;
+      // Past the run's end, before the first sample or after the last,
+      // there is no value to show.
+      if (hi < 0 || isNaN(t) || t < tk.t[0] || t > tk.t[hi]) return null;
       while (lo < hi) { var m = (lo + hi + 1) >> 1; if (tk.t[m] <= t) lo = m; else hi = m - 1; }
       return tk.name + ' = ' + fmtNum(tk.v[lo]) + '\nsampled at ' + fmtDur(tk.t[lo]);
     }
     var en = h.en, s;
     if (h.node) {
       s = funcs[h.node.f] + '\ncumulative duration ' + fmtDur(h.node.dur) + ' in this RegTime expression\n' +
-        'expression ' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + en.nn + ' merged callstacks)';
+        'expression ' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + plural(en.nn, 'merged callstack') + ')';
       if (marks.has(h.node.f)) s += '\nreport #' + marks.get(h.node.f).rank + ': ' + marks.get(h.node.f).note;
       return s;
     }
-    if (h.box) return 'RegTime expression\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + fmtDur(en.e - en.s) + ', ' + en.nn + ' merged callstacks)';
+    if (h.box) {
+      s = 'RegTime expression\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e) + ' (' + fmtDur(en.e - en.s) + ', ' + plural(en.nn, 'merged callstack') + ')';
+      if (h.hidden) s += '\n' + plural(h.hidden, 'callstack') + ' too narrow to draw here: zoom in';
+      var seen = new Set();
+      nodesOf(row.th, en).forEach(function (n) {
+        var m = marks.get(n.f);
+        if (m && !seen.has(n.f)) { seen.add(n.f); s += '\nreport #' + m.rank + ' ' + funcs[n.f] + ': ' + m.note; }
+      });
+      return s;
+    }
     s = funcs[en.f] + '\nduration ' + fmtDur(en.e - en.s) + '\n' + fmtDur(en.s) + ' → ' + fmtDur(en.e);
     if (marks.has(en.f)) s += '\nreport #' + marks.get(en.f).rank + ': ' + marks.get(en.f).note;
     return s;
@@ -482,9 +629,9 @@
         return;
       }
       var h = hitAt(row, x, y);
-      var hov = null;
-      if (h) {
-        tip.textContent = tipText(row, h, x);
+      var hov = null, text = h && tipText(row, h, x);
+      if (text) {
+        tip.textContent = text;
         tip.style.display = 'block';
         var tx = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 4);
         var ty = ev.clientY + 16 + tip.offsetHeight > window.innerHeight ? ev.clientY - tip.offsetHeight - 8 : ev.clientY + 16;
@@ -544,6 +691,10 @@
     timing: timing,
     rows: rows,
     funcs: funcs,
+    marks: D.marks || [],
+    BAR: BAR, PAD: PAD, TRACKH: TRACKH, MAXDEPTH: MAXDEPTH, MINW: MINW,
+    // nodes returns an expression's merged callstacks as drawn.
+    nodes: function (row, en) { return nodesOf(row.th, en); },
     visibleRows: function () { return rows.filter(function (r) { return r.th.shown; }).length; },
     // locate returns page coordinates of the centre of a drawn glyph of
     // the named function (plain calls first), or null.

@@ -12,7 +12,9 @@ import (
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
-// ReportMarks turns the analyzer's top functions into marks.
+// ReportMarks turns the analyzer's top functions into marks: those of the
+// first top ranks that keep a cost once discounted (a function whose
+// discount cleared its cost is not one the report blames).
 func ReportMarks(res *analyze.Result, top int) []Mark {
 	var out []Mark
 	for i := range res.Functions {
@@ -20,19 +22,35 @@ func ReportMarks(res *analyze.Result, top int) []Mark {
 		if f.Rank > top {
 			break
 		}
-		note := fmt.Sprintf("calibrated cost %.3g s (raw %.3g s), r = %.2f", f.Calibrated, f.Raw, f.Discount)
+		if f.Calibrated <= 0 {
+			continue
+		}
+		note := fmt.Sprintf("calibrated cost %.3g s (raw %.3g s); ", f.Calibrated, f.Raw)
 		if f.Variable != "" {
-			note += ", v* = " + f.Variable
+			what := f.Variable
 			if f.Dimension != "" {
-				note += " (" + f.Dimension + ")"
+				what += " (" + f.Dimension + ")"
 			}
+			note += "values of " + what + " " + likeness(f.Discount)
+		} else {
+			note += f.Reason + ": discount " + fmt.Sprintf("%.2f", f.Discount)
 		}
 		if f.Pattern != "" {
-			note += ", " + f.Pattern
+			note += "; " + f.Pattern
 		}
 		out = append(out, Mark{Func: f.Name, Rank: f.Rank, Note: note})
 	}
 	return out
+}
+
+// likeness says a discount in words: r is 1 minus the distance between a
+// variable's values in the two runs, and below the analyzer's default
+// discount (0.8, "no difference found") the values differ.
+func likeness(r float64) string {
+	if r < analyze.DefaultOptions().DefaultDiscount {
+		return fmt.Sprintf("unlike the normal run: discount %.2f", r)
+	}
+	return fmt.Sprintf("like the normal run: discount %.2f", r)
 }
 
 // VarRef names a variable as the analyzer reports it: its defining
@@ -45,7 +63,7 @@ type VarRef struct {
 
 // AnomalousVars picks up to k variables for value tracks: the v* of the top
 // functions in rank order, then the variables whose distributions differ
-// most between the runs (smallest r).
+// most between the runs (smallest discount r).
 func AnomalousVars(res *analyze.Result, k int) []VarRef {
 	var out []VarRef
 	seen := map[[2]string]bool{}
@@ -60,8 +78,12 @@ func AnomalousVars(res *analyze.Result, k int) []VarRef {
 		if v.Global {
 			where = "global"
 		}
+		label := fmt.Sprintf("%s (%s)", name, where)
+		if v.HasDim {
+			label += fmt.Sprintf(", %s", v.Dim)
+		}
 		out = append(out, VarRef{Function: v.Function, Name: name,
-			Label: fmt.Sprintf("%s (%s) r=%.2f %s", name, where, v.R, v.Dim)})
+			Label: label + ": values " + likeness(v.R)})
 	}
 	for i := range res.Functions {
 		f := &res.Functions[i]

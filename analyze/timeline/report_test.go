@@ -84,6 +84,18 @@ func TestReport(t *testing.T) {
 	if len(marks) == 0 || marks[0].Rank != 1 {
 		t.Fatalf("marks %+v", marks)
 	}
+	// Only functions the report blames (a cost left once discounted) are
+	// marked, and the notes say the discount in words.
+	for _, m := range marks {
+		for _, f := range res.Functions {
+			if f.Name == m.Func && f.Calibrated <= 0 {
+				t.Errorf("%s marked with calibrated cost %g", f.Name, f.Calibrated)
+			}
+		}
+		if strings.Contains(m.Note, "r =") || !strings.Contains(m.Note, "discount") {
+			t.Errorf("mark note %q", m.Note)
+		}
+	}
 	vars := AnomalousVars(res, 3)
 	if len(vars) == 0 || vars[0].Name != "budget" || vars[0].Function != "recover_loop" {
 		t.Fatalf("anomalous vars %+v (functions %+v)", vars, res.Functions)

@@ -36,14 +36,22 @@ detected; --input-format names it.
 
 Thresholds are fractions of each thread's span, in percent: --preset
 thesis is CDT 1, CGT 0.1, TTFT 13 with functions of at most 1% cumulative
-time dropped first; --preset later is 0.5, 0.1, 2 without that filter.
-Threads with fewer than 325 calls are not compressed.
+time dropped first; --preset later is 0.5, 0.1, 2 dropping only functions
+that never took time (the authors' code). A thread is compressed only if
+it has more than 325 trace records (a call without children is one, a
+call with children two: its enter and its exit).
 
 With --report (vprof profiles, --compare NORMAL), the top functions of
-'vprof report' are marked (red corner, #rank in the legend, the report's
+'vprof report' that keep a cost once discounted are marked (a red corner
+once per plain call or expression, #rank in the legend, the report's
 reason in the tooltip) and each thread gets value tracks: the sampled
 values over time of the most anomalous variables (the v* of the top
-functions first).
+functions first), each saying how unlike the normal run its values are
+(its discount: 0 nothing alike, 0.8 and up no difference found).
+
+Every call and expression node is drawn at least 4 px wide, as
+NonSequitur does; with --compare the runs share one time scale and each
+run's axis ends at its own end.
 
 Examples:
   vprof timeline -o slow.html buggy.vprof --compare normal.vprof --report
@@ -84,8 +92,8 @@ func runTimeline(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&cdt, "cdt", "CallDurationThresh, `percent` of a thread's span (overrides the preset)")
 	fs.Var(&cgt, "cgt", "CallGapThresh, `percent` of a thread's span (overrides the preset)")
 	fs.Var(&ttft, "ttft", "TotalTimeFractionThresh, `percent` of a thread's span (overrides the preset)")
-	fs.Var(&filter, "filter", "drop functions with at most this cumulative `percent` of a thread's span (0: none; overrides the preset)")
-	minCalls := fs.Int("min-calls", -1, "leave threads with fewer `calls` uncompressed (default 325)")
+	fs.Var(&filter, "filter", "drop functions with at most this cumulative `percent` of a thread's span (0: only functions that never took time; overrides the preset)")
+	minRecords := fs.Int("min-records", -1, "compress only threads with more than this many trace `records`: one per call without children, two per call with children (default 325)")
 	report := fs.Bool("report", false, "mark the top functions of 'vprof report' and add value tracks of the most anomalous variables (needs --compare NORMAL; vprof profiles)")
 	top := fs.Int("top", 10, "with --report: how many top `functions` to mark")
 	nvars := fs.Int("vars", 3, "with --report: how many anomalous `variables` to track")
@@ -107,8 +115,8 @@ func runTimeline(args []string, stdout, stderr io.Writer) error {
 			*o.dst = o.f.v
 		}
 	}
-	if *minCalls >= 0 {
-		p.MinCalls = *minCalls
+	if *minRecords >= 0 {
+		p.MinRecords = *minRecords
 	}
 	switch *format {
 	case "", "vprof", "dinamite", "nonsequitur", "chrome":
@@ -140,7 +148,7 @@ func runTimeline(args []string, stdout, stderr io.Writer) error {
 	if res != nil {
 		page.Marks = timeline.ReportMarks(res, *top)
 	}
-	if set(fs, "cdt") || set(fs, "cgt") || set(fs, "ttft") || set(fs, "filter") || set(fs, "min-calls") {
+	if set(fs, "cdt") || set(fs, "cgt") || set(fs, "ttft") || set(fs, "filter") || set(fs, "min-records") {
 		page.Preset += " with overrides"
 	}
 	buggy, err := loadRun(fs.Arg(0), *format, p, vars)
@@ -165,14 +173,16 @@ func runTimeline(args []string, stdout, stderr io.Writer) error {
 
 	if *stats {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "run\tthread\tcalls before\tentries after\tratio\t")
+		// entries: plain calls and expressions, as the authors' output
+		// lists them; size: plain calls and trie nodes, for the ratio.
+		fmt.Fprintln(tw, "run\tthread\tcalls before\trecords\tentries\tsize after\tratio\t")
 		for _, r := range page.Runs {
 			for _, s := range r.Summaries {
 				note := ""
 				if !s.Compressed {
 					note = " (uncompressed)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d%s\t\n", r.Label, s.Thread.Name, s.Before, s.After(), s.Ratio(), note)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d%s\t\n", r.Label, s.Thread.Name, s.Before, s.Records, len(s.Entries), s.After(), s.Ratio(), note)
 			}
 		}
 		if err := tw.Flush(); err != nil {

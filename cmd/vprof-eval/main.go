@@ -137,6 +137,8 @@ func main() {
 	flag.BoolVar(&c.reuse, "reuse", false, "record nothing: analyse the profiles (and gprof data) an earlier run left in -out, both ways, so that analyzer changes and -report-flags compare on the same samples (recordings made with --component need -record-component)")
 	reportFlags := flag.String("report-flags", "", "extra `flags` for vprof report, e.g. \"--default-discount 0.7\" (the thesis' sensitivity study, §3.5.3)")
 	recordFlags := flag.String("record-flags", "", "extra `flags` for vprof record, e.g. \"--sampler ptrace\"")
+	expected := flag.String("expected", "", "print what `program` reproduces (the manifest's issue, root cause, line and pattern) and exit; with -verdict, whether a report found them (make demo)")
+	verdict := flag.String("verdict", "", "with -expected: the `report` (vprof report --format json, every function) to judge")
 	trials := flag.Int("trials", 1, "repeat the whole evaluation `N` times and print each program's ranks and patterns over the trials (sampling makes single trials vary)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, `Usage: vprof-eval [flags]
@@ -180,6 +182,13 @@ Flags:
 	if *format != "table" && *format != "json" {
 		fmt.Fprintf(os.Stderr, "vprof-eval: -format %q: want table or json\n", *format)
 		os.Exit(1)
+	}
+	if *expected != "" || *verdict != "" {
+		if err := printExpected(os.Stdout, *expected, *verdict); err != nil {
+			fmt.Fprintln(os.Stderr, "vprof-eval:", err)
+			os.Exit(2)
+		}
+		return
 	}
 	c.root = testprogs.Root()
 	c.log = os.Stderr
@@ -358,6 +367,61 @@ func evalProgram(c config, p testprogs.Program) Row {
 	return row
 }
 
+// printExpected prints what the manifest says program reproduces, and with
+// a report file, where that report ranks the root cause and which pattern
+// it gives it.
+func printExpected(w io.Writer, program, report string) error {
+	if program == "" {
+		return fmt.Errorf("-verdict needs -expected PROGRAM")
+	}
+	p, err := testprogs.Lookup(program)
+	if err != nil {
+		return err
+	}
+	root := p.RootCauseDisplay
+	if root == "" {
+		root = p.RootCauseFunction
+	}
+	if report == "" {
+		fmt.Fprintf(w, "%s reproduces %s (%s): normal: %s; buggy: %s.\n", p.Name, p.Issue, p.Application, p.Normal, p.Buggy)
+		fmt.Fprintf(w, "expected: root cause %s, at %s:%d; pattern %s.\n", root, filepath.Base(p.Source), p.RootCauseLine, p.Pattern)
+		return nil
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		return err
+	}
+	a, _, err := findRoot(p, data)
+	if err != nil {
+		return fmt.Errorf("%s: %v", report, err)
+	}
+	rank := "not ranked"
+	if a.Rank > 0 {
+		rank = "ranked " + ordinal(a.Rank)
+	}
+	fmt.Fprintf(w, "vprof: root cause %s (expected 1st), pattern %s (expected %s)", rank, orDash(a.Pattern), p.Pattern)
+	if a.LineDist >= 0 {
+		fmt.Fprintf(w, ", %d lines from line %d", a.LineDist, p.RootCauseLine)
+	}
+	fmt.Fprintln(w, ".")
+	return nil
+}
+
+// ordinal writes n as 1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st.
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
+}
+
 // recordedObject matches vprof info's line of the program object of a
 // recording made with --component.
 var recordedObject = regexp.MustCompile(`(?m)^\s+0 .*\(program, .*, component `)
@@ -386,6 +450,13 @@ func analyse(c config, p testprogs.Program, normal, buggy, extra []string, save 
 		return a, 0, fmt.Errorf("report: %v: %s", err, lastLine(stderr.String()))
 	}
 	os.WriteFile(save, stdout.Bytes(), 0o644)
+	return findRoot(p, stdout.Bytes())
+}
+
+// findRoot returns where the report (vprof report --format json, its whole
+// table) ranks p's root cause, and the root cause's plain-profile rank.
+func findRoot(p testprogs.Program, report []byte) (Analysis, int, error) {
+	a := Analysis{LineDist: -1}
 	var rep struct {
 		Functions []struct {
 			Rank      int      `json:"rank"`
@@ -400,7 +471,7 @@ func analyse(c config, p testprogs.Program, normal, buggy, extra []string, save 
 			Cost      float64  `json:"calibrated_cost_s"`
 		} `json:"functions"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+	if err := json.Unmarshal(report, &rep); err != nil {
 		return a, 0, fmt.Errorf("report JSON: %v", err)
 	}
 	var above []Above

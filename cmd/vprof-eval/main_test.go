@@ -314,3 +314,55 @@ func TestQuickEval(t *testing.T) {
 		t.Errorf("-reuse without profiles: rows %+v, want an error naming -reuse", rows)
 	}
 }
+
+func TestOrdinal(t *testing.T) {
+	for n, want := range map[int]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 101: "101st", 111: "111th"} {
+		if got := ordinal(n); got != want {
+			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestPrintExpected checks make demo's lines: what a program reproduces,
+// from the manifest, and the verdict on a report (here a report's JSON as
+// vprof report writes it, the root cause under its C++ display name).
+func TestPrintExpected(t *testing.T) {
+	dir := t.TempDir()
+	report := func(body string) string {
+		f := filepath.Join(dir, "report.json")
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	tests := []struct {
+		program, report string
+		want            string // "": an error
+	}{
+		{"dict_status", "", "dict_status reproduces MDEV-17933 (MariaDB): normal: srv_n_tables = 3000; buggy: srv_n_tables = 80000.\n" +
+			"expected: root cause innodb::dict_sys_t::get_size(), at dict0dict.cpp:44; pattern scalability.\n"},
+		{"dict_status", `{"functions": [{"rank": 1, "function": "main", "pattern": "wrong constraint"},
+			{"rank": 2, "function": "innodb::dict_sys_t::get_size() const", "pattern": "scalability", "locations": ["dict0dict.cpp:47 bb2"]}]}`,
+			"vprof: root cause ranked 2nd (expected 1st), pattern scalability (expected scalability), 3 lines from line 44.\n"},
+		{"var_range", `{"functions": [{"rank": 1, "function": "main"}]}`,
+			"vprof: root cause not ranked (expected 1st), pattern - (expected scalability).\n"},
+		{"var_range", `{"functions": `, ""},
+		{"no_such_program", "", ""},
+	}
+	for _, tt := range tests {
+		f := ""
+		if tt.report != "" {
+			f = report(tt.report)
+		}
+		var b bytes.Buffer
+		err := printExpected(&b, tt.program, f)
+		switch {
+		case tt.want == "" && err == nil:
+			t.Errorf("%s %q: no error, printed %q", tt.program, tt.report, b.String())
+		case tt.want != "" && err != nil:
+			t.Errorf("%s %q: %v", tt.program, tt.report, err)
+		case b.String() != tt.want:
+			t.Errorf("%s %q: printed\n%q, want\n%q", tt.program, tt.report, b.String(), tt.want)
+		}
+	}
+}

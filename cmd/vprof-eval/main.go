@@ -22,7 +22,9 @@
 // The table's footer says which protocol produced it.
 //
 // It drives the vprof command, not the packages, so the scoreboard measures
-// exactly what a user gets.
+// exactly what a user gets. For make demo, -expected prints what a program
+// reproduces, and with -verdict whether a report found it, with the same
+// manifest and matching as the scoreboard.
 package main
 
 import (
@@ -168,6 +170,8 @@ Examples:
                                           # the same recordings, analysed otherwise
   vprof-eval -record-component -out out/eval-component
                                           # the old protocol, for comparison
+  vprof-eval -expected var_range -verdict report.json
+                                          # make demo's verdict on a report
 
 Flags:
 `)

@@ -58,9 +58,11 @@ xray-demo: build xray-tools
 demo: build testprogs
 	./scripts/demo.sh
 
-# The scoreboard: for every test program, the root-cause rank by vprof, by a
-# plain PC profile and by gprof (-pg builds). EVAL_FLAGS=-only a,b -runs 1, or
-# -trials 3 to see how stable each rank and pattern is.
+# The scoreboard: for every test program, 3 trials of 3 normal + 3 buggy runs
+# recorded whole, the root-cause rank by vprof (whole-program, the headline;
+# and narrowed to the root cause's file, the thesis' protocol), by a plain PC
+# profile and by gprof (-pg builds). EVAL_FLAGS='-only a,b -trials 1 -runs 1'
+# for a quick look (later flags win).
 # Recording overhead: plain vs vprof record vs perf record vs gprof (-pg),
 # interleaved; medians, ratios, vprof's cost per sample and a rate sweep.
 bench:
@@ -68,7 +70,7 @@ bench:
 
 eval: build testprogs
 	$(MAKE) -C testprogs pg
-	$(GO) run ./cmd/vprof-eval $(EVAL_FLAGS)
+	$(GO) run ./cmd/vprof-eval -trials 3 $(EVAL_FLAGS)
 
 clean:
 	rm -rf $(BIN)

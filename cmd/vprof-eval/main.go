@@ -5,19 +5,26 @@
 // manifest, with the bug pattern found and the distance in lines from the
 // reported location to the root cause.
 //
-// By default it follows the thesis' evaluation protocol (vProf chapter,
-// section 3.4 and Table 3.2: "User identifies file that contains root cause
-// function to limit number of variables sampled to that file"): each
-// program is recorded with `vprof record --component FILE`, FILE being the
-// manifest's component, the source file that holds the root cause.
-// Variables declared elsewhere (the driver's main(), its worker loops, the
-// configuration globals of other files) are not sampled; functions outside
-// the component are still ranked, by PC cost and the hist-discounter. The
-// flag -whole records every source file instead, for comparison. The table's
-// footer says which protocol produced it.
+// Each program is recorded once per trial, whole: every source file's
+// variables sampled, as a user who does not know where the bug is records
+// it. The same recordings are analysed twice. The headline, column
+// "vprof", is `vprof report` as that user runs it, with no --component.
+// The second, column "component", narrows the analysis after the fact to
+// the manifest's component, the source file that holds the root cause
+// (`vprof report --component FILE`): the thesis' evaluation protocol
+// (vProf chapter, section 3.4 and Table 3.2: "User identifies file that
+// contains root cause function to limit number of variables sampled to
+// that file"). There, variables declared elsewhere (the driver's main(),
+// its worker loops, other files' configuration globals) are left out;
+// functions outside the component are still ranked, by PC cost and the
+// hist-discounter. The flag -record-component records with --component
+// instead, as the thesis (and this scoreboard before) did, for comparison.
+// The table's footer says which protocol produced it.
 //
 // It drives the vprof command, not the packages, so the scoreboard measures
-// exactly what a user gets.
+// exactly what a user gets. For make demo, -expected prints what a program
+// reproduces, and with -verdict whether a report found it, with the same
+// manifest and matching as the scoreboard.
 package main
 
 import (
@@ -40,35 +47,54 @@ import (
 	"github.com/vprof/vprof/testprogs"
 )
 
-// Row is one program's line of the scoreboard.
+// Row is one program's line of the scoreboard: one set of recordings,
+// analysed whole-program (the headline) and narrowed to the component.
 type Row struct {
 	Program   string `json:"program"`
 	Issue     string `json:"issue"`
 	RootCause string `json:"root_cause"`
-	VprofRank int    `json:"vprof_rank"` // 0: not ranked
+	// Whole is `vprof report` on the recordings, with no --component: what
+	// a user who does not know the component gets. The headline.
+	Whole Analysis `json:"vprof"`
+	// Comp is the same recordings analysed with --component Component, the
+	// thesis' protocol after the fact; zero (Rank 0) if the program names
+	// no component.
+	Comp Analysis `json:"component"`
 	// ThesisRank is vProf's rank of this bug's root cause in the thesis
-	// (Table 3.3 of the vProf chapter), from the manifest.
-	ThesisRank int    `json:"thesis_rank"`
-	PlainRank  int    `json:"plain_rank"`
-	GprofRank  int    `json:"gprof_rank"`
-	Pattern    string `json:"pattern"`
-	Expected   string `json:"expected_pattern"`
-	LineDist   int    `json:"line_distance"` // -1: no location, or one in another file than the root cause's
+	// (Table 3.3 of the vProf chapter), from the manifest; 0 for a bug the
+	// thesis did not evaluate.
+	ThesisRank int `json:"thesis_rank,omitempty"`
+	// PlainRank is the root cause's rank in a plain PC profile of the buggy
+	// runs (vprof flat), as the whole-program report gives it.
+	PlainRank int    `json:"plain_rank"`
+	GprofRank int    `json:"gprof_rank"`
+	Expected  string `json:"expected_pattern"`
 	// Share is the root cause's share of the slowdown, in percent: the
 	// growth of the samples with it on the stack over the growth of all
 	// samples, means of the buggy over the normal runs; -1 if unknown.
 	// Where it is low, most of the slow run's extra time is elsewhere.
-	Share    float64 `json:"root_share"`
-	Location string  `json:"location"`
-	Err      string  `json:"error,omitempty"`
-	Seconds  float64 `json:"seconds"` // to evaluate this program
-	// Component is the --component path the runs were recorded with
-	// (relative to testprogs/), "" with -whole.
-	Component string `json:"component,omitempty"`
+	Share   float64 `json:"root_share"`
+	Err     string  `json:"error,omitempty"`
+	Seconds float64 `json:"seconds"` // to evaluate this program
+	// Component is the manifest's component (relative to testprogs/): the
+	// --component path of the Comp analysis, "" if none.
+	Component string `json:"component_path,omitempty"`
+	// RecordComponent says the runs were recorded with --component
+	// (-record-component), so Whole saw the component's variables only.
+	RecordComponent bool `json:"record_component,omitempty"`
 	// Unmonitored are the key variables outside the component, which the
-	// protocol does not sample.
+	// thesis' protocol leaves out.
 	Unmonitored []string `json:"unmonitored,omitempty"`
-	// Above are (up to 3 of) the functions vprof ranks above the root cause,
+}
+
+// Analysis is where one `vprof report` of a program's recordings ranks the
+// root cause.
+type Analysis struct {
+	Rank     int    `json:"rank"` // 0: not ranked
+	Pattern  string `json:"pattern"`
+	LineDist int    `json:"line_distance"` // -1: no location, or one in another file than the root cause's
+	Location string `json:"location"`
+	// Above are (up to 3 of) the functions ranked above the root cause,
 	// with where their discounts came from: what a method change would have
 	// to move. RootCost is the root cause's calibrated cost.
 	Above    []Above `json:"above,omitempty"`
@@ -92,7 +118,7 @@ type config struct {
 	runs             int
 	progs            map[string]bool
 	gprof            bool
-	whole            bool     // record every source file, not the component
+	recordComponent  bool     // record with --component (the old protocol), not whole
 	interval         string   // vprof record --interval, "" for its default
 	reuse            bool     // analyse the profiles already in out, record nothing
 	reportFlags      []string // extra vprof report flags
@@ -107,12 +133,14 @@ func main() {
 	flag.IntVar(&c.runs, "runs", 3, "runs of each kind (normal, buggy) per program")
 	only := flag.String("only", "", "comma-separated `programs` (default: all in the manifest)")
 	flag.BoolVar(&c.gprof, "gprof", true, "also rank with gprof on the -pg builds")
-	flag.BoolVar(&c.whole, "whole", false, "record every source file (no --component), to compare with the thesis' protocol")
+	flag.BoolVar(&c.recordComponent, "record-component", false, "record with --component set to the root cause's file, as the thesis (and this scoreboard before) did, instead of recording the whole program and narrowing after the fact; for comparison: the vprof column then analyses component recordings")
 	format := flag.String("format", "table", "table or json")
 	flag.StringVar(&c.interval, "interval", "", "vprof record --interval `D` (default: vprof's, 1ms)")
-	flag.BoolVar(&c.reuse, "reuse", false, "record nothing: analyse the profiles (and gprof data) an earlier run left in -out, so that analyzer changes and -report-flags compare on the same samples")
+	flag.BoolVar(&c.reuse, "reuse", false, "record nothing: analyse the profiles (and gprof data) an earlier run left in -out, both ways, so that analyzer changes and -report-flags compare on the same samples (recordings made with --component need -record-component)")
 	reportFlags := flag.String("report-flags", "", "extra `flags` for vprof report, e.g. \"--default-discount 0.7\" (the thesis' sensitivity study, §3.5.3)")
 	recordFlags := flag.String("record-flags", "", "extra `flags` for vprof record, e.g. \"--sampler ptrace\"")
+	expected := flag.String("expected", "", "print what `program` reproduces (the manifest's issue, root cause, line and pattern) and exit; with -verdict, whether a report found them (make demo)")
+	verdict := flag.String("verdict", "", "with -expected: the `report` (vprof report --format json, every function) to judge")
 	trials := flag.Int("trials", 1, "repeat the whole evaluation `N` times and print each program's ranks and patterns over the trials (sampling makes single trials vary)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, `Usage: vprof-eval [flags]
@@ -120,18 +148,30 @@ func main() {
 The scoreboard: root-cause rank by vprof, by a plain PC profile and by gprof
 for every program of testprogs/manifest.json.
 
-vprof records each program as the thesis' evaluation did (Table 3.2 of the
-vProf chapter): with --component set to the source file that contains the
-root-cause function (the manifest's "component"), so that only the variables
-declared in that file are sampled. -whole samples every file instead.
+vprof records each program once per trial, whole (no --component), and
+analyses the recordings twice:
+  vprof      vprof report, with no --component: what a user who does not
+             know where the bug is gets (the headline)
+  component  vprof report --component FILE, FILE being the source file that
+             contains the root-cause function (the manifest's "component"):
+             the thesis' evaluation protocol (Table 3.2 of the vProf
+             chapter), applied after the fact
+-record-component records with --component instead, as the thesis (and
+this scoreboard before) did: variables of other files are then not sampled
+at all, so both columns analyse the component's variables.
+
+The footer gives the goal next to the result: the root cause 1st in 90%% of
+the program-trials, whole-program, and never below its plain-profile rank.
 
 Examples:
-  vprof-eval                              # every program, the thesis' protocol
+  vprof-eval -trials 3                    # make eval: every program, 3 trials
   vprof-eval -only lru_scan,var_range -runs 1
-  vprof-eval -whole -out out/eval-whole   # every file monitored, for comparison
-  vprof-eval -trials 3                    # how stable each rank and pattern is
   vprof-eval -trials 3 -reuse -report-flags '--hist-window 2'
                                           # the same recordings, analysed otherwise
+  vprof-eval -record-component -out out/eval-component
+                                          # the old protocol, for comparison
+  vprof-eval -expected var_range -verdict report.json
+                                          # make demo's verdict on a report
 
 Flags:
 `)
@@ -146,6 +186,13 @@ Flags:
 	if *format != "table" && *format != "json" {
 		fmt.Fprintf(os.Stderr, "vprof-eval: -format %q: want table or json\n", *format)
 		os.Exit(1)
+	}
+	if *expected != "" || *verdict != "" {
+		if err := printExpected(os.Stdout, *expected, *verdict); err != nil {
+			fmt.Fprintln(os.Stderr, "vprof-eval:", err)
+			os.Exit(2)
+		}
+		return
 	}
 	c.root = testprogs.Root()
 	c.log = os.Stderr
@@ -184,7 +231,7 @@ Flags:
 			json.NewEncoder(os.Stdout).Encode(rows)
 			return
 		}
-		printTable(os.Stdout, rows, c.whole)
+		printTable(os.Stdout, rows)
 		return
 	}
 	var all [][]Row
@@ -203,7 +250,7 @@ Flags:
 		json.NewEncoder(os.Stdout).Encode(all)
 		return
 	}
-	printTrials(os.Stdout, all, c.whole)
+	printTrials(os.Stdout, all)
 }
 
 func evaluate(c config) ([]Row, error) {
@@ -229,7 +276,7 @@ func evaluate(c config) ([]Row, error) {
 		if row.Err != "" {
 			fmt.Fprintf(c.log, " error: %s\n", row.Err)
 		} else {
-			fmt.Fprintf(c.log, " vprof %s, plain %s, gprof %s (%.0fs)\n", rankStr(row.VprofRank), rankStr(row.PlainRank), rankStr(row.GprofRank), row.Seconds)
+			fmt.Fprintf(c.log, " vprof %s, component %s, plain %s, gprof %s (%.0fs)\n", rankStr(row.Whole.Rank), compRankStr(row), rankStr(row.PlainRank), rankStr(row.GprofRank), row.Seconds)
 		}
 		rows = append(rows, row)
 	}
@@ -237,10 +284,16 @@ func evaluate(c config) ([]Row, error) {
 }
 
 func evalProgram(c config, p testprogs.Program) Row {
-	row := Row{Program: p.Name, Issue: p.Issue, RootCause: p.RootCauseDisplay, Expected: string(p.Pattern), LineDist: -1, Share: -1,
-		ThesisRank: p.ThesisRank}
+	row := Row{Program: p.Name, Issue: p.Issue, RootCause: p.RootCauseDisplay, Expected: string(p.Pattern), Share: -1,
+		ThesisRank: p.ThesisRank, Component: p.Component, RecordComponent: c.recordComponent && p.Component != "",
+		Whole: Analysis{LineDist: -1}, Comp: Analysis{LineDist: -1}}
 	if row.RootCause == "" {
 		row.RootCause = p.RootCauseFunction
+	}
+	for _, v := range p.KeyVariables {
+		if !p.InComponent(v) {
+			row.Unmonitored = append(row.Unmonitored, v.Name)
+		}
 	}
 	bin := filepath.Join(c.root, "testprogs", "bin", p.Name)
 	dir := filepath.Join(c.out, p.Name)
@@ -249,14 +302,6 @@ func evalProgram(c config, p testprogs.Program) Row {
 		return row
 	}
 	record := recordArgs(c, p)
-	if !c.whole && p.Component != "" {
-		row.Component = p.Component
-		for _, v := range p.KeyVariables {
-			if !p.InComponent(v) {
-				row.Unmonitored = append(row.Unmonitored, v.Name)
-			}
-		}
-	}
 	var normal, buggy []string
 	// Interleave the kinds so machine load drifts hit both alike.
 	for i := 1; i <= c.runs; i++ {
@@ -267,20 +312,15 @@ func evalProgram(c config, p testprogs.Program) Row {
 					row.Err = fmt.Sprintf("-reuse: %v (record it first: vprof-eval without -reuse, same -out and -runs)", err)
 					return row
 				}
-				if mode == "normal" {
-					normal = append(normal, out)
-				} else {
-					buggy = append(buggy, out)
+			} else {
+				args := append(slices.Clone(record), "-o", out, "--", bin, mode)
+				cmd := exec.Command(c.vprof, args...)
+				var stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+				if err := cmd.Run(); err != nil {
+					row.Err = fmt.Sprintf("record %s: %v: %s", mode, err, lastLine(stderr.String()))
+					return row
 				}
-				continue
-			}
-			args := append(slices.Clone(record), "-o", out, "--", bin, mode)
-			cmd := exec.Command(c.vprof, args...)
-			var stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-			if err := cmd.Run(); err != nil {
-				row.Err = fmt.Sprintf("record %s: %v: %s", mode, err, lastLine(stderr.String()))
-				return row
 			}
 			if mode == "normal" {
 				normal = append(normal, out)
@@ -289,17 +329,138 @@ func evalProgram(c config, p testprogs.Program) Row {
 			}
 		}
 	}
+	if c.reuse {
+		// Recordings made with --component look like whole ones to vprof
+		// report; analysed as whole, they would score the old protocol
+		// under the headline's name.
+		comp, err := recordedComponent(c, normal[0])
+		switch {
+		case err != nil:
+			row.Err = "-reuse: " + err.Error()
+			return row
+		case comp && !row.RecordComponent:
+			row.Err = "-reuse: " + normal[0] + " was recorded with --component: add -record-component, or record again"
+			return row
+		case !comp && row.RecordComponent:
+			row.Err = "-reuse: " + normal[0] + " was recorded whole: drop -record-component"
+			return row
+		}
+	}
+	var err error
+	if row.Whole, row.PlainRank, err = analyse(c, p, normal, buggy, nil, filepath.Join(dir, "report.json")); err != nil {
+		row.Err = err.Error()
+		return row
+	}
+	if p.Component != "" {
+		var plain int
+		if row.Comp, plain, err = analyse(c, p, normal, buggy, []string{"--component", p.ComponentPath()}, filepath.Join(dir, "report-component.json")); err != nil {
+			row.Err = "component " + err.Error()
+			return row
+		}
+		if row.PlainRank == 0 {
+			// The plain profile is the same either way, but a
+			// whole-program report that leaves the root cause out gives
+			// no rank for it.
+			row.PlainRank = plain
+		}
+	}
+	row.Share = rootShare(c, normal, buggy, row.RootCause)
+	if c.gprof {
+		row.GprofRank = gprofRank(c, p, dir, &row)
+	}
+	return row
+}
+
+// printExpected prints what the manifest says program reproduces, and with
+// a report file, where that report ranks the root cause and which pattern
+// it gives it.
+func printExpected(w io.Writer, program, report string) error {
+	if program == "" {
+		return fmt.Errorf("-verdict needs -expected PROGRAM")
+	}
+	p, err := testprogs.Lookup(program)
+	if err != nil {
+		return err
+	}
+	root := p.RootCauseDisplay
+	if root == "" {
+		root = p.RootCauseFunction
+	}
+	if report == "" {
+		fmt.Fprintf(w, "%s reproduces %s (%s): normal: %s; buggy: %s.\n", p.Name, p.Issue, p.Application, p.Normal, p.Buggy)
+		fmt.Fprintf(w, "expected: root cause %s, at %s:%d; pattern %s.\n", root, filepath.Base(p.Source), p.RootCauseLine, p.Pattern)
+		return nil
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		return err
+	}
+	a, _, err := findRoot(p, data)
+	if err != nil {
+		return fmt.Errorf("%s: %v", report, err)
+	}
+	rank := "not ranked"
+	if a.Rank > 0 {
+		rank = "ranked " + ordinal(a.Rank)
+	}
+	fmt.Fprintf(w, "vprof: root cause %s (expected 1st), pattern %s (expected %s)", rank, orDash(a.Pattern), p.Pattern)
+	if a.LineDist >= 0 {
+		fmt.Fprintf(w, ", %d lines from line %d", a.LineDist, p.RootCauseLine)
+	}
+	fmt.Fprintln(w, ".")
+	return nil
+}
+
+// ordinal writes n as 1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st.
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
+}
+
+// recordedObject matches vprof info's line of the program object of a
+// recording made with --component.
+var recordedObject = regexp.MustCompile(`(?m)^\s+0 .*\(program, .*, component `)
+
+// recordedComponent reports whether the profile was recorded with --component.
+func recordedComponent(c config, profile string) (bool, error) {
+	out, err := exec.Command(c.vprof, "info", profile).Output()
+	if err != nil {
+		return false, fmt.Errorf("vprof info %s: %v", profile, err)
+	}
+	return recordedObject.Match(out), nil
+}
+
+// analyse runs `vprof report` (with the extra flags, such as --component)
+// on the runs, saves its JSON to save, and returns where it ranks p's root
+// cause, and the root cause's plain-profile rank.
+func analyse(c config, p testprogs.Program, normal, buggy, extra []string, save string) (Analysis, int, error) {
+	a := Analysis{LineDist: -1}
 	rargs := append([]string{"report", "--format", "json", "--top", "100000"}, c.reportFlags...)
+	rargs = append(rargs, extra...)
 	rargs = append(rargs, "--normal", strings.Join(normal, ","), "--buggy", strings.Join(buggy, ","))
 	cmd := exec.Command(c.vprof, rargs...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		row.Err = fmt.Sprintf("report: %v: %s", err, lastLine(stderr.String()))
-		return row
+		return a, 0, fmt.Errorf("report: %v: %s", err, lastLine(stderr.String()))
 	}
-	os.WriteFile(filepath.Join(dir, "report.json"), stdout.Bytes(), 0o644)
-	row.Share = rootShare(c, normal, buggy, row.RootCause)
+	os.WriteFile(save, stdout.Bytes(), 0o644)
+	return findRoot(p, stdout.Bytes())
+}
+
+// findRoot returns where the report (vprof report --format json, its whole
+// table) ranks p's root cause, and the root cause's plain-profile rank.
+func findRoot(p testprogs.Program, report []byte) (Analysis, int, error) {
+	a := Analysis{LineDist: -1}
 	var rep struct {
 		Functions []struct {
 			Rank      int      `json:"rank"`
@@ -314,9 +475,8 @@ func evalProgram(c config, p testprogs.Program) Row {
 			Cost      float64  `json:"calibrated_cost_s"`
 		} `json:"functions"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		row.Err = "report JSON: " + err.Error()
-		return row
+	if err := json.Unmarshal(report, &rep); err != nil {
+		return a, 0, fmt.Errorf("report JSON: %v", err)
 	}
 	var above []Above
 	for _, f := range rep.Functions {
@@ -331,19 +491,16 @@ func evalProgram(c config, p testprogs.Program) Row {
 			continue
 		}
 		if f.Rank > 1 {
-			row.Above, row.RootCost = above, f.Cost
+			a.Above, a.RootCost = above, f.Cost
 		}
-		row.VprofRank, row.PlainRank, row.Pattern = f.Rank, f.PlainRank, f.Pattern
+		a.Rank, a.Pattern = f.Rank, f.Pattern
 		if len(f.Locations) > 0 {
-			row.Location = f.Locations[0]
-			row.LineDist = lineDistance(f.Locations[0], p)
+			a.Location = f.Locations[0]
+			a.LineDist = lineDistance(f.Locations[0], p)
 		}
-		break
+		return a, f.PlainRank, nil
 	}
-	if c.gprof {
-		row.GprofRank = gprofRank(c, p, dir, &row)
-	}
-	return row
+	return a, 0, nil
 }
 
 // rootShare returns the root cause's share of the slowdown in percent (Row.Share),
@@ -395,8 +552,8 @@ func collapsedShare(out []byte, root string) (total, incl float64) {
 }
 
 // recordArgs returns the arguments of `vprof record` for program p, up to
-// the output file: the clock its slowdown shows in, and the component of the
-// thesis' protocol unless c.whole.
+// the output file: the clock its slowdown shows in, and with
+// -record-component the component of the thesis' protocol.
 func recordArgs(c config, p testprogs.Program) []string {
 	clock := "cpu"
 	if p.Measure == "wall" {
@@ -407,8 +564,9 @@ func recordArgs(c config, p testprogs.Program) []string {
 		args = append(args, "--interval", c.interval)
 	}
 	args = append(args, c.recordFlags...)
-	if !c.whole && p.Component != "" {
-		// The thesis' protocol: only the variables of the root cause's file.
+	if c.recordComponent && p.Component != "" {
+		// The thesis' protocol at record time: only the variables of the
+		// root cause's file are sampled.
 		args = append(args, "--component", p.ComponentPath())
 	}
 	return args
@@ -506,10 +664,33 @@ func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 	return 0
 }
 
-// score says whether r ranks the root cause 1st, in the top 3, and finds
-// the expected pattern.
-func (r Row) score() (first, top3, pattern bool) {
-	return r.VprofRank == 1, r.VprofRank >= 1 && r.VprofRank <= 3, r.Pattern == r.Expected
+// score says whether analysis a of r ranks the root cause 1st, in the top
+// 3, finds the expected pattern, and ranks the root cause no lower than the
+// plain profile does (where the plain profile does not rank it, ranking it
+// at all).
+func (r Row) score(a Analysis) (first, top3, pattern, notBelow bool) {
+	return a.Rank == 1, a.Rank >= 1 && a.Rank <= 3, a.Pattern == r.Expected,
+		a.Rank >= 1 && (r.PlainRank <= 0 || a.Rank <= r.PlainRank)
+}
+
+// tally counts an analysis' scores over program-trials.
+type tally struct{ cells, first, top3, pattern, notBelow int }
+
+func (t *tally) add(r Row, a Analysis) {
+	first, top3, pattern, notBelow := r.score(a)
+	t.cells++
+	t.first, t.top3, t.pattern, t.notBelow = t.first+b2i(first), t.top3+b2i(top3), t.pattern+b2i(pattern), t.notBelow+b2i(notBelow)
+}
+
+// goalFirst is the issue's goal for the headline: the root cause ranked
+// 1st, whole-program, in this share of the program-trials (percent).
+const goalFirst = 90
+
+// line states the tally in a footer line; unit names what is counted.
+func (t tally) line(label, unit string) string {
+	pct := func(n int) float64 { return 100 * float64(n) / float64(t.cells) }
+	return fmt.Sprintf("%s: root cause 1st in %d of %d %s (%.0f%%, goal %d%%), in the top 3 in %d; never below its plain-profile rank in %d of %d; pattern right in %d of %d (%.0f%%).",
+		label, t.first, t.cells, unit, pct(t.first), goalFirst, t.top3, t.notBelow, t.cells, t.pattern, t.cells, pct(t.pattern))
 }
 
 func b2i(b bool) int {
@@ -519,62 +700,128 @@ func b2i(b bool) int {
 	return 0
 }
 
-func printTable(w io.Writer, rows []Row, whole bool) {
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tthesis\tplain PC\tgprof\tpattern found\texpected\tlines off\troot share\tcomponent\t")
-	n1, n3, pat, n, t1 := 0, 0, 0, 0, 0
-	for _, r := range rows {
-		if r.Err != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\t\t\t\t\t\t\t\n", r.Program, r.Issue, r.RootCause, r.Err)
-			continue
-		}
-		n++
-		first, top3, right := r.score()
-		n1, n3, pat, t1 = n1+b2i(first), n3+b2i(top3), pat+b2i(right), t1+b2i(r.ThesisRank == 1)
-		dist := "-"
-		switch {
-		case r.LineDist >= 0:
-			dist = strconv.Itoa(r.LineDist)
-		case r.Location != "":
-			dist = "other file"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
-			rankStr(r.VprofRank), rankStr(r.ThesisRank), rankStr(r.PlainRank), rankStr(r.GprofRank), orDash(r.Pattern), r.Expected, dist,
-			shareStr(r.Share), baseOrDash(r.Component))
-	}
-	tw.Flush()
-	if n > 0 {
-		fmt.Fprintf(w, "\nvprof ranks the root cause 1st on %d of %d programs, in the top 3 on %d; pattern right on %d of %d (%.0f%%).\n",
-			n1, n, n3, pat, n, 100*float64(pat)/float64(n))
-		fmt.Fprintf(w, "thesis: the vProf prototype's rank of the same bug's root cause in its own reproduction (Table 3.3): 1st on %d of %d.\n", t1, n)
-		fmt.Fprintln(w, "root share: the root cause's share of the slowdown (samples with it on the stack, buggy minus normal,")
-		fmt.Fprintln(w, "over all samples, buggy minus normal); where it is low, most of the slow run's extra time is elsewhere.")
-		fmt.Fprintln(w, "One trial: ranks and patterns vary from trial to trial; -trials 3 shows how much.")
-	}
-	printAbove(w, [][]Row{rows})
-	printProtocol(w, rows, whole)
+// recordedWithComponent reports whether rows were recorded with
+// -record-component.
+func recordedWithComponent(rows []Row) bool {
+	return slices.ContainsFunc(rows, func(r Row) bool { return r.RecordComponent })
 }
 
-// printAbove lists, for each program not ranked 1st, the functions ranked
-// above its root cause and where their discounts came from (one trial), or
-// how often each was above it (several).
+// printGoal prints the footer's counts of the headline and the component
+// analyses over all trials' rows, and the thesis' own.
+func printGoal(w io.Writer, all [][]Row) {
+	var whole, comp tally
+	for _, rows := range all {
+		for _, r := range rows {
+			if r.Err != "" {
+				continue
+			}
+			whole.add(r, r.Whole)
+			if r.Component != "" {
+				comp.add(r, r.Comp)
+			}
+		}
+	}
+	if whole.cells == 0 {
+		return
+	}
+	unit := "program-trials"
+	if len(all) == 1 {
+		unit = "programs"
+	}
+	label := "whole-program"
+	if recordedWithComponent(all[0]) {
+		label = "vprof (recorded with --component)"
+	}
+	fmt.Fprintf(w, "\n%s\n", whole.line(label, unit))
+	if comp.cells > 0 {
+		fmt.Fprintln(w, comp.line("component", unit))
+	}
+	t1, nt := 0, 0
+	for _, r := range all[0] {
+		if r.ThesisRank > 0 {
+			nt++
+			t1 += b2i(r.ThesisRank == 1)
+		}
+	}
+	if nt > 0 {
+		fmt.Fprintf(w, "thesis: the vProf prototype's rank of the same bug's root cause in its own reproduction (Table 3.3): 1st on %d of the %d it evaluated.\n", t1, nt)
+	}
+}
+
+func printTable(w io.Writer, rows []Row) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tpattern found\tcomponent\tcomp. pattern\texpected\tthesis\tplain PC\tgprof\tlines off\troot share\tcomponent file\t")
+	for _, r := range rows {
+		if r.Err != "" {
+			// The message goes below the table, so it widens no column.
+			fmt.Fprintf(tw, "%s\t%s\t%s\terror\t\t\t\t\t\t\t\t\t\t\t\n", r.Program, r.Issue, short(r.RootCause, 32))
+			continue
+		}
+		dist := "-"
+		switch {
+		case r.Whole.LineDist >= 0:
+			dist = strconv.Itoa(r.Whole.LineDist)
+		case r.Whole.Location != "":
+			dist = "other file"
+		}
+		compPattern := "n/a"
+		if r.Component != "" {
+			compPattern = orDash(r.Comp.Pattern)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+			rankStr(r.Whole.Rank), orDash(r.Whole.Pattern), compRankStr(r), compPattern, r.Expected,
+			rankStr(r.ThesisRank), rankStr(r.PlainRank), rankStr(r.GprofRank), dist, shareStr(r.Share), baseOrDash(r.Component))
+	}
+	tw.Flush()
+	printErrors(w, [][]Row{rows})
+	printGoal(w, [][]Row{rows})
+	if slices.ContainsFunc(rows, func(r Row) bool { return r.Err == "" }) {
+		fmt.Fprintln(w, "lines off: from vprof's location of the root cause to its line. root share: the root cause's share of the slowdown")
+		fmt.Fprintln(w, "(samples with it on the stack, buggy minus normal, over all samples, buggy minus normal); where it is low,")
+		fmt.Fprintln(w, "most of the slow run's extra time is elsewhere.")
+		fmt.Fprintln(w, "One trial: ranks and patterns vary from trial to trial; -trials 3 (make eval) shows how much.")
+	}
+	printAbove(w, [][]Row{rows})
+	printProtocol(w, rows)
+}
+
+// printErrors lists the errors of the rows of all trials.
+func printErrors(w io.Writer, all [][]Row) {
+	for t, rows := range all {
+		for _, r := range rows {
+			if r.Err == "" {
+				continue
+			}
+			if len(all) > 1 {
+				fmt.Fprintf(w, "error: %s, trial %d: %s\n", r.Program, t+1, r.Err)
+			} else {
+				fmt.Fprintf(w, "error: %s: %s\n", r.Program, r.Err)
+			}
+		}
+	}
+}
+
+// printAbove lists, for each program not ranked 1st by the whole-program
+// analysis, the functions ranked above its root cause and where their
+// discounts came from (one trial), or how often each was above it
+// (several).
 func printAbove(w io.Writer, all [][]Row) {
 	var lines []string
 	for i := range all[0] {
 		if len(all) == 1 {
-			if r := all[0][i]; len(r.Above) > 0 {
+			if r := all[0][i]; len(r.Whole.Above) > 0 {
 				var parts []string
-				for _, a := range r.Above {
+				for _, a := range r.Whole.Above {
 					parts = append(parts, a.String())
 				}
-				lines = append(lines, fmt.Sprintf("  %s: %s; root cause %.3f s", r.Program, strings.Join(parts, "; "), r.RootCost))
+				lines = append(lines, fmt.Sprintf("  %s: %s; root cause %.3f s", r.Program, strings.Join(parts, "; "), r.Whole.RootCost))
 			}
 			continue
 		}
 		count := map[string]int{}
 		var order []string
 		for _, rows := range all {
-			for _, a := range rows[i].Above {
+			for _, a := range rows[i].Whole.Above {
 				name := shortName(a.Function)
 				if count[name] == 0 {
 					order = append(order, name)
@@ -595,9 +842,9 @@ func printAbove(w io.Writer, all [][]Row) {
 		return
 	}
 	if len(all) == 1 {
-		fmt.Fprintln(w, "Ranked above the root cause (calibrated cost, discount r and its source):")
+		fmt.Fprintln(w, "Ranked above the root cause, whole-program (calibrated cost, discount r and its source):")
 	} else {
-		fmt.Fprintln(w, "Ranked above the root cause (in how many trials):")
+		fmt.Fprintln(w, "Ranked above the root cause, whole-program (in how many trials):")
 	}
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
@@ -613,89 +860,96 @@ func shortName(f string) string {
 }
 
 // printTrials prints, per program, the ranks and patterns of every trial
-// (all[t] is trial t's rows, programs in the same order) and how often the
-// root cause came 1st and the pattern was right.
-func printTrials(w io.Writer, all [][]Row, whole bool) {
+// (all[t] is trial t's rows, programs in the same order), whole-program and
+// narrowed to the component, and how often the root cause came 1st and the
+// pattern was right.
+func printTrials(w io.Writer, all [][]Row) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tthesis\tplain PC\tgprof\t1st\tpattern right\texpected\troot share\t")
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\t1st\tpattern right\tcomponent\tcomp. 1st\tcomp. pattern\texpected\tthesis\tplain PC\tgprof\troot share\t")
 	trials := len(all)
 	var always1, always3, patAll, n int
-	var first, pats, cells int
 	for i := range all[0] {
-		var vr, pr, gr []string
-		n1, n3, pat, ok := 0, 0, 0, 0
+		var vr, cr, pr, gr []string
+		var whole, comp tally
 		share, nshare := 0.0, 0
 		for _, rows := range all {
 			r := rows[i]
 			if r.Err != "" {
-				vr = append(vr, "err")
+				vr, cr = append(vr, "err"), append(cr, "err")
 				continue
 			}
-			ok++
 			if r.Share >= 0 {
 				share, nshare = share+r.Share, nshare+1
 			}
-			vr, pr, gr = append(vr, rankStr(r.VprofRank)), append(pr, rankStr(r.PlainRank)), append(gr, rankStr(r.GprofRank))
-			first, top3, right := r.score()
-			n1, n3, pat = n1+b2i(first), n3+b2i(top3), pat+b2i(right)
+			vr, cr = append(vr, rankStr(r.Whole.Rank)), append(cr, compRankStr(r))
+			pr, gr = append(pr, rankStr(r.PlainRank)), append(gr, rankStr(r.GprofRank))
+			whole.add(r, r.Whole)
+			if r.Component != "" {
+				comp.add(r, r.Comp)
+			}
 		}
 		r := all[0][i]
 		meanShare := -1.0
 		if nshare > 0 {
 			meanShare = share / float64(nshare)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
-			strings.Join(vr, " "), rankStr(r.ThesisRank), strings.Join(pr, " "), strings.Join(gr, " "), n1, trials, pat, trials, r.Expected, shareStr(meanShare))
-		if ok == 0 {
+		comp1, compPat := "n/a", "n/a"
+		if r.Component != "" {
+			comp1, compPat = fmt.Sprintf("%d/%d", comp.first, trials), fmt.Sprintf("%d/%d", comp.pattern, trials)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+			strings.Join(vr, " "), whole.first, trials, whole.pattern, trials, strings.Join(cr, " "), comp1, compPat, r.Expected,
+			rankStr(r.ThesisRank), strings.Join(pr, " "), strings.Join(gr, " "), shareStr(meanShare))
+		if whole.cells == 0 {
 			continue
 		}
 		n++
-		first, pats, cells = first+n1, pats+pat, cells+trials
-		if n1 == trials {
-			always1++
-		}
-		if n3 == trials {
-			always3++
-		}
-		if pat == trials {
-			patAll++
-		}
+		always1, always3, patAll = always1+b2i(whole.first == trials), always3+b2i(whole.top3 == trials), patAll+b2i(whole.pattern == trials)
 	}
 	tw.Flush()
+	printErrors(w, all)
+	printGoal(w, all)
 	if n > 0 {
-		fmt.Fprintf(w, "\nOver %d trials: vprof ranks the root cause 1st in %d of %d program-trials (%.0f%%); 1st in every trial on %d of %d programs,\n",
-			trials, first, cells, 100*float64(first)/float64(cells), always1, n)
-		fmt.Fprintf(w, "in the top 3 in every trial on %d; pattern right in %d of %d program-trials (%.0f%%), in every trial on %d.\n",
-			always3, pats, cells, 100*float64(pats)/float64(cells), patAll)
-		t1 := 0
-		for _, r := range all[0] {
-			t1 += b2i(r.ThesisRank == 1)
-		}
-		fmt.Fprintf(w, "thesis: the vProf prototype's rank of the same bug's root cause in its own reproduction (Table 3.3): 1st on %d of %d.\n", t1, len(all[0]))
+		fmt.Fprintf(w, "Over %d trials, whole-program: 1st in every trial on %d of %d programs, in the top 3 in every trial on %d; pattern right in every trial on %d.\n",
+			trials, always1, n, always3, patAll)
 		fmt.Fprintln(w, "root share: the root cause's share of the slowdown, mean over the trials (see a single trial's footer).")
 	}
 	printAbove(w, all)
-	printProtocol(w, all[0], whole)
+	printProtocol(w, all[0])
 }
 
-// printProtocol says how the runs were recorded: with the component of the
-// thesis' protocol, and which key variables it leaves unmonitored, or whole.
-func printProtocol(w io.Writer, rows []Row, whole bool) {
-	if whole {
-		fmt.Fprintln(w, "Protocol: -whole: every source file's variables sampled (not the thesis' protocol).")
-		return
-	}
-	fmt.Fprintln(w, "Protocol: the thesis' (Table 3.2): vprof record --component <the root cause's source file>;")
-	fmt.Fprintln(w, "variables declared in other files (the driver, configuration globals) are not sampled.")
+// printProtocol says how the runs were recorded and analysed, and which
+// key variables the component leaves out.
+func printProtocol(w io.Writer, rows []Row) {
 	var out []string
 	for _, r := range rows {
 		if len(r.Unmonitored) > 0 {
 			out = append(out, fmt.Sprintf("%s (%s)", r.Program, strings.Join(r.Unmonitored, ", ")))
 		}
 	}
-	if len(out) > 0 {
-		fmt.Fprintf(w, "Key variables outside the component, so not sampled: %s.\n", strings.Join(out, "; "))
+	if recordedWithComponent(rows) {
+		fmt.Fprintln(w, "Protocol: -record-component: recorded with --component <the root cause's source file>, as the thesis did (Table 3.2);")
+		fmt.Fprintln(w, "variables declared in other files were not sampled, so the vprof column is no whole-program analysis.")
+		if len(out) > 0 {
+			fmt.Fprintf(w, "Key variables outside the component, so not sampled: %s.\n", strings.Join(out, "; "))
+		}
+		return
 	}
+	fmt.Fprintln(w, "Protocol: each program recorded whole (every file's variables sampled). vprof: vprof report on those recordings;")
+	fmt.Fprintln(w, "component: the same recordings, vprof report --component <the root cause's source file>: the thesis' protocol")
+	fmt.Fprintln(w, "(Table 3.2) applied after the fact, leaving out variables declared in other files (the driver, configuration globals).")
+	if len(out) > 0 {
+		fmt.Fprintf(w, "Key variables outside the component, so left out of its column: %s.\n", strings.Join(out, "; "))
+	}
+}
+
+// compRankStr is r's component rank, "n/a" if the program names no
+// component.
+func compRankStr(r Row) string {
+	if r.Component == "" {
+		return "n/a"
+	}
+	return rankStr(r.Comp.Rank)
 }
 
 func shareStr(s float64) string {

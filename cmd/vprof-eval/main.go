@@ -73,9 +73,12 @@ type Row struct {
 	// growth of the samples with it on the stack over the growth of all
 	// samples, means of the buggy over the normal runs; -1 if unknown.
 	// Where it is low, most of the slow run's extra time is elsewhere.
-	Share   float64 `json:"root_share"`
-	Err     string  `json:"error,omitempty"`
-	Seconds float64 `json:"seconds"` // to evaluate this program
+	Share float64 `json:"root_share"`
+	Err   string  `json:"error,omitempty"`
+	// GprofNote says why gprof gave no rank (a program that writes no
+	// gmon.out); vprof's columns stand.
+	GprofNote string  `json:"gprof_note,omitempty"`
+	Seconds   float64 `json:"seconds"` // to evaluate this program
 	// Component is the manifest's component (relative to testprogs/): the
 	// --component path of the Comp analysis, "" if none.
 	Component string `json:"component_path,omitempty"`
@@ -607,12 +610,14 @@ func sameFunc(reported, want string) bool {
 var gprofLine = regexp.MustCompile(`^\s*[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+(?:\d+\s+[0-9.]+\s+[0-9.]+\s+)?(.+?)\s*$`)
 
 // gprofRank runs the -pg build in buggy mode and ranks the root cause in
-// gprof's flat profile (by self time, as gprof sorts it). Child processes
+// gprof's flat profile (by self time, as gprof sorts it). A program gprof
+// cannot profile (no gmon.out: it ends by _exit, or is killed) gets rank 0
+// and a note; vprof's own columns stand. Child processes
 // write their own gmon files (GMON_OUT_PREFIX), summed with gprof -s.
 func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 	pg := filepath.Join(c.root, "testprogs", "bin", "pg", p.Name)
 	if _, err := os.Stat(pg); err != nil {
-		row.Err = "no -pg build (make -C testprogs pg)"
+		row.GprofNote = "no -pg build (make -C testprogs pg)"
 		return 0
 	}
 	gdir := filepath.Join(dir, "gprof")
@@ -625,13 +630,13 @@ func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 		cmd.Env = append(os.Environ(), "GMON_OUT_PREFIX=gmon.out")
 		cmd.Stdout = io.Discard
 		if err := cmd.Run(); err != nil {
-			row.Err = "gprof run: " + err.Error()
+			row.GprofNote = "gprof run: " + err.Error()
 			return 0
 		}
 		files, _ = filepath.Glob(filepath.Join(gdir, "gmon.out*"))
 	}
 	if len(files) == 0 {
-		row.Err = "gprof: no gmon.out written"
+		row.GprofNote = "gprof: no gmon.out written"
 		return 0
 	}
 	args := append([]string{"-b", "-p", pg}, files...)
@@ -644,7 +649,7 @@ func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 	}
 	out, err := exec.Command("gprof", args...).Output()
 	if err != nil {
-		row.Err = "gprof: " + err.Error()
+		row.GprofNote = "gprof: " + err.Error()
 		return 0
 	}
 	rank := 0

@@ -211,7 +211,11 @@ func (a *Analyzer) Result() *Result {
 			// A callee's parameter claimed samples for f: the value f
 			// passed went wrong.
 			vv := &res.Variables[verdictOf[c.v]-1]
-			fn.Discount, fn.Source, fn.Variable, fn.Reason = vv.R, SourceVariable, a.funcs[a.vars[c.v].fn].display+": "+vv.Name, "passed to a callee: "+vv.Reason
+			name := vv.Name
+			if owner := a.vars[c.v].fn; owner >= 0 {
+				name = a.funcs[owner].display + ": " + name
+			}
+			fn.Discount, fn.Source, fn.Variable, fn.Reason = vv.R, SourceVariable, name, "passed to a callee: "+vv.Reason
 			if vv.HasDim {
 				fn.Dimension = vv.Dim.String()
 			}

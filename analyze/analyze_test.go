@@ -52,19 +52,11 @@ func TestCosts(t *testing.T) {
 		// work holds the inlined inl: its self time is work's (the symbol);
 		// an event in inl's body counts for work's variable-based cost when
 		// work's own variable was read there.
-		// raw is the charged cost (method.md §4): with one buggy run's
-		// variables and none in normal runs, no variable is tested, so
-		// no frame has evidence and each sample is charged to its
-		// innermost program function, its PC cost.
-		{name: "work", pc: 2, vc: 3, raw: 2, wantPlain: 1, wantVia: "qsort", wantViaShare: 0.5},
+		{name: "work", pc: 2, vc: 3, raw: 3, wantPlain: 1, wantVia: "qsort", wantViaShare: 0.5},
 		{name: "cmp", pc: 1, vc: 0, raw: 1, wantPlain: 4},
 		{name: "helper", pc: 2, vc: 2, raw: 2, wantPlain: 2},
+		{name: "main", pc: 0, vc: 1, raw: 1, wantPlain: 0},
 		{name: "inl", pc: 6, vc: 4, raw: 6, wantPlain: 0},
-	}
-	for _, f := range res.Functions {
-		if f.Name == "main" {
-			t.Errorf("main is ranked (charged %g ms): it is never the innermost frame and has no evidence", f.Raw*2e3)
-		}
 	}
 	for _, c := range cases {
 		f := findFunc(t, res, c.name)
@@ -85,7 +77,7 @@ func TestCosts(t *testing.T) {
 	}
 	// The global g counts for the functions whose code it was read in:
 	// helper, and inl (not work, which holds inl's body).
-	for name, want := range map[string]bool{"helper": true, "inl": true, "work": false} {
+	for name, want := range map[string]bool{"helper": true, "inl": true, "work": false, "main": false} {
 		got := false
 		for _, j := range findFunc(t, res, name).Vars {
 			got = got || res.Variables[j].Name == "g"
@@ -685,9 +677,8 @@ func TestComponentInlined(t *testing.T) {
 	}
 
 	// Without a component the inlined body keeps its PC cost (method.md
-	// §2), but work's loop variable, abnormal there, claims those samples
-	// (§4, charged cost): inl is not ranked, work is charged them all.
-	// work's own variable read there is still located at work's line.
+	// §2); work's own variable read there counts for work's
+	// variable-based cost and is still located at work's line.
 	a = New(DefaultOptions())
 	feedWith(t, a, Normal, "n", hdrWith(nil), normal)
 	// main's own instructions on the same thread: work is no driver frame
@@ -697,9 +688,12 @@ func TestComponentInlined(t *testing.T) {
 	}
 	feedWith(t, a, Buggy, "b", hdrWith(nil), buggy)
 	res = a.Result()
+	if f := findFunc(t, res, "inl"); !near(f.PCCost, 4e-3) {
+		t.Errorf("no component: inl pc %g ms, want 4", f.PCCost*1e3)
+	}
 	w = findFunc(t, res, "work")
 	if !near(w.Raw, 5e-3) || !near(w.PCCost, 1e-3) {
-		t.Errorf("no component: work charged %g ms, pc %g ms, want 5 and 1", w.Raw*1e3, w.PCCost*1e3)
+		t.Errorf("no component: work raw %g ms, pc %g ms, want 5 (its variable read in every sample) and 1", w.Raw*1e3, w.PCCost*1e3)
 	}
 	if len(w.Locations) == 0 || w.Locations[0].String() != "prog.c:27" {
 		t.Errorf("no component: work's locations %v, want prog.c:27 first", w.Locations)

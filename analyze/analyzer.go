@@ -203,7 +203,6 @@ type Analyzer struct {
 	workers int
 	ab      []abTable
 
-	sig   sigTable   // stack signatures of every run (charge.go)
 	total [2]float64 // samples per kind, over the runs
 
 	warnings []string

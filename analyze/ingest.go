@@ -43,7 +43,6 @@ type Run struct {
 	pcCache *[1 << pcCacheBits]pcEntry
 	gen     uint32 // generation of pcCache's entries; 0 is never valid
 
-	sents   []sigEnt       // the current sample's values, for its signature
 	recs    []valRec       // the pending blocks' value samples, in file order
 	bts     []*threadState // the pending blocks' threads (valRec.blk)
 	touched []int32        // scratch of group: variables by first appearance
@@ -376,7 +375,6 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 		r.frames = make([]frameRes, nf)
 		r.fstamp = make([]uint64, nf)
 	}
-	base := sigEnt{gv: -2} // the innermost program frame, for the signature
 	if nf == 0 {
 		r.self[0] += w
 		r.unattributed += w
@@ -389,7 +387,6 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 			if !fr.prog {
 				continue
 			}
-			base = sigEnt{at: uint32(i)<<8 | uint32(max(0, slices.Index(fr.chain, fr.cost))), fn: fr.cost, gv: -1}
 			r.pc[fr.cost] += w
 			if i > 0 {
 				// The library function the program called carried the cost.
@@ -420,22 +417,6 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 	}
 	r.values += int64(n - len(r.recs))
 	r.recs = recs[:n]
-	if base.gv == -1 {
-		// The program frames from the base out to the caller of the
-		// outermost frame read, values or not: a parameter's evidence is
-		// its caller's (charge.go).
-		top := int(base.at >> 8)
-		for _, e := range r.sents {
-			top = max(top, int(e.at>>8))
-		}
-		for i := int(base.at>>8) + 1; i <= top+1 && i < nf; i++ {
-			if fr := r.frame(pid, s, i, stamp); fr.prog {
-				r.sents = append(r.sents, sigEnt{at: uint32(i)<<8 | uint32(max(0, slices.Index(fr.chain, fr.cost))), fn: fr.cost, gv: -1})
-			}
-		}
-		a.addSig(r.Kind, w, base, r.sents)
-	}
-	r.sents = r.sents[:0]
 }
 
 // valRec is one value sample between the feeding and the variables'
@@ -496,18 +477,13 @@ func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w 
 			// function there (the PCs of an inlined body belong to the
 			// inlined function, method.md §2, and globals are located in
 			// the code of the functions that read them).
-			f, at := fr.fn, 0
-			if own := vf.fn; own >= 0 {
-				if j := slices.Index(fr.chain, own); j >= 0 {
-					f, at = own, j
-				}
+			f := fr.fn
+			if own := vf.fn; own >= 0 && slices.Contains(fr.chain, own) {
+				f = own
 			}
-			if fr.prog {
-				if !a.funcs[f].program {
-					// A system header's variable: the program function's.
-					f, at = fr.cost, max(0, slices.Index(fr.chain, fr.cost))
-				}
-				r.sents = append(r.sents, sigEnt{at: uint32(v.Frame)<<8 | uint32(at), fn: f, gv: gv})
+			if fr.prog && !a.funcs[f].program {
+				// A system header's variable: the program function's.
+				f = fr.cost
 			}
 			if a.funcStamp[f] != stamp {
 				a.funcStamp[f] = stamp

@@ -38,8 +38,8 @@ type Function struct {
 	Name       string // for people (demangled)
 	Key        string // linkage name
 	Calibrated float64
-	Raw        float64 // charged cost in the buggy runs (method.md §4)
-	Extra      float64 // Raw minus the charged cost in the normal runs
+	Raw        float64 // raw cost in the buggy runs (method.md §4)
+	Extra      float64 // Raw minus the raw cost in the normal runs
 	PCCost     float64
 	VarCost    float64
 	PlainRank  int     // by self time in the buggy runs, as `vprof flat` ranks; 0: no self time
@@ -142,9 +142,15 @@ func (a *Analyzer) Result() *Result {
 	vcOf := func(r *Run, f int) float64 { return r.vc[f] }
 	selfOf := func(r *Run, f int) float64 { return r.self[f] }
 
-	ev := a.evidenceOf(res.Variables, verdictOf)
 	drivers := a.drivers()
-	charged := a.charge(ev, drivers)
+	// A function's cost in one run (method.md §4): the larger of its PC
+	// cost and its variable-based cost; a driver frame's, its PC cost.
+	costOf := func(r *Run, f int) float64 {
+		if drivers[f] {
+			return r.pc[f]
+		}
+		return max(r.pc[f], r.vc[f])
+	}
 	plain := a.plainRanks(buggy, selfOf, mean)
 	histRank := make([][]int32, len(a.runs)) // per run: rank by raw cost, 0 unranked
 	for ri, r := range a.runs {
@@ -161,14 +167,8 @@ func (a *Analyzer) Result() *Result {
 		if !fi.program {
 			continue
 		}
-		raw, extra := 0.0, 0.0
-		if len(buggy) > 0 {
-			raw = charged[f].w[Buggy] / float64(len(buggy))
-			extra = raw
-			if len(normal) > 0 {
-				extra -= charged[f].w[Normal] / float64(len(normal))
-			}
-		}
+		raw := mean(buggy, costOf, f)
+		extra := raw - mean(normal, costOf, f)
 		if raw <= 0 {
 			continue
 		}
@@ -207,27 +207,13 @@ func (a *Analyzer) Result() *Result {
 			}
 			fn.Source, fn.Dimension, fn.Reason = SourceHist, "hist", fmt.Sprintf("ranks near in %d of %d run pairs", fn.HistNear, fn.HistPairs)
 		}
-		if c := charged[f]; c.v >= 0 && c.other && (c.r < fn.Discount || fn.Source == SourceHist) {
-			// A callee's parameter claimed samples for f: the value f
-			// passed went wrong.
-			vv := &res.Variables[verdictOf[c.v]-1]
-			name := vv.Name
-			if owner := a.vars[c.v].fn; owner >= 0 {
-				name = a.funcs[owner].display + ": " + name
-			}
-			fn.Discount, fn.Source, fn.Variable, fn.Reason = vv.R, SourceVariable, name, "passed to a callee: "+vv.Reason
-			if vv.HasDim {
-				fn.Dimension = vv.Dim.String()
-			}
-		}
-		// The cost a function explains is what it was charged in the
-		// slow runs beyond what it was charged in the normal ones
-		// (method.md §4, decision D6).
+		// The cost a function explains is its cost in the slow runs
+		// beyond its cost in the normal ones (method.md §4, D6).
 		fn.Calibrated = (1 - fn.Discount) * max(0, fn.Extra)
 		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
 		res.Functions = append(res.Functions, fn)
 	}
-	// Ties are broken by the slow runs' charged cost, then their PC cost
+	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable
 	// order: a name decides nothing.

@@ -91,6 +91,7 @@ func Load(path string, opt Options) (*Schema, error) {
 	if err := inferTagsWith(s, ef, ci); err != nil {
 		return nil, fmt.Errorf("%s: inferring tags: %v", path, err)
 	}
+	inheritFieldTags(s)
 	if !opt.All {
 		dropUntagged(s)
 	}
@@ -111,6 +112,7 @@ func Load(path string, opt Options) (*Schema, error) {
 		keep = func(fn FuncID) bool { return fn >= 0 && int(fn) < len(s.Funcs) && l.inComponent(s.Funcs[fn].File) }
 	}
 	narrowGlobals(s, ef, keep)
+	dropReplaced(s)
 	return s, nil
 }
 

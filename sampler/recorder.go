@@ -246,6 +246,7 @@ type Recorder struct {
 	values   []proffile.Value
 	pend     []pending
 	ptrs     []ptrRead
+	freads   []fieldRead
 	batch    *batch
 	stamp    uint32
 	eval     evaluator

@@ -326,7 +326,7 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 				Type: ti.spell, Kind: ti.kind, Size: ti.size, Param: vr.param,
 				PointeeKind: ti.pkind, PointeeSize: ti.psize,
 			})
-			if hasType && (ti.kind == KindAggregate || ti.kind == KindPointer) {
+			if hasType && !l.opt.NoFields && (ti.kind == KindAggregate || ti.kind == KindPointer) {
 				cands = append(cands, fieldCand{v: v, typ: typ, cpp: l.cus[cu].cpp})
 			}
 		}

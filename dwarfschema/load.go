@@ -34,6 +34,10 @@ type Options struct {
 	// All keeps locals and parameters without any tag (by default Load drops
 	// them, method.md §2): the full view of what DWARF describes.
 	All bool
+	// NoFields makes no field variables (method.md §2): struct globals are
+	// one hash each and nothing is read behind pointers, as before issue
+	// 14. For measuring what fields cost (make bench).
+	NoFields bool
 }
 
 // GlobalFunc is the function column of a global or file-scope static.

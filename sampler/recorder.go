@@ -37,7 +37,10 @@ type Config struct {
 	FuncRegex  *regexp.Regexp
 	// AllVars samples every local and parameter DWARF describes, not only
 	// the tagged ones (method.md §2): more values per sample, more cost.
-	AllVars  bool
+	AllVars bool
+	// NoFields samples no struct fields (dwarfschema.Options.NoFields):
+	// for measuring what they cost.
+	NoFields bool
 	Duration time.Duration // 0: until the program exits
 	Recorder string        // Header.Recorder
 	// Sampler is how threads are sampled: SamplerPerf (the kernel's
@@ -341,7 +344,7 @@ func Record(cfg Config) (*Result, error) {
 	r.light = newCapture(maxWindow)
 	r.eval.r = r
 	r.loadOpt = loadOptions{
-		schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars},
+		schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars, NoFields: cfg.NoFields},
 		warn:   r.warn,
 	}
 

@@ -75,6 +75,13 @@ func TestReportFieldSource(t *testing.T) {
 			if out, err := exec.Command(c.cc, "-g", "-O2", "-o", bin, src).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", c.cc, err, out)
 			}
+			// The metadata says where a field behind a pointer is read.
+			if c.cc == "gcc" {
+				code, out, stderr := runVprof("schema", "--metadata", bin)
+				if code != 0 || !regexp.MustCompile(`take::q->pending\s+deref:q\s+0\s+8\s`).MatchString(out) {
+					t.Errorf("schema --metadata: exit %d, no take::q->pending deref:q row:\n%s%s", code, out, stderr)
+				}
+			}
 			rec := func(name, pending string) string {
 				out := filepath.Join(dir, c.name+"-"+name+".vprof")
 				if code, _, stderr := runVprof("record", "-o", out, "--", bin, pending, "100000"); code != 0 {

@@ -2,8 +2,12 @@ package sampler
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/vprof/vprof/dwarfschema"
@@ -119,4 +123,55 @@ func TestReadBehind(t *testing.T) {
 		t.Errorf("budget: values %+v, stats %+v", vals, r.vstats)
 	}
 	runtime.KeepAlive(q)
+}
+
+// TestFieldsAgreeWithGDB attaches to fields.c, records, detaches, then asks
+// gdb for the same fields: a struct global's (pool.cap) and one behind
+// take's parameter (q->pending), fixed while the program runs. Every value
+// vprof read must be what gdb prints.
+func TestFieldsAgreeWithGDB(t *testing.T) {
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	exe := buildC(t, "fields", "-g")
+	cmd := exec.Command(exe, "7", "1000000000")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	time.Sleep(50 * time.Millisecond)
+	res, p := record(t, Config{PID: cmd.Process.Pid, Duration: 300 * time.Millisecond, Depth: 3})
+	if res.ExitStatus != 0 || !p.trailer.Detached {
+		t.Fatalf("attach: exit %d, detached %v", res.ExitStatus, p.trailer.Detached)
+	}
+	out, err := exec.Command("gdb", "-p", strconv.Itoa(cmd.Process.Pid), "-batch", "-nx",
+		"-ex", "print pool.cap", "-ex", "frame function take", "-ex", "print q->pending").CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, out)
+	}
+	var got []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "$") {
+			if _, v, ok := strings.Cut(line, " = "); ok {
+				got = append(got, strings.TrimSpace(v))
+			}
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("gdb printed %d values:\n%s", len(got), out)
+	}
+	compared := 0
+	for i, c := range []struct{ fn, name string }{{"#global", "pool.cap"}, {"take", "q->pending"}} {
+		vs := p.values(c.fn, c.name)
+		if len(vs) == 0 {
+			t.Errorf("%s: no values", c.name)
+		}
+		for _, v := range vs {
+			if s := strconv.FormatInt(int64(v.Bits), 10); s != got[i] {
+				t.Fatalf("%s: vprof read %s, gdb prints %s", c.name, s, got[i])
+			}
+			compared++
+		}
+	}
+	t.Logf("%d field values agree with gdb (%v)", compared, got)
 }

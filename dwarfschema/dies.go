@@ -537,9 +537,13 @@ func (l *loader) cMembers(r *dwarf.Reader, tr *typeRec, budget *int) error {
 }
 
 // member reads a data member or base class; static data members (C++
-// declarations) are not part of the object and give false.
+// declarations) are not part of the object, and the compiler's own
+// members (the vtable pointer _vptr.X) not the program's state: false.
 func (l *loader) member(e *dwarf.Entry) (memberRec, bool) {
 	if d, _ := e.Val(dwarf.AttrDeclaration).(bool); d {
+		return memberRec{}, false
+	}
+	if a, _ := e.Val(dwarf.AttrArtificial).(bool); a {
 		return memberRec{}, false
 	}
 	if x, _ := e.Val(dwarf.AttrExternal).(bool); x {

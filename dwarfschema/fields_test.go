@@ -39,10 +39,13 @@ int main(int argc, char **argv) {
 `
 
 // fieldsCC has this->field: a member of the class and one of its base,
-// updated in a loop whose exit test compares it.
+// updated in a loop whose exit test compares it; the class has a vtable
+// (its pointer is the compiler's, not a field). limit takes a reference.
 const fieldsCC = `#include <cstdio>
-struct Base { long done; };
+struct Base { long done; virtual ~Base() {} };
+struct Cfg { long max; int step; };
 __attribute__((noipa)) void tick(long) {}
+__attribute__((noipa)) long limit(const Cfg &cfg, long x) { return x < cfg.max ? x + cfg.step : cfg.max; }
 class Queue : public Base {
  public:
 	explicit Queue(int n) : pending(n) { done = 0; }
@@ -53,7 +56,7 @@ class Queue : public Base {
 	}
 	int pending;
 };
-int main(int argc, char **) { Queue q(argc * 1000); std::printf("%ld\n", q.step(3)); }
+int main(int argc, char **) { Queue q(argc * 1000); Cfg c = { 100, 2 }; std::printf("%ld %ld\n", q.step(3), limit(c, argc)); }
 `
 
 func TestFieldsC(t *testing.T) {
@@ -184,7 +187,7 @@ func TestFieldsCC(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		off  int64
-	}{{"this->done", 0}, {"this->pending", 8}} {
+	}{{"this->done", 8}, {"this->pending", 16}} {
 		_, fv := varByName(s, step, c.name)
 		if fv == nil || fv.Field == nil || !fv.Field.Deref || fv.Field.Of != this || fv.Field.Offset != c.off {
 			t.Errorf("%s: %+v", c.name, fv)
@@ -199,9 +202,21 @@ func TestFieldsCC(t *testing.T) {
 	if _, fv := varByName(s, step, "this->pending"); fv != nil && fv.Tags&TagLoop == 0 {
 		t.Errorf("this->pending: tags %v, want loop (pending-- in the loop, pending > 0 its exit test)", fv.Tags)
 	}
+	for _, v := range s.Vars {
+		if strings.Contains(v.Name, "_vptr") {
+			t.Errorf("the vtable pointer is a field: %s", v.Name)
+		}
+	}
+	// Behind a reference: named as the source writes it.
+	lim, _ := funcByName(s, "limit(Cfg const&, long)")
+	cfgV, _ := varByName(s, lim, "cfg")
+	if _, fv := varByName(s, lim, "cfg.step"); lim < 0 || cfgV < 0 || fv == nil || !fv.Field.Deref || fv.Field.Of != cfgV || fv.Field.Offset != 8 {
+		t.Errorf("limit's cfg.step (%d, %d): %+v", lim, cfgV, fv)
+	}
 	checkFieldsWithGDB(t, bin, s, map[string]string{
 		"this->pending": "(long)&((Queue *)0)->pending",
 		"this->done":    "(long)&((Queue *)0)->done",
+		"cfg.step":      "(long)&((Cfg *)0)->step",
 	})
 }
 

@@ -3,7 +3,8 @@
  * own): the work of a call is set by a field behind a struct pointer,
  * argv[1] (2 by default). Its spare is always NULL: nothing is read behind
  * it. The struct global pool is updated by every call: n_free cycles from
- * 3 to 0, stat.n_conn counts the calls. argv[2] is the number of calls. */
+ * 3 to 0, stat.n_conn counts the calls (stat.n_err every thousandth, as
+ * q->id, compared, counts them). argv[2] is the number of calls. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,7 +20,8 @@ volatile long g_sink;
 
 NOIPA long take(struct queue *q, struct queue *spare) {
 	asm volatile("imul $1000, %0, %%rcx\n1: dec %%rcx\njnz 1b" : : "r"(q->pending) : "rcx", "cc");
-	q->id++;
+	if (++q->id % 1000 == 0)
+		pool.stat.n_err++;
 	if (pool.n_free > 0)
 		pool.n_free--;
 	else

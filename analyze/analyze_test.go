@@ -151,10 +151,12 @@ func TestDimensions(t *testing.T) {
 		at(3, 2, pcWork, ptr(0, vP, 0x2000, 3)),
 		at(3, 3, pcWork, ptr(0, vP, 0x3000, 4)),
 		at(3, 4, pcWork, proffile.Value{Frame: 0, Var: vP, Bits: 0}), // NULL: skipped
-		// node: a pointer to a struct: duration of its address only.
+		// node: a pointer to a struct: null (0) or not (1) in value and
+		// delta, never its address; duration of its address.
 		at(4, 1, pcHelper, val(0, vNode, 0xa0)),
 		at(4, 2, pcHelper, val(0, vNode, 0xa0)),
 		at(4, 3, pcHelper, val(0, vNode, 0xb0)),
+		at(4, 5, pcHelper, val(0, vNode, 0)),
 		// table: hashed aggregate global: duration only.
 		at(4, 4, pcHelper, val(0, vAgg, 77)),
 		// start_time varies by nature: no value dimension.
@@ -170,7 +172,7 @@ func TestDimensions(t *testing.T) {
 	}{
 		{"work", "i", []float64{5, 5, 5, 5, 7, 100}, []float64{-2, 0, 0, 2}, []float64{1, 1, 1, 5}},
 		{"work", "p", []float64{3, 3, 4}, []float64{0, 1}, []float64{1, 2}},
-		{"helper", "node", nil, nil, []float64{1, 2}},
+		{"helper", "node", []float64{0, 1, 1, 1}, []float64{-1, 0, 0}, []float64{1, 1, 2}},
 		{"#global", "table", nil, nil, []float64{1}},
 		{"main", "start_time", nil, []float64{10}, []float64{1, 1}},
 		{"helper", "n", []float64{4, 9}, []float64{-5}, []float64{1, 1}},

@@ -103,7 +103,12 @@ type varMode uint8
 const (
 	modeBasic    varMode = iota // value, delta, duration of the value
 	modePtrBasic                // pointer to a basic type: all three on the pointee
-	modeDurOnly                 // other pointers, hashed aggregates: duration only
+	modeDurOnly                 // hashed aggregates: duration only
+	// modePtrNull: other pointers. An address differs between runs by
+	// nature: value and delta are of null (0) / non-null (1); duration is
+	// of the address (how long it stays the same). What the pointer
+	// points to is analysed through its fields (dwarfschema.Field).
+	modePtrNull
 )
 
 // varInfo is one monitored variable, matched across runs by key. The
@@ -499,7 +504,9 @@ func (a *Analyzer) internVar(key, name string, fn int32, v *dwarfschema.Var) int
 	switch {
 	case v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 && v.PointeeKind != dwarfschema.KindPointer && v.PointeeKind != dwarfschema.KindAggregate:
 		vi.mode = modePtrBasic
-	case v.Kind == dwarfschema.KindPointer || v.Kind == dwarfschema.KindAggregate:
+	case v.Kind == dwarfschema.KindPointer:
+		vi.mode = modePtrNull
+	case v.Kind == dwarfschema.KindAggregate:
 		vi.mode = modeDurOnly
 	}
 	vi.natural = naturallyVarying(v.Name, v.Type)

@@ -647,6 +647,11 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec, sc *scratch) 
 			}
 			x = toFloat(rec.val, vi.pkind)
 			key = canon(x)
+		case modePtrNull:
+			if rec.val != 0 {
+				x = 1
+			}
+			key = rec.val
 		default:
 			key = rec.val
 		}

@@ -2,6 +2,7 @@ package dwarfschema
 
 import (
 	"cmp"
+	"debug/dwarf"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -252,6 +253,7 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 	funcSel := make([]int8, len(s.Funcs)) // 0 unknown, 1 selected, -1 not
 	globalSel := l.opt.FuncRegex == nil || l.opt.FuncRegex.MatchString(GlobalFunc)
 	s.Vars = make([]Var, 0, l.vars.len())
+	var cands []fieldCand
 	for i := range vid {
 		vid[i] = -1
 		vr := l.vars.at(i)
@@ -324,12 +326,17 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 				Type: ti.spell, Kind: ti.kind, Size: ti.size, Param: vr.param,
 				PointeeKind: ti.pkind, PointeeSize: ti.psize,
 			})
+			if hasType && !l.opt.NoFields && (ti.kind == KindAggregate || ti.kind == KindPointer) {
+				cands = append(cands, fieldCand{v: v, typ: typ, cpp: l.cus[cu].cpp})
+			}
 		}
 		if vr.static {
 			s.Vars[v].Static = true
 		}
 		vid[i] = v
 	}
+
+	globalFields := l.expandFields(cands, memo)
 
 	// Fixed-address variables of functions without code of their own hold
 	// over all the code of the function, out-of-line and inlined.
@@ -361,6 +368,12 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 			}
 		}
 	}
+	for i := range s.Vars {
+		// A field is placed by its struct or pointer (which precedes it).
+		if f := s.Vars[i].Field; f != nil {
+			hasLoc[i] = hasLoc[f.Of]
+		}
+	}
 	// Order Vars (globals first, then by function, file, line, name) and
 	// give Locs their final VarIDs.
 	perm := make([]VarID, 0, len(s.Vars))
@@ -377,6 +390,11 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 		vars[n] = s.Vars[old]
 	}
 	s.Vars = vars
+	for i := range vars {
+		if f := vars[i].Field; f != nil {
+			f.Of = newV[f.Of]
+		}
+	}
 	// Sort the compact records (half the size of a Loc), then expand.
 	n := 0
 	for _, ch := range l.locs.chunks {
@@ -389,9 +407,23 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 	recs := make([]locRec, 0, n)
 	for _, ch := range l.locs.chunks {
 		for _, r := range ch {
-			if v := vid[r.v]; v >= 0 {
-				r.v = newV[v]
-				recs = append(recs, r)
+			v := vid[r.v]
+			if v < 0 {
+				continue
+			}
+			r.v = newV[v]
+			recs = append(recs, r)
+			if r.kind != LocAddr {
+				continue
+			}
+			// The fields of a struct at a fixed address: at its
+			// address + their offset, over the same code.
+			for _, fv := range globalFields[v] {
+				f := r
+				f.v = newV[fv]
+				f.val = r.val + uint64(s.Vars[f.v].Field.Offset)
+				f.expr = l.expr(addrExpr(f.val))
+				recs = append(recs, f)
 			}
 		}
 	}
@@ -420,6 +452,68 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 		}
 	}
 	s.Locs = locs
+}
+
+// fieldCand is a variable that may have fields: a struct, or a pointer.
+type fieldCand struct {
+	v   VarID
+	typ dieOff
+	cpp bool
+}
+
+// expandFields adds the field variables of the candidates (method.md §2):
+// the scalar fields of struct globals and statics, and those behind
+// pointers to structs (any variable). It returns, per struct at a fixed
+// address, its field variables, whose Locs buildVars derives from the
+// struct's.
+func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[VarID][]VarID {
+	s := l.s
+	fmemo := map[dieOff]*fieldSet{}
+	var fixed map[VarID][]VarID
+	for _, c := range cands {
+		pv := s.Vars[c.v] // a copy: s.Vars grows below
+		var fs *fieldSet
+		sep, deref := ".", false
+		switch {
+		case pv.Kind == KindAggregate && (pv.Func == NoFunc || pv.Static):
+			fs = l.fieldsOf(c.typ, c.cpp, memo, fmemo)
+			if fs.complete {
+				s.Vars[c.v].replaced = true
+			}
+		case pv.Kind == KindPointer:
+			pt, ok := l.pointeeRecord(c.typ)
+			if !ok {
+				continue
+			}
+			fs = l.fieldsOf(pt, c.cpp, memo, fmemo)
+			deref = true
+			if t := l.strip(c.typ); t != nil && t.tag == dwarf.TagPointerType {
+				sep = "->"
+			}
+		default:
+			continue
+		}
+		for _, f := range fs.fields {
+			fv := Var{Name: pv.Name + sep + f.name, Func: pv.Func, File: pv.File, Line: pv.Line,
+				Type: f.ti.spell, Kind: f.ti.kind, Size: f.ti.size, Static: pv.Static,
+				Field: &Field{Of: c.v, Offset: f.off, Deref: deref}}
+			if !deref {
+				// A pointer field of a struct global: its pointee is read
+				// like any pointer global's. Behind a pointer, one level
+				// of memory is the budget.
+				fv.PointeeKind, fv.PointeeSize = f.ti.pkind, f.ti.psize
+			}
+			id := VarID(len(s.Vars))
+			s.Vars = append(s.Vars, fv)
+			if !deref {
+				if fixed == nil {
+					fixed = map[VarID][]VarID{}
+				}
+				fixed[c.v] = append(fixed[c.v], id)
+			}
+		}
+	}
+	return fixed
 }
 
 func compareVars(a, b *Var) int {
@@ -563,16 +657,53 @@ func stripClone(name string) string {
 }
 
 // dropUntagged removes locals and parameters without a tag (method.md §2),
-// keeping globals and function-scope statics, and renumbers Locs.
+// keeping globals and function-scope statics, and renumbers Locs. A pointer
+// is kept when one of the fields behind it is, for it is where they are
+// read.
 func dropUntagged(s *Schema) {
+	keep := make([]bool, len(s.Vars))
+	for i := range s.Vars {
+		v := &s.Vars[i]
+		keep[i] = v.Func == NoFunc || v.Tags != 0 || v.Static
+	}
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Deref && keep[i] {
+			keep[f.Of] = true
+		}
+	}
+	keepVars(s, keep)
+}
+
+// keepVars removes the variables not kept, renumbering Vars, Locs and
+// Field.Of (-1 where a field's struct is gone; a field behind a pointer
+// goes with its pointer).
+func keepVars(s *Schema, keep []bool) {
 	newV := make([]VarID, len(s.Vars))
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Deref && !keep[f.Of] {
+			keep[i] = false
+		}
+	}
+	n := VarID(0)
+	for i := range s.Vars {
+		newV[i] = -1
+		if keep[i] {
+			newV[i] = n
+			n++
+		}
+	}
 	vars := s.Vars[:0]
 	for i, v := range s.Vars {
-		if v.Func != NoFunc && v.Tags == 0 && !v.Static {
-			newV[i] = -1
+		if !keep[i] {
 			continue
 		}
-		newV[i] = VarID(len(vars))
+		if v.Field != nil {
+			f := *v.Field
+			if f.Of >= 0 {
+				f.Of = newV[f.Of]
+			}
+			v.Field = &f
+		}
 		vars = append(vars, v)
 	}
 	s.Vars = slices.Clip(vars)

@@ -84,6 +84,20 @@ type typeRec struct {
 	size    int64 // -1 unknown
 	name    string
 	dims    []int64 // array_type: element counts per dimension (-1 unknown)
+	// members of a struct, class or union, in declaration order: data
+	// members and (C++) base classes.
+	members []memberRec
+}
+
+// memberRec is a data member (DW_TAG_member) or a base class
+// (DW_TAG_inheritance) of a struct, class or union.
+type memberRec struct {
+	name    string
+	typ     dieOff
+	off     int64 // DW_AT_data_member_location; 0 for union members
+	hasType bool
+	bits    bool // a bitfield, or a location that is not a constant: not read
+	inherit bool // a base class: its members are the derived class's
 }
 
 // unitHdr is one unit of .debug_info: [start, end) and its DWARF version.
@@ -109,7 +123,8 @@ type frame struct {
 	container int32
 	depth     int32 // inline depth of the innermost inlined_subroutine
 	prefix    string
-	skip      bool // in a declaration or type: parameters here are not variables
+	skip      bool  // in a declaration or type: parameters here are not variables
+	inType    int32 // index+1 in loader.types of the struct whose children these are; 0: none
 }
 
 // pendingStatic is a fixed-address variable of an abstract function (one
@@ -156,6 +171,8 @@ type loader struct {
 	exprList    [][]byte
 	maxVersion  int
 	anyCPP      bool // some compile unit is C++
+
+	recordByName map[recordKey]int32 // complete structs by name (definition), built on first use
 }
 
 func newLoader(s *Schema, opt Options, w *dwarfFile) *loader {
@@ -436,13 +453,27 @@ func (l *loader) walk() error {
 			l.types.add(tr)
 			if cu < 0 || !l.cus[cu].cpp {
 				// C: members only; nested definitions are at file scope.
-				r.SkipChildren()
+				if e.Children {
+					if err := l.cMembers(r, l.types.at(l.types.len()-1), &budget); err != nil {
+						return err
+					}
+				}
 				continue
 			}
 			// C++: static data members (declarations, completed by a
 			// definition with DW_AT_specification), member functions and
 			// nested types. Nothing here belongs to a function.
-			next = frame{container: noContainer, prefix: tr.name + "::"}
+			next = frame{container: noContainer, prefix: tr.name + "::", inType: int32(l.types.len())}
+
+		case dwarf.TagMember, dwarf.TagInheritance:
+			if parent.inType > 0 {
+				if m, ok := l.member(e); ok {
+					t := l.types.at(int(parent.inType) - 1)
+					t.members = append(t.members, m)
+				}
+			}
+			r.SkipChildren()
+			continue
 
 		case dwarf.TagArrayType:
 			tr := l.typeRec(e, parent.prefix)
@@ -462,8 +493,8 @@ func (l *loader) walk() error {
 			r.SkipChildren()
 			continue
 
-		case dwarf.TagCallSite, tagGNUCallSite, dwarf.TagMember, dwarf.TagEnumerator,
-			dwarf.TagTemplateTypeParameter, dwarf.TagTemplateValueParameter, dwarf.TagInheritance:
+		case dwarf.TagCallSite, tagGNUCallSite, dwarf.TagEnumerator,
+			dwarf.TagTemplateTypeParameter, dwarf.TagTemplateValueParameter:
 			// The tagger reads call sites itself; nothing else here matters.
 			r.SkipChildren()
 			continue
@@ -473,6 +504,73 @@ func (l *loader) walk() error {
 		}
 	}
 	return nil
+}
+
+// cMembers reads the children of a C struct or union: its members.
+func (l *loader) cMembers(r *dwarf.Reader, tr *typeRec, budget *int) error {
+	depth := 1
+	for depth > 0 {
+		c, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("reading DWARF: %v", err)
+		}
+		if c == nil {
+			return nil
+		}
+		if *budget--; *budget < 0 {
+			return fmt.Errorf("corrupt .debug_info: more entries than bytes")
+		}
+		if c.Tag == 0 {
+			depth--
+			continue
+		}
+		if depth == 1 && c.Tag == dwarf.TagMember {
+			if m, ok := l.member(c); ok {
+				tr.members = append(tr.members, m)
+			}
+		}
+		if c.Children {
+			depth++
+		}
+	}
+	return nil
+}
+
+// member reads a data member or base class; static data members (C++
+// declarations) are not part of the object, and the compiler's own
+// members (the vtable pointer _vptr.X) not the program's state: false.
+func (l *loader) member(e *dwarf.Entry) (memberRec, bool) {
+	if d, _ := e.Val(dwarf.AttrDeclaration).(bool); d {
+		return memberRec{}, false
+	}
+	if a, _ := e.Val(dwarf.AttrArtificial).(bool); a {
+		return memberRec{}, false
+	}
+	if x, _ := e.Val(dwarf.AttrExternal).(bool); x {
+		return memberRec{}, false
+	}
+	m := memberRec{name: l.str(e, dwarf.AttrName), inherit: e.Tag == dwarf.TagInheritance}
+	m.typ, m.hasType = l.ref(e, dwarf.AttrType)
+	if e.AttrField(dwarf.AttrBitSize) != nil || e.AttrField(dwarf.AttrDataBitOffset) != nil {
+		m.bits = true
+	}
+	switch v := e.Val(dwarf.AttrDataMemberLoc).(type) {
+	case nil: // a union member
+	case int64:
+		m.off = v
+	case []byte: // DWARF 2: DW_OP_plus_uconst N
+		if u, n, ok := uleb(v, 1); len(v) > 0 && v[0] == 0x23 && ok && n == len(v) && u < 1<<31 {
+			m.off = int64(u)
+		} else {
+			m.bits = true // a virtual base's computed offset
+		}
+	default:
+		m.bits = true
+	}
+	if m.off < 0 || m.off >= 1<<31 {
+		m.bits = true
+	}
+	return m, true
 }
 
 // arrayDims reads the subrange children of an array type.

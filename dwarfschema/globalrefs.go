@@ -55,9 +55,22 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 		loc    int
 	}
 	var gs []glob
+	// The fields of a struct global follow the struct: they are read
+	// wherever any of it is (one struct is one unit of reading, and code
+	// that reaches it through its address, lea or GOT, names its start).
+	var fieldLocs map[VarID][]int // struct -> its fields' Locs
 	for i := range s.Locs {
 		l := &s.Locs[i]
 		if l.Kind != LocAddr || l.PCStart != 0 || l.PCEnd != ^uint64(0) || s.Vars[l.Var].Func != NoFunc {
+			continue
+		}
+		if f := s.Vars[l.Var].Field; f != nil {
+			if !f.Deref && f.Of >= 0 {
+				if fieldLocs == nil {
+					fieldLocs = map[VarID][]int{}
+				}
+				fieldLocs[f.Of] = append(fieldLocs[f.Of], i)
+			}
 			continue
 		}
 		gs = append(gs, glob{lo: l.Addr, hi: l.Addr + 1, v: l.Var, loc: i})
@@ -193,11 +206,15 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 	var add []Loc
 	for i, g := range gs {
 		drop[g.loc] = true
+		for _, fl := range fieldLocs[g.v] {
+			drop[fl] = true
+		}
 		if len(users[i]) == 0 {
 			unreferenced++
 			continue
 		}
 		narrowed++
+		first := len(add)
 		base := s.Locs[g.loc]
 		for j := range code2fn.fn {
 			if !users[i][code2fn.fn[j]] {
@@ -211,6 +228,14 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 			l := base
 			l.PCStart, l.PCEnd = lo, hi
 			add = append(add, l)
+		}
+		last := len(add)
+		for _, fl := range fieldLocs[g.v] {
+			for _, l := range add[first:last] {
+				f := s.Locs[fl]
+				f.PCStart, f.PCEnd = l.PCStart, l.PCEnd
+				add = append(add, f)
+			}
 		}
 	}
 	out := s.Locs[:0]

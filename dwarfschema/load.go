@@ -34,6 +34,10 @@ type Options struct {
 	// All keeps locals and parameters without any tag (by default Load drops
 	// them, method.md §2): the full view of what DWARF describes.
 	All bool
+	// NoFields makes no field variables (method.md §2): struct globals are
+	// one hash each and nothing is read behind pointers, as before issue
+	// 14. For measuring what fields cost (make bench).
+	NoFields bool
 }
 
 // GlobalFunc is the function column of a global or file-scope static.
@@ -91,6 +95,7 @@ func Load(path string, opt Options) (*Schema, error) {
 	if err := inferTagsWith(s, ef, ci); err != nil {
 		return nil, fmt.Errorf("%s: inferring tags: %v", path, err)
 	}
+	inheritFieldTags(s)
 	if !opt.All {
 		dropUntagged(s)
 	}
@@ -111,6 +116,7 @@ func Load(path string, opt Options) (*Schema, error) {
 		keep = func(fn FuncID) bool { return fn >= 0 && int(fn) < len(s.Funcs) && l.inComponent(s.Funcs[fn].File) }
 	}
 	narrowGlobals(s, ef, keep)
+	dropReplaced(s)
 	return s, nil
 }
 

@@ -154,6 +154,30 @@ type Var struct {
 	// else PointeeKind is 0.
 	PointeeKind Kind  `json:"pointee_kind,omitempty"`
 	PointeeSize int32 `json:"pointee_size,omitempty"`
+	// Field, when set, makes this variable a scalar field of a struct,
+	// class or union variable (method.md §2): `pool.n_free` of a global
+	// pool, `this->pending` behind a pointer.
+	Field *Field `json:"field,omitempty"`
+
+	// replaced marks, during Load, a struct global whose fields cover
+	// every member: it is dropped once narrowGlobals has used its extent.
+	replaced bool
+}
+
+// Field says where a field variable lives relative to the variable it is a
+// field of.
+//
+// A field of a global or static struct (Deref false) has Locs of its own:
+// the struct's address + Offset, over the struct's PC ranges. A field
+// behind a pointer (Deref true) has none: wherever its pointer Of is read,
+// the sampler reads Size bytes at the pointer's value + Offset, so the
+// pointer's location (register, frame slot, list, entry value) is
+// evaluated once for all its fields. Of is the pointer's VarID (Deref), or
+// the struct's, -1 once the struct itself is not monitored.
+type Field struct {
+	Of     VarID `json:"of"`
+	Offset int64 `json:"offset"`
+	Deref  bool  `json:"deref,omitempty"`
 }
 
 // LocKind says where a variable lives over one PC range.

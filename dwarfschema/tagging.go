@@ -155,6 +155,15 @@ func inferTagsWith(s *Schema, ef *elf.File, ci *callInfoResult) error {
 		}
 	}
 	gl := cfg.NewGlobals(globals)
+	var fields *cfg.Fields
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Deref {
+			if fields == nil {
+				fields = cfg.NewFields(map[cfg.FieldKey]int32{})
+			}
+			fields.Add(cfg.FieldKey{Ptr: f.Of, Off: f.Offset}, int32(i))
+		}
+	}
 
 	// Analyse functions in parallel; each worker keeps its own builder,
 	// analyzer and results, merged at the end (tags only ever gain bits).
@@ -174,7 +183,7 @@ func inferTagsWith(s *Schema, ef *elf.File, ci *callInfoResult) error {
 			a := cfg.NewAnalyzer()
 			var ranges []cfg.Range
 			var locs []cfg.VarLoc
-			in := cfg.Input{Calls: calls, Globals: gl, Sigs: sigs}
+			in := cfg.Input{Calls: calls, Globals: gl, Sigs: sigs, Fields: fields}
 			for {
 				f := int(next.Add(1) - 1)
 				if f >= len(s.Funcs) {

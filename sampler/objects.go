@@ -33,6 +33,19 @@ type object struct {
 	clusters    []cluster
 	clSlot      []int // per cluster: batch slot and arena offset of the current read
 	clOff       []int
+	// fieldStart[v]..fieldStart[v+1] index the fields read behind pointer
+	// variable v (dwarfschema.Field.Deref); nil when there are none.
+	fieldStart []int32
+	fields     []derefField
+}
+
+// derefField is a field read behind its pointer: Size bytes at the
+// pointer's value + off.
+type derefField struct {
+	v    dwarfschema.VarID
+	off  int64
+	size int32
+	kind dwarfschema.Kind
 }
 
 // globalRead is one global variable read at every tick.
@@ -171,6 +184,7 @@ func (o *object) prepare() {
 			o.needFP[i] = exprUsesSSE(l.Expr)
 		}
 	}
+	o.prepareFields()
 	o.fbIsCFA = make([]bool, len(s.Funcs))
 	for i := range s.Funcs {
 		fb := s.Funcs[i].FrameBase
@@ -219,6 +233,36 @@ func (o *object) prepare() {
 	}
 	o.globals = gs
 	o.globalBytes = off
+}
+
+// prepareFields indexes the fields behind pointers by pointer variable.
+func (o *object) prepareFields() {
+	s := o.schema
+	count := make([]int32, len(s.Vars)+1)
+	n := 0
+	for i := range s.Vars {
+		v := &s.Vars[i]
+		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != dwarfschema.KindAggregate {
+			count[f.Of+1]++
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	o.fieldStart = count
+	o.fields = make([]derefField, n)
+	fill := append([]int32(nil), count[:len(s.Vars)]...)
+	for i := range s.Vars {
+		v := &s.Vars[i]
+		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != dwarfschema.KindAggregate {
+			o.fields[fill[f.Of]] = derefField{v: dwarfschema.VarID(i), off: f.Offset, size: v.Size, kind: v.Kind}
+			fill[f.Of]++
+		}
+	}
 }
 
 // exprUsesSSE reports whether a location expression names an SSE register

@@ -38,7 +38,10 @@ type Config struct {
 	FuncRegex  *regexp.Regexp
 	// AllVars samples every local and parameter DWARF describes, not only
 	// the tagged ones (method.md §2): more values per sample, more cost.
-	AllVars  bool
+	AllVars bool
+	// NoFields samples no struct fields (dwarfschema.Options.NoFields):
+	// for measuring what they cost.
+	NoFields bool
 	Duration time.Duration // 0: until the program exits
 	Recorder string        // Header.Recorder
 	// Sampler is how threads are sampled: SamplerPerf (the kernel's
@@ -258,6 +261,7 @@ type Recorder struct {
 	values   []proffile.Value
 	pend     []pending
 	ptrs     []ptrRead
+	freads   []fieldRead
 	batch    *batch
 	stamp    uint32
 	eval     evaluator
@@ -352,7 +356,7 @@ func Record(cfg Config) (*Result, error) {
 	r.light = newCapture(maxWindow)
 	r.eval.r = r
 	r.loadOpt = loadOptions{
-		schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars},
+		schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars, NoFields: cfg.NoFields},
 		warn:   r.warn,
 	}
 

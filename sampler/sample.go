@@ -381,6 +381,8 @@ func (r *Recorder) readGlobals(p *process) {
 	}
 	b.run(p.pid)
 	r.ptrs = r.ptrs[:0]
+	r.freads = r.freads[:0]
+	nf := 0
 	for i := range o.globals {
 		g := &o.globals[i]
 		v := &o.schema.Vars[g.v]
@@ -410,23 +412,11 @@ func (r *Recorder) readGlobals(p *process) {
 		if v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 && o.schema.Locs[g.loc].BasicTypePtr && bits != 0 {
 			r.ptrs = append(r.ptrs, ptrRead{idx: len(p.globals) - 1, kind: v.PointeeKind, size: int(v.PointeeSize)})
 		}
-	}
-	if len(r.ptrs) == 0 {
-		return
-	}
-	b.reset()
-	for k := range r.ptrs {
-		pr := &r.ptrs[k]
-		pr.slot, pr.off = b.add(p.globals[pr.idx].Bits, pr.size)
-	}
-	b.run(p.pid)
-	for _, pr := range r.ptrs {
-		if pr.slot >= 0 && b.ok[pr.slot] {
-			v := &p.globals[pr.idx]
-			v.Pointee, v.HasPointee = normalise(pr.kind, b.bytesOf(pr.off, pr.size)), true
-			r.vstats.Pointees++
+		if o.fieldStart != nil && v.Kind == dwarfschema.KindPointer {
+			r.queueFields(o, len(p.globals)-1, &p.globals[len(p.globals)-1], &nf)
 		}
 	}
+	r.readBehind(p.pid, &p.globals, false)
 }
 
 // bias is the load bias of object o in p.

@@ -102,6 +102,9 @@ type valueStats struct {
 	Unsupported uint64 // expression the evaluator does not implement
 	Faulted     uint64 // memory read failed
 	Pointees    uint64 // pointees read
+	Fields      uint64 // fields behind pointers read (counted in Read too)
+	FieldsNull  uint64 // fields not read: their pointer was NULL
+	FieldsOver  uint64 // fields not read: past MaxFieldReads in one sample
 }
 
 // evaluator resolves DW_OP_entry_value for the frame being read: a
@@ -475,13 +478,16 @@ func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc 
 }
 
 // finishValues runs the queued reads and appends the normalised values,
-// then reads the pointees of pointers to basic types.
+// then reads the pointees of pointers to basic types and the fields behind
+// pointers to structs.
 func (r *Recorder) finishValues(pid int) {
 	b := r.batch
 	if len(b.local) > 0 {
 		b.run(pid)
 	}
 	r.ptrs = r.ptrs[:0]
+	r.freads = r.freads[:0]
+	nf := 0
 	for k := range r.pend {
 		pd := &r.pend[k]
 		if pd.slot >= 0 && !b.ok[pd.slot] {
@@ -494,27 +500,117 @@ func (r *Recorder) finishValues(pid int) {
 		if pd.pkind != 0 && val.Bits != 0 && pd.psize > 0 && pd.psize <= maxScalar {
 			r.ptrs = append(r.ptrs, ptrRead{idx: len(r.values) - 1, kind: pd.pkind, size: pd.psize})
 		}
+		if pd.obj.fieldStart != nil && pd.kind == dwarfschema.KindPointer {
+			r.queueFields(pd.obj, len(r.values)-1, &val, &nf)
+		}
 	}
-	if len(r.ptrs) == 0 {
+	r.readBehind(pid, &r.values, true)
+}
+
+type ptrRead struct {
+	idx, slot, off, size int
+	kind                 dwarfschema.Kind
+}
+
+// MaxFieldReads bounds the fields read behind pointers in one sample (one
+// thread at one tick, all frames; and the globals of a process at one
+// tick): with dwarfschema.MaxFields per pointer, the per-sample budget of
+// method.md §2. Fields past it are not read (ValueStats.FieldsOver).
+const MaxFieldReads = 64
+
+// fieldRead is a field behind a pointer being read: the pointer's value
+// is vals[idx], the field o.fields[f].
+type fieldRead struct {
+	obj       *object
+	idx, f    int
+	slot, off int
+	addr      uint64
+}
+
+// queueFields queues the fields behind pointer value *val, vals[idx] of
+// object o; n counts this sample's field reads.
+func (r *Recorder) queueFields(o *object, idx int, val *proffile.Value, n *int) {
+	if int(val.Var)+1 >= len(o.fieldStart) {
 		return
 	}
+	lo, hi := int(o.fieldStart[val.Var]), int(o.fieldStart[val.Var+1])
+	if lo == hi {
+		return
+	}
+	if val.Bits == 0 {
+		r.vstats.FieldsNull += uint64(hi - lo) // NULL: nothing behind it
+		return
+	}
+	for f := lo; f < hi; f++ {
+		if *n >= MaxFieldReads {
+			r.vstats.FieldsOver += uint64(hi - f)
+			return
+		}
+		*n++
+		r.freads = append(r.freads, fieldRead{obj: o, idx: idx, f: f, addr: val.Bits + uint64(o.fields[f].off)})
+	}
+}
+
+// readBehind reads, with one batch, the pointees queued in r.ptrs and the
+// fields queued in r.freads, for the values in *vals: pointees complete
+// their pointer's value, fields are appended as values of their own, in
+// their pointer's frame. A read that faults (a dangling pointer) gives no
+// value (Faulted for a field; the pointer itself stays). With stack, a field
+// in the sampled thread's stack window is taken from the window.
+func (r *Recorder) readBehind(pid int, vals *[]proffile.Value, stack bool) {
+	if len(r.ptrs) == 0 && len(r.freads) == 0 {
+		return
+	}
+	b := r.batch
 	b.reset()
 	for k := range r.ptrs {
 		pr := &r.ptrs[k]
-		pr.slot, pr.off = b.add(r.values[pr.idx].Bits, pr.size)
+		pr.slot, pr.off = b.add((*vals)[pr.idx].Bits, pr.size)
+	}
+	for k := range r.freads {
+		fr := &r.freads[k]
+		size := int(fr.obj.fields[fr.f].size)
+		if stack {
+			// A struct on the sampled thread's stack (the caller's local
+			// passed by address) as the sample saw it: the perf
+			// sampler's reads come after the tick, when the frame may be
+			// gone.
+			if w := r.cur.mem.bytes(fr.addr, size); w != nil {
+				if off, ok := b.alloc(size); ok {
+					copy(b.bytesOf(off, size), w)
+					fr.slot, fr.off = -2, off
+					continue
+				}
+			}
+			if r.cur.mem.snap != nil && r.cur.mem.snapRefuse(fr.addr, size) {
+				fr.slot = -3 // stack the window did not hold
+				continue
+			}
+		}
+		fr.slot, fr.off = b.add(fr.addr, size)
 	}
 	b.run(pid)
 	for _, pr := range r.ptrs {
 		if pr.slot < 0 || !b.ok[pr.slot] {
 			continue // a dangling or null-ish pointer: the pointer itself stays
 		}
-		v := &r.values[pr.idx]
+		v := &(*vals)[pr.idx]
 		v.Pointee, v.HasPointee = normalise(pr.kind, b.bytesOf(pr.off, pr.size)), true
 		r.vstats.Pointees++
 	}
-}
-
-type ptrRead struct {
-	idx, slot, off, size int
-	kind                 dwarfschema.Kind
+	for _, fr := range r.freads {
+		switch {
+		case fr.slot == -3:
+			r.vstats.Unavailable++
+			continue
+		case fr.slot == -1 || fr.slot >= 0 && !b.ok[fr.slot]:
+			r.vstats.Faulted++
+			continue
+		}
+		f := &fr.obj.fields[fr.f]
+		base := (*vals)[fr.idx]
+		*vals = append(*vals, proffile.Value{Frame: base.Frame, Obj: base.Obj, Var: f.v, Bits: normalise(f.kind, b.bytesOf(fr.off, int(f.size)))})
+		r.vstats.Read++
+		r.vstats.Fields++
+	}
 }

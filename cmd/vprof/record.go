@@ -97,6 +97,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	funcRe := fs.String("func", "", "sample only variables of functions matching `REGEX` ('#global' matches globals)")
 	samplerName := fs.String("sampler", "auto", "how threads are sampled, `NAME`: auto, perf or ptrace (see above; ptrace may cut a running system call short)")
 	all := fs.Bool("all", false, "sample every local variable and parameter DWARF describes, not only those tagged loop/cond/args (more values, more cost)")
+	noFields := fs.Bool("no-fields", false, "sample no struct fields: struct globals as one hash each, nothing read behind pointers (as before fields were sampled; for comparison)")
 	var comps multiFlag
 	fs.Var(&comps, "component", "sample only variables declared in source files under `PATH`, a file or directory (repeatable; the rule: see 'vprof schema --help')")
 	if err := parseFlags(fs, args); err != nil {
@@ -136,6 +137,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		Stack:      *stack,
 		Components: comps,
 		AllVars:    *all,
+		NoFields:   *noFields,
 		Duration:   *duration,
 		Sampler:    *samplerName,
 		Recorder:   "vprof record " + strings.Join(args, " "),

@@ -40,9 +40,10 @@ sampled and not listed (--all lists them too).
 code: pc_start pc_end variable location offset size basic_type_ptr.
 location is reg:REG (in a register), fbreg (at frame base + offset),
 addr:ADDR (at a fixed address), breg:REG (at register + offset), const
-(the value is offset), or expr:... (a DWARF expression evaluated at
-sampling time). basic_type_ptr says the pointee of a pointer is read
-too. Addresses are link-time; a variable is not sampled at a PC outside
+(the value is offset), expr:... (a DWARF expression evaluated at
+sampling time), or deref:PTR (a field behind pointer PTR, read at PTR's
+value + offset wherever PTR is read). basic_type_ptr says the pointee of
+a pointer is read too. Addresses are link-time; a variable is not sampled at a PC outside
 its ranges. A global's ranges are the code of the functions that use it
 (* * would be the whole object).
 
@@ -80,6 +81,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	funcRE := fs.String("func", "", "keep locals and parameters of functions matching this `regex` (add |#global to keep globals)")
 	metadata := fs.Bool("metadata", false, "print where each variable lives over each PC range instead of the schema")
 	all := fs.Bool("all", false, "also list locals and parameters without a tag")
+	noFields := fs.Bool("no-fields", false, "no struct fields, as vprof record --no-fields samples")
 	format := fs.String("format", "table", "output `format`: table or json")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -90,7 +92,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	if *format != "table" && *format != "json" {
 		return usageErr("unknown --format %q (want table or json)", *format)
 	}
-	opt := dwarfschema.Options{Components: components, All: *all}
+	opt := dwarfschema.Options{Components: components, All: *all, NoFields: *noFields}
 	if *funcRE != "" {
 		re, err := regexp.Compile(*funcRE)
 		if err != nil {
@@ -303,13 +305,32 @@ func pcRange(l *dwarfschema.Loc) (string, string) {
 
 func (sv *schemaView) writeMetadata(w io.Writer) error {
 	rows := make([][]string, 0, len(sv.s.Locs))
+	behind := derefFields(sv.s)
 	for i := range sv.s.Locs {
 		l := &sv.s.Locs[i]
 		lo, hi := pcRange(l)
 		rows = append(rows, []string{lo, hi, short(sv.varName(&sv.s.Vars[l.Var])), location(l), offset(l),
 			strconv.Itoa(int(l.Size)), strconv.FormatBool(l.BasicTypePtr)})
+		for _, f := range behind[l.Var] {
+			fv := &sv.s.Vars[f]
+			rows = append(rows, []string{lo, hi, short(sv.varName(fv)), "deref:" + sv.s.Vars[l.Var].Name,
+				strconv.FormatInt(fv.Field.Offset, 10), strconv.Itoa(int(fv.Size)), "false"})
+		}
 	}
 	return writeTable(w, []string{"pc_start", "pc_end", "variable", "location", "offset", "size", "basic_type_ptr"}, rows)
+}
+
+// derefFields lists the fields read behind each pointer variable: they
+// have no locations of their own, and are read wherever the pointer is
+// (location deref:POINTER, offset from the pointer's value).
+func derefFields(s *dwarfschema.Schema) map[dwarfschema.VarID][]dwarfschema.VarID {
+	m := map[dwarfschema.VarID][]dwarfschema.VarID{}
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Deref && f.Of >= 0 {
+			m[f.Of] = append(m[f.Of], dwarfschema.VarID(i))
+		}
+	}
+	return m
 }
 
 type jsonSchemaRow struct {
@@ -392,9 +413,28 @@ func (sv *schemaView) writeJSON(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	err = array("metadata", len(s.Locs), func(i int) any {
-		l := &s.Locs[i]
+	// The fields behind a pointer follow each of its locations.
+	behind := derefFields(s)
+	type metaRow struct {
+		loc   int
+		field dwarfschema.VarID // -1: the Loc itself
+	}
+	var meta []metaRow
+	for i := range s.Locs {
+		meta = append(meta, metaRow{i, -1})
+		for _, f := range behind[s.Locs[i].Var] {
+			meta = append(meta, metaRow{i, f})
+		}
+	}
+	err = array("metadata", len(meta), func(i int) any {
+		l := &s.Locs[meta[i].loc]
 		lo, hi := pcRange(l)
+		if f := meta[i].field; f >= 0 {
+			fv := &s.Vars[f]
+			o := fv.Field.Offset
+			return jsonMetaRow{PCStart: lo, PCEnd: hi, Variable: sv.varName(fv), Index: f, Location: "deref:" + s.Vars[l.Var].Name,
+				Offset: &o, Size: fv.Size, Expr: ""}
+		}
 		r := jsonMetaRow{PCStart: lo, PCEnd: hi, Variable: sv.varName(&s.Vars[l.Var]), Index: l.Var, Location: location(l),
 			Size: l.Size, BasicTypePtr: l.BasicTypePtr, Expr: fmt.Sprintf("%x", l.Expr)}
 		if offset(l) != "-" {

@@ -98,11 +98,16 @@ func FuzzAnalyze(f *testing.F) {
 		sigs.Add(base, &Signature{Params: []ArgClass{ArgInt}})
 		sigs.Add(base+1, nil)
 		sigs.Sort()
-		in := &Input{Locs: locs, Calls: calls, Globals: NewGlobals(globals), Sigs: sigs,
+		// Fields 6..9 behind the variables: [reg+disp] while reg holds one.
+		fields := NewFields(map[FieldKey]int32{})
+		for k := range int32(4) {
+			fields.Add(FieldKey{Ptr: int32((r >> (5 * k)) % 6), Off: int64(int8(r >> (8 * k)))}, 6+k)
+		}
+		in := &Input{Locs: locs, Calls: calls, Globals: NewGlobals(globals), Sigs: sigs, Fields: fields,
 			FrameBase: FrameBaseRule{Kind: FrameBaseKind(seed % 3), Reg: int16(seed % 8)}}
 		a := NewAnalyzer()
 		for _, vt := range a.Analyze(g, in) {
-			if vt.Var < 0 || vt.Var >= 6 || vt.Tags == 0 || vt.Tags > TagLoop|TagCond|TagArgs {
+			if vt.Var < 0 || vt.Var >= 10 || vt.Tags == 0 || vt.Tags > TagLoop|TagCond|TagArgs {
 				t.Fatalf("bad result %+v", vt)
 			}
 		}

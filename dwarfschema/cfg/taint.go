@@ -85,7 +85,14 @@ func NewGlobals(locs []VarLoc) *Globals {
 			g.ents = append(g.ents, globalEnt{uint64(l.Off), uint64(l.Off) + uint64(max(l.Size, 1)), l.Var})
 		}
 	}
-	slices.SortFunc(g.ents, func(a, b globalEnt) int { return cmp.Compare(a.lo, b.lo) })
+	// An enclosing entry (a struct) before the entries inside it (its
+	// fields): find then names the innermost one.
+	slices.SortFunc(g.ents, func(a, b globalEnt) int {
+		if a.lo != b.lo {
+			return cmp.Compare(a.lo, b.lo)
+		}
+		return cmp.Compare(b.hi, a.hi)
+	})
 	return g
 }
 
@@ -113,6 +120,38 @@ type Input struct {
 	// Sigs gives the signatures of the object's functions by entry
 	// address, for direct calls.
 	Sigs *Signatures
+	// Fields are the variables behind pointers: the memory at a pointer
+	// variable's value + an offset. A memory operand [reg+disp] where reg
+	// holds pointer variable P (an exact location of P) reads or writes
+	// field (P, disp), which is then tagged like a global.
+	Fields *Fields
+}
+
+// FieldKey names a field: pointer variable Ptr, byte offset Off.
+type FieldKey struct {
+	Ptr int32
+	Off int64
+}
+
+// Fields maps fields to the caller's variable numbers.
+type Fields struct {
+	byKey map[FieldKey]int32
+	ptrs  map[int32]bool
+}
+
+// NewFields indexes fields: m[key] is the variable of the field key.
+func NewFields(m map[FieldKey]int32) *Fields {
+	f := &Fields{byKey: m, ptrs: map[int32]bool{}}
+	for k := range m {
+		f.ptrs[k.Ptr] = true
+	}
+	return f
+}
+
+// Add adds field key as variable v.
+func (f *Fields) Add(key FieldKey, v int32) {
+	f.byKey[key] = v
+	f.ptrs[key.Ptr] = true
 }
 
 const (
@@ -230,6 +269,7 @@ func (a *Analyzer) Analyze(g *Graph, in *Input) []VarTags {
 	a.stackSim()
 	a.buildUops()
 	a.buildEntries()
+	a.fieldOps()
 	if len(a.vars) == 0 {
 		return a.out
 	}
@@ -788,6 +828,57 @@ func (a *Analyzer) buildEntries() {
 	}
 	a.actOff[nb] = int32(len(a.actList))
 	a.cur = cur
+}
+
+// fieldOps makes the memory operands that address a field through its
+// pointer, while a register holds the pointer (an exact location), reads
+// and writes of that field: gsrc and gdst, as for a global. A copy of the
+// pointer in another register, not a location of it, is not followed.
+func (a *Analyzer) fieldOps() {
+	fs := a.in.Fields
+	if fs == nil || len(fs.ptrs) == 0 {
+		return
+	}
+	n := len(a.entries)
+	for k := 0; k < n; k++ {
+		e := a.entries[k]
+		if e.derived || e.cell >= 16 {
+			continue
+		}
+		ptr := a.vars[e.v]
+		if !fs.ptrs[ptr] {
+			continue
+		}
+		for i := e.start; i < e.end; i++ {
+			in := &a.g.Insts[i].Inst
+			for ai, x := range in.Args {
+				if x == nil {
+					break
+				}
+				m, ok := x.(x86asm.Mem)
+				if !ok || m.Index != 0 || m.Segment != 0 || m.Base == 0 || cellOf(m.Base) != e.cell {
+					continue
+				}
+				fv, ok := fs.byKey[FieldKey{ptr, int64(int32(m.Disp))}]
+				if !ok {
+					break
+				}
+				d := a.denseOf(fv)
+				u := &a.uops[i]
+				if in.Op == x86asm.LEA {
+					break // the field's address, not its value
+				}
+				write := ai == 0 && u.class != cCmp && u.class != cJrcxz && u.class != cPush && u.class != cJmp && u.class != cCall
+				if !write || u.class != cMove && u.class != cMoveF {
+					u.gsrc = d
+				}
+				if write {
+					u.gdst = d
+				}
+				break // one memory operand per instruction
+			}
+		}
+	}
 }
 
 func containsInt16(s []int16, x int16) bool {

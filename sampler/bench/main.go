@@ -43,6 +43,7 @@ func main() {
 	src := flag.String("src", "", "workload source (default: testdata/bench4.c next to this program)")
 	samplers := flag.String("samplers", "ptrace,perf", "vprof samplers to measure, side by side")
 	clocks := flag.String("clocks", "cpu,wall", "vprof clocks to measure, side by side")
+	fields := flag.Bool("fields", false, "also measure each vprof configuration without struct field variables (dwarfschema.Options.NoFields), side by side")
 	flag.Parse()
 	var vps []vprofConf
 	for _, c := range strings.Split(*clocks, ",") {
@@ -52,6 +53,9 @@ func main() {
 		}
 		for _, smp := range strings.Split(*samplers, ",") {
 			vps = append(vps, vprofConf{sampler: smp, clock: proffile.Clock(c)})
+			if *fields {
+				vps = append(vps, vprofConf{sampler: smp, clock: proffile.Clock(c), noFields: true})
+			}
 		}
 	}
 	if err := run(*runs, *threads, *rounds, *target, *rates, *src, vps); err != nil {
@@ -69,17 +73,22 @@ type config struct {
 
 // vprofConf is a sampler and a clock of vprof record.
 type vprofConf struct {
-	sampler string
-	clock   proffile.Clock
+	sampler  string
+	clock    proffile.Clock
+	noFields bool // no struct field variables
 }
 
 // key names it in the rate sweep: the sampler, prefixed by the clock
 // unless cpu.
 func (v vprofConf) key() string {
-	if v.clock == proffile.ClockCPU {
-		return v.sampler
+	k := v.sampler
+	if v.clock != proffile.ClockCPU {
+		k = string(v.clock) + "-" + v.sampler
 	}
-	return string(v.clock) + "-" + v.sampler
+	if v.noFields {
+		k += "-nofields"
+	}
+	return k
 }
 
 // measure is one run.
@@ -128,7 +137,11 @@ func run(runs, threads, rounds int, target time.Duration, rates, src string, vps
 			continue
 		}
 		vprofs = append(vprofs, len(cfgs))
-		cfgs = append(cfgs, config{fmt.Sprintf("vprof record --clock %s --sampler %s (1 kHz, values, depth 3)", vp.clock, vp.sampler),
+		what := "values"
+		if vp.noFields {
+			what = "values, no fields"
+		}
+		cfgs = append(cfgs, config{fmt.Sprintf("vprof record --clock %s --sampler %s (1 kHz, %s, depth 3)", vp.clock, vp.sampler, what),
 			vprofRun(dir, args, time.Millisecond, vp), &vp})
 		if vp.sampler == sampler.SamplerPerf && !kernelShare {
 			kernelShare = true
@@ -297,6 +310,7 @@ func vprofRun(dir string, args []string, interval time.Duration, vp vprofConf) f
 		res, err := sampler.Record(sampler.Config{
 			Output: filepath.Join(dir, "bench.vprof"), Args: args, Interval: interval,
 			Clock: vp.clock, Depth: 3, Stack: 64, Signals: sigs, Stdout: devnull, Sampler: smp,
+			NoFields: vp.noFields,
 		})
 		m := measure{wall: time.Since(t0)}
 		if err != nil {
@@ -407,7 +421,8 @@ func table(w io.Writer, cfgs []config, res [][]measure) {
 
 func steps(w io.Writer, name string, ms []measure) {
 	var s sampler.StepStats
-	var samples, lost int64
+	var samples, lost, values int64
+	var fields uint64
 	var tracer, setup time.Duration
 	for _, m := range ms {
 		r := m.res.Steps
@@ -430,6 +445,8 @@ func steps(w io.Writer, name string, ms []measure) {
 		s.MaxLag = max(s.MaxLag, r.MaxLag)
 		samples += m.samples
 		lost += m.lost
+		values += m.res.Trailer.ValueSamples
+		fields += m.res.Values.Fields
 		tracer += m.res.TracerCPU - m.res.SetupCPU
 		setup += m.res.SetupCPU
 	}
@@ -440,6 +457,7 @@ func steps(w io.Writer, name string, ms []measure) {
 	us := func(d time.Duration, k uint64) float64 { return float64(d.Nanoseconds()) / float64(max(k, 1)) / 1e3 }
 	fmt.Fprintf(w, "\n%s, per sample (µs, mean of %d samples; %d ticks taken, %d lost):\n", name, n, s.Ticks-s.Perf, lost)
 	fmt.Fprintf(w, "  samples: %d from perf events, %d of running threads stopped, %d of blocked threads\n", s.Perf-s.Dropped, s.Full, s.Light)
+	fmt.Fprintf(w, "  values per sample %.1f, of which fields behind pointers %.1f\n", float64(values)/float64(max(samples, 1)), float64(fields)/float64(max(samples, 1)))
 	if s.Perf > 0 {
 		fmt.Fprintf(w, "  ring   %.1f  (record parsed, registers and stack copy taken from the ring: no stop)\n", us(s.Ring, n))
 	} else {

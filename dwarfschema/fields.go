@@ -1,0 +1,185 @@
+package dwarfschema
+
+import (
+	"debug/dwarf"
+	"encoding/binary"
+)
+
+// MaxFields bounds the field variables of one struct variable (method.md
+// §2): its first MaxFields scalar fields in declaration order, nested
+// structs (one level) and C++ base classes flattened in place. With the
+// sampler's per-sample cap (sampler.MaxFieldReads) it is the per-sample
+// budget of fields.
+const MaxFields = 16
+
+// fieldDef is one scalar field of a struct type.
+type fieldDef struct {
+	name string // "n_free", "stat.n_conn"
+	off  int64
+	ti   typeInfo
+}
+
+// fieldSet is the scalar fields of a struct type; complete when they cover
+// every data member (no bitfield, array, deeper struct or member past the
+// cap was left out).
+type fieldSet struct {
+	fields   []fieldDef
+	complete bool
+}
+
+// isRecord reports a struct, class or union type.
+func isRecord(t *typeRec) bool {
+	return t != nil && (t.tag == dwarf.TagStructType || t.tag == dwarf.TagClassType || t.tag == dwarf.TagUnionType)
+}
+
+// definition returns the complete type for a declaration-only struct
+// (a class defined in another unit), found by name; t itself otherwise.
+func (l *loader) definition(t *typeRec) *typeRec {
+	if t.size >= 0 || len(t.members) > 0 || t.name == "" {
+		return t
+	}
+	if l.recordByName == nil {
+		l.recordByName = map[recordKey]int32{}
+		for i := range l.types.len() {
+			r := l.types.at(i)
+			if isRecord(r) && r.size > 0 && r.name != "" {
+				k := recordKey{r.tag, r.name}
+				if _, ok := l.recordByName[k]; !ok {
+					l.recordByName[k] = int32(i)
+				}
+			}
+		}
+	}
+	if i, ok := l.recordByName[recordKey{t.tag, t.name}]; ok {
+		return l.types.at(int(i))
+	}
+	return t
+}
+
+type recordKey struct {
+	tag  dwarf.Tag
+	name string
+}
+
+// fieldsOf lists the scalar fields of the struct, class or union type at
+// off (none for any other type), memoized.
+func (l *loader) fieldsOf(off dieOff, cpp bool, tmemo map[dieOff]typeInfo, fmemo map[dieOff]*fieldSet) *fieldSet {
+	if fs, ok := fmemo[off]; ok {
+		return fs
+	}
+	fs := &fieldSet{complete: true}
+	fmemo[off] = fs
+	t := l.strip(off)
+	if !isRecord(t) {
+		fs.complete = false
+		return fs
+	}
+	l.addFields(fs, l.definition(t), "", 0, 0, cpp, tmemo)
+	if len(fs.fields) == 0 {
+		fs.complete = false
+	}
+	return fs
+}
+
+// addFields appends the scalar members of record t at offset base, named
+// with prefix; depth counts the nested structs entered (one level).
+func (l *loader) addFields(fs *fieldSet, t *typeRec, prefix string, base int64, depth int, cpp bool, tmemo map[dieOff]typeInfo) {
+	for _, m := range t.members {
+		if len(fs.fields) == MaxFields {
+			fs.complete = false
+			return
+		}
+		if m.bits || !m.hasType {
+			fs.complete = false
+			continue
+		}
+		k, size := l.kindOf(m.typ)
+		off := base + m.off
+		if k == KindAggregate {
+			st := l.strip(m.typ)
+			if !isRecord(st) {
+				fs.complete = false // arrays, complex numbers
+				continue
+			}
+			st = l.definition(st)
+			switch {
+			case m.inherit || m.name == "":
+				// A base class's members, and those of an anonymous
+				// struct or union, are named as the outer struct's.
+				if depth < 2 {
+					l.addFields(fs, st, prefix, off, depth+1, cpp, tmemo)
+					continue
+				}
+			case depth == 0:
+				l.addFields(fs, st, prefix+m.name+".", off, 1, cpp, tmemo)
+				continue
+			}
+			fs.complete = false
+			continue
+		}
+		if m.name == "" || size <= 0 || size > 16 {
+			fs.complete = false
+			continue
+		}
+		fs.fields = append(fs.fields, fieldDef{name: prefix + m.name, off: off, ti: l.resolveType(m.typ, true, cpp, tmemo)})
+	}
+}
+
+// pointeeRecord returns the type a pointer or reference type at off
+// points to when it is a struct, class or union; false otherwise.
+func (l *loader) pointeeRecord(off dieOff) (dieOff, bool) {
+	t := l.strip(off)
+	if t == nil || !t.hasType {
+		return 0, false
+	}
+	switch t.tag {
+	case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
+	default:
+		return 0, false
+	}
+	if !isRecord(l.strip(t.typ)) {
+		return 0, false
+	}
+	return t.typ, true
+}
+
+// addrExpr is DW_OP_addr a.
+func addrExpr(a uint64) []byte {
+	b := make([]byte, 9)
+	b[0] = 0x03
+	binary.LittleEndian.PutUint64(b[1:], a)
+	return b
+}
+
+// inheritFieldTags gives each field of a struct global its struct's tags,
+// on top of its own (method.md §2). A field behind a pointer keeps its own
+// tags only, so that it is monitored where the function itself compares
+// it, loops on it or passes it on (clients->len in the function whose
+// loop runs clients->len times), not wherever a pointer to its struct is
+// passed or tested: inherited, every field of a pointer passed to a call
+// is monitored in the caller too, and the callers and callees of the root
+// cause get r = 0 from the sizes of shared structures (vprof-eval, 7
+// programs x 3 trials: the root cause 1st in 8 of 21 with inherited tags,
+// 13 of 21 with own tags, as without fields; docs/method.md, Decisions).
+func inheritFieldTags(s *Schema) {
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Of >= 0 && !f.Deref {
+			s.Vars[i].Tags |= s.Vars[f.Of].Tags
+		}
+	}
+}
+
+// dropReplaced removes the struct globals whose fields cover every member
+// (Var.replaced): the fields carry all their value, each in all three
+// dimensions, where the struct's hash had duration only.
+func dropReplaced(s *Schema) {
+	keep := make([]bool, len(s.Vars))
+	any := false
+	for i := range s.Vars {
+		keep[i] = !s.Vars[i].replaced
+		any = any || s.Vars[i].replaced
+	}
+	if any {
+		keepVars(s, keep)
+	}
+}

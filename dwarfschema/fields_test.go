@@ -1,0 +1,283 @@
+package dwarfschema
+
+import (
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fieldsC has struct globals (one with a nested struct and a bitfield, one
+// whose fields cover it, one past the MaxFields budget, a union) and
+// struct pointers: a parameter compared through, and a global.
+const fieldsC = `#include <stdio.h>
+struct stat { long n_conn; int n_err; };
+struct pool { int n_free; unsigned cap; struct stat stat; char *name; double load; unsigned busy:1; };
+struct pool pool = { 4, 8, { 0, 0 }, "p", 0.5, 0 };
+struct plain { int a; long b; };
+struct plain plain;
+struct wide { int f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17; };
+struct wide wide;
+union num { long i; double d; };
+union num num;
+struct cfg { long max_items; int verbose; };
+struct cfg *g_cfg;
+__attribute__((noipa)) long drain(struct cfg *cfg, int n) {
+	long s = 0;
+	for (int i = 0; i < n; i++) {
+		if (pool.n_free > 0) pool.n_free--; else pool.n_free = pool.cap;
+		if (s < cfg->max_items) s += i + plain.b + wide.f17 + num.i;
+	}
+	return s + g_cfg->verbose;
+}
+int main(int argc, char **argv) {
+	struct cfg c = { argc * 1000, 0 };
+	g_cfg = &c;
+	printf("%ld\n", drain(&c, 1000));
+	return 0;
+}
+`
+
+// fieldsCC has this->field: a member of the class and one of its base,
+// updated in a loop whose exit test compares it; the class has a vtable
+// (its pointer is the compiler's, not a field). limit takes a reference.
+const fieldsCC = `#include <cstdio>
+struct Base { long done; virtual ~Base() {} };
+struct Cfg { long max; int step; };
+__attribute__((noipa)) void tick(long) {}
+__attribute__((noipa)) long limit(const Cfg &cfg, long x) { return x < cfg.max ? x + cfg.step : cfg.max; }
+class Queue : public Base {
+ public:
+	explicit Queue(int n) : pending(n) { done = 0; }
+	__attribute__((noipa)) long step(long x) {
+		long s = 0;
+		while (pending > 0) { pending--; done++; tick(x); s += x; }
+		return s;
+	}
+	int pending;
+};
+int main(int argc, char **) { Queue q(argc * 1000); Cfg c = { 100, 2 }; std::printf("%ld %ld\n", q.step(3), limit(c, argc)); }
+`
+
+func TestFieldsC(t *testing.T) {
+	dir := t.TempDir()
+	bin := build(t, dir, "gcc", ".c", fieldsC, "-g", "-O2")
+	s, err := Load(bin, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poolAddr, _ := elfSymbol(t, bin, "pool")
+	plainAddr, _ := elfSymbol(t, bin, "plain")
+	pv, _ := varByName(s, NoFunc, "pool")
+	poolLocs := locsOf(s, pv)
+	if pv < 0 || len(poolLocs) == 0 {
+		t.Fatalf("pool (a bitfield: not covered by its fields) is gone or unsampled: %d", pv)
+	}
+	for _, c := range []struct {
+		name string
+		off  uint64
+		kind Kind
+		size int32
+		typ  string
+	}{
+		{"pool.n_free", 0, KindInt, 4, "int"},
+		{"pool.cap", 4, KindUint, 4, "unsigned int"},
+		{"pool.stat.n_conn", 8, KindInt, 8, "long int"},
+		{"pool.stat.n_err", 16, KindInt, 4, "int"},
+		{"pool.name", 24, KindPointer, 8, "char *"},
+		{"pool.load", 32, KindFloat, 8, "double"},
+	} {
+		v, fv := varByName(s, NoFunc, c.name)
+		if fv == nil {
+			t.Errorf("%s missing", c.name)
+			continue
+		}
+		if fv.Kind != c.kind || fv.Size != c.size || fv.Type != c.typ || fv.Field == nil || fv.Field.Deref || fv.Field.Of != pv || fv.Field.Offset != int64(c.off) {
+			t.Errorf("%s: %+v %+v", c.name, fv, fv.Field)
+		}
+		// Over the struct's code, at its address + the offset.
+		ls := locsOf(s, v)
+		if len(ls) != len(poolLocs) {
+			t.Errorf("%s: %d locations, pool has %d", c.name, len(ls), len(poolLocs))
+		}
+		for i, l := range ls {
+			if l.Kind != LocAddr || l.Addr != poolAddr+c.off || l.Size != c.size || i < len(poolLocs) && (l.PCStart != poolLocs[i].PCStart || l.PCEnd != poolLocs[i].PCEnd) {
+				t.Errorf("%s: loc %+v, want addr %#x over pool's %+v", c.name, l, poolAddr+c.off, poolLocs[i])
+			}
+		}
+	}
+	if _, v := varByName(s, NoFunc, "pool.busy"); v != nil {
+		t.Errorf("bitfield read as a field: %+v", v)
+	}
+	// The first field is compared by drain: a tag of its own.
+	if _, v := varByName(s, NoFunc, "pool.n_free"); v == nil || v.Tags&TagCond == 0 {
+		t.Errorf("pool.n_free: want cond, got %+v", v)
+	}
+	// A struct its fields cover is replaced by them.
+	if v, _ := varByName(s, NoFunc, "plain"); v >= 0 {
+		t.Errorf("plain kept beside its fields")
+	}
+	if v, fv := varByName(s, NoFunc, "plain.b"); fv == nil || fv.Field.Of != -1 || len(locsOf(s, v)) == 0 || locsOf(s, v)[0].Addr != plainAddr+8 {
+		t.Errorf("plain.b: %+v", fv)
+	}
+	// The budget: the first MaxFields fields in declaration order; the
+	// struct keeps its hash for the rest.
+	n := 0
+	for _, v := range s.Vars {
+		if strings.HasPrefix(v.Name, "wide.") {
+			n++
+		}
+	}
+	if _, fv := varByName(s, NoFunc, "wide.f15"); n != MaxFields || fv == nil {
+		t.Errorf("wide: %d fields, want %d up to f15", n, MaxFields)
+	}
+	if v, _ := varByName(s, NoFunc, "wide"); v < 0 {
+		t.Errorf("wide (more fields than the budget) lost its hash")
+	}
+	// A union's members overlap: each is a field at offset 0.
+	if _, fv := varByName(s, NoFunc, "num.d"); fv == nil || fv.Field.Offset != 0 || fv.Kind != KindFloat {
+		t.Errorf("num.d: %+v", fv)
+	}
+
+	// Behind a pointer, a field is monitored where the function itself
+	// reads it in a condition (its own tags).
+	drain, _ := funcByName(s, "drain")
+	if _, fv := varByName(s, drain, "cfg->max_items"); fv == nil || fv.Tags&TagCond == 0 {
+		t.Errorf("drain's cfg->max_items (compared): %+v", fv)
+	}
+	if _, fv := varByName(s, drain, "cfg->verbose"); fv != nil {
+		t.Errorf("drain's cfg->verbose (not read) is monitored: %+v", fv)
+	}
+	// All of them with --all: no locations of their own, read at the
+	// pointer.
+	all, err := Load(bin, Options{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain, _ = funcByName(all, "drain")
+	cfgV, cfg := varByName(all, drain, "cfg")
+	if cfg == nil || len(locsOf(all, cfgV)) == 0 {
+		t.Fatalf("drain's cfg: %+v", cfg)
+	}
+	for _, c := range []struct {
+		fn   FuncID
+		name string
+		of   string
+		off  int64
+	}{
+		{drain, "cfg->max_items", "cfg", 0},
+		{drain, "cfg->verbose", "cfg", 8},
+		{NoFunc, "g_cfg->verbose", "g_cfg", 8},
+	} {
+		v, fv := varByName(all, c.fn, c.name)
+		of, _ := varByName(all, c.fn, c.of)
+		if fv == nil || fv.Field == nil || !fv.Field.Deref || fv.Field.Of != of || fv.Field.Offset != c.off || len(locsOf(all, v)) != 0 {
+			t.Errorf("%s: %+v (%d locations), want behind %s (%d) at %d", c.name, fv, len(locsOf(all, v)), c.of, of, c.off)
+		}
+	}
+	checkFieldsWithGDB(t, bin, all, map[string]string{
+		"pool.stat.n_err": "(long)&pool.stat.n_err - (long)&pool",
+		"pool.load":       "(long)&pool.load - (long)&pool",
+		"cfg->verbose":    "(long)&((struct cfg *)0)->verbose",
+		"num.d":           "(long)&num.d - (long)&num",
+	})
+}
+
+func TestFieldsCC(t *testing.T) {
+	dir := t.TempDir()
+	bin := build(t, dir, "g++", ".cc", fieldsCC, "-g", "-O2")
+	s, err := Load(bin, Options{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, _ := funcByName(s, "Queue::step(long)")
+	if step < 0 {
+		t.Fatal("no Queue::step")
+	}
+	this, tv := varByName(s, step, "this")
+	if tv == nil {
+		t.Fatal("Queue::step: no this")
+	}
+	for _, c := range []struct {
+		name string
+		off  int64
+	}{{"this->done", 8}, {"this->pending", 16}} {
+		_, fv := varByName(s, step, c.name)
+		if fv == nil || fv.Field == nil || !fv.Field.Deref || fv.Field.Of != this || fv.Field.Offset != c.off {
+			t.Errorf("%s: %+v", c.name, fv)
+			continue
+		}
+	}
+	// Its own tags, not this's: pending is updated in the loop whose exit
+	// test reads it; done is only updated.
+	if _, fv := varByName(s, step, "this->pending"); fv == nil || fv.Tags&TagLoop == 0 {
+		t.Errorf("this->pending: %+v, want loop (pending-- in the loop, pending > 0 its exit test)", fv)
+	}
+	if _, fv := varByName(s, step, "this->done"); fv == nil || fv.Tags&(TagLoop|TagCond) != 0 {
+		t.Errorf("this->done: %+v, want neither loop nor cond (this has %v)", fv, tv.Tags)
+	}
+	for _, v := range s.Vars {
+		if strings.Contains(v.Name, "_vptr") {
+			t.Errorf("the vtable pointer is a field: %s", v.Name)
+		}
+	}
+	// Behind a reference: named as the source writes it.
+	lim, _ := funcByName(s, "limit(Cfg const&, long)")
+	cfgV, _ := varByName(s, lim, "cfg")
+	if _, fv := varByName(s, lim, "cfg.step"); lim < 0 || cfgV < 0 || fv == nil || !fv.Field.Deref || fv.Field.Of != cfgV || fv.Field.Offset != 8 {
+		t.Errorf("limit's cfg.step (%d, %d): %+v", lim, cfgV, fv)
+	}
+	checkFieldsWithGDB(t, bin, s, map[string]string{
+		"this->pending": "(long)&((Queue *)0)->pending",
+		"this->done":    "(long)&((Queue *)0)->done",
+		"cfg.step":      "(long)&((Cfg *)0)->step",
+	})
+}
+
+// checkFieldsWithGDB compares the offsets of fields with gdb's reading of
+// the same DWARF: exprs maps a field to a gdb expression of its offset.
+func checkFieldsWithGDB(t *testing.T, bin string, s *Schema, exprs map[string]string) {
+	t.Helper()
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Log("gdb not installed: offsets not cross-checked")
+		return
+	}
+	var names []string
+	args := []string{"-batch", "-nx"}
+	for name, e := range exprs {
+		names = append(names, name)
+		args = append(args, "-ex", "print "+e)
+	}
+	args = append(args, bin)
+	out, err := exec.Command("gdb", args...).Output()
+	if err != nil {
+		t.Fatalf("gdb: %v", err)
+	}
+	var got []int64
+	for _, line := range strings.Split(string(out), "\n") {
+		if _, v, ok := strings.Cut(line, " = "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				t.Fatalf("gdb: %q", line)
+			}
+			got = append(got, n)
+		}
+	}
+	if len(got) != len(names) {
+		t.Fatalf("gdb printed %d values for %d expressions:\n%s", len(got), len(names), out)
+	}
+	for i, name := range names {
+		found := false
+		for _, v := range s.Vars {
+			if v.Name == name && v.Field != nil {
+				found = true
+				if v.Field.Offset != got[i] {
+					t.Errorf("%s: offset %d, gdb says %d", name, v.Field.Offset, got[i])
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no such field", name)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package sampler
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// TestFields reads struct fields as variables (testdata/fields.c): behind
+// take's struct pointer q (q->pending is what argv[1] set; q->id counts
+// the calls) and in the struct global pool (pool.n_free cycles 3..0,
+// pool.stat.n_conn counts the calls too), with both samplers. take's
+// spare is NULL: its fields are not read, and counted.
+func TestFields(t *testing.T) {
+	for _, sampler := range []string{SamplerPtrace, SamplerPerf} {
+		t.Run(sampler, func(t *testing.T) {
+			if sampler == SamplerPerf {
+				perfOK(t)
+			}
+			exe := buildC(t, "fields", "-g")
+			res, p := record(t, Config{Args: []string{exe, "5", "200000"}, Depth: 3, Sampler: sampler})
+			if res.ExitStatus != 0 {
+				t.Fatalf("exit status %d", res.ExitStatus)
+			}
+			pending := p.values("take", "q->pending")
+			if len(pending) < 20 {
+				t.Fatalf("q->pending: %d values (fields read %d, faulted %d)", len(pending), res.Values.Fields, res.Values.Faulted)
+			}
+			for _, v := range pending {
+				if v.Bits != 5 {
+					t.Fatalf("q->pending = %d in frame %d, want 5", int64(v.Bits), v.Frame)
+				}
+			}
+			ids := p.values("take", "q->id")
+			if len(ids) != len(pending) {
+				t.Errorf("q->id: %d values, q->pending %d", len(ids), len(pending))
+			}
+			for k := 1; k < len(ids); k++ {
+				if int32(ids[k].Bits) < int32(ids[k-1].Bits) || int32(ids[k].Bits) > 200000 {
+					t.Fatalf("q->id goes from %d to %d", int32(ids[k-1].Bits), int32(ids[k].Bits))
+				}
+			}
+			if vs := p.values("take", "spare->id"); len(vs) != 0 {
+				t.Errorf("read %d values behind a NULL pointer", len(vs))
+			}
+			if res.Values.FieldsNull == 0 {
+				t.Errorf("no field counted behind NULL (stats %+v)", res.Values)
+			}
+			free := p.values("#global", "pool.n_free")
+			if len(free) < 20 {
+				t.Fatalf("pool.n_free: %d values", len(free))
+			}
+			seen := map[uint64]bool{}
+			for _, v := range free {
+				if v.Bits > 3 {
+					t.Fatalf("pool.n_free = %d, want 0..3", int64(v.Bits))
+				}
+				seen[v.Bits] = true
+			}
+			if len(seen) < 3 {
+				t.Errorf("pool.n_free: values %v, want most of 0..3", seen)
+			}
+			conn := p.values("#global", "pool.stat.n_conn")
+			for k := 1; k < len(conn); k++ {
+				if conn[k].Bits < conn[k-1].Bits || conn[k].Bits > 200000 {
+					t.Fatalf("pool.stat.n_conn goes from %d to %d", conn[k-1].Bits, conn[k].Bits)
+				}
+			}
+		})
+	}
+}
+
+// TestReadBehind reads fields behind a pointer into this process's own
+// memory, without allocating once warm; past MaxFieldReads a sample reads
+// no more.
+func TestReadBehind(t *testing.T) {
+	type queue struct {
+		pending int64
+		id      int32
+		flags   int32
+	}
+	q := &queue{pending: -7, id: 9, flags: 3}
+	o := &object{fieldStart: []int32{0, 2, 2}, fields: []derefField{
+		{v: 1, off: 0, size: 8, kind: dwarfschema.KindInt},
+		{v: 2, off: 8, size: 4, kind: dwarfschema.KindInt},
+	}}
+	r := &Recorder{batch: newBatch(4096)}
+	vals := make([]proffile.Value, 0, 8)
+	pid := os.Getpid()
+	read := func(base uint64, n int) {
+		vals = append(vals[:0], proffile.Value{Frame: 2, Var: 0, Bits: base})
+		r.ptrs, r.freads = r.ptrs[:0], r.freads[:0]
+		r.queueFields(o, 0, &vals[0], &n)
+		r.readBehind(pid, &vals, false)
+	}
+	read(uint64(uintptr(unsafe.Pointer(q))), 0)
+	if len(vals) != 3 || vals[1].Var != 1 || int64(vals[1].Bits) != -7 || vals[2].Var != 2 || vals[2].Bits != 9 || vals[2].Frame != 2 {
+		t.Fatalf("values %+v", vals)
+	}
+	if n := testing.AllocsPerRun(100, func() { read(uint64(uintptr(unsafe.Pointer(q))), 0) }); n != 0 {
+		t.Errorf("%v allocations per read", n)
+	}
+	runtime.KeepAlive(q)
+	r.vstats = valueStats{}
+	read(0, 0)
+	if len(vals) != 1 || r.vstats.FieldsNull != 2 {
+		t.Errorf("NULL: values %+v, stats %+v", vals, r.vstats)
+	}
+	read(8, 0) // unmapped page: a faulting read
+	if len(vals) != 1 || r.vstats.Faulted != 2 {
+		t.Errorf("dangling: values %+v, stats %+v", vals, r.vstats)
+	}
+	read(uint64(uintptr(unsafe.Pointer(q))), MaxFieldReads-1)
+	if len(vals) != 2 || r.vstats.FieldsOver != 1 {
+		t.Errorf("budget: values %+v, stats %+v", vals, r.vstats)
+	}
+	runtime.KeepAlive(q)
+}
+
+// TestFieldsAgreeWithGDB attaches to fields.c, records, detaches, then asks
+// gdb for the same fields: a struct global's (pool.cap) and one behind
+// take's parameter (q->pending), fixed while the program runs. Every value
+// vprof read must be what gdb prints.
+func TestFieldsAgreeWithGDB(t *testing.T) {
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	exe := buildC(t, "fields", "-g")
+	cmd := exec.Command(exe, "7", "1000000000")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	time.Sleep(50 * time.Millisecond)
+	res, p := record(t, Config{PID: cmd.Process.Pid, Duration: 300 * time.Millisecond, Depth: 3})
+	if res.ExitStatus != 0 || !p.trailer.Detached {
+		t.Fatalf("attach: exit %d, detached %v", res.ExitStatus, p.trailer.Detached)
+	}
+	out, err := exec.Command("gdb", "-p", strconv.Itoa(cmd.Process.Pid), "-batch", "-nx",
+		"-ex", "print pool.cap", "-ex", "frame function take", "-ex", "print q->pending").CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, out)
+	}
+	var got []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "$") {
+			if _, v, ok := strings.Cut(line, " = "); ok {
+				got = append(got, strings.TrimSpace(v))
+			}
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("gdb printed %d values:\n%s", len(got), out)
+	}
+	compared := 0
+	for i, c := range []struct{ fn, name string }{{"#global", "pool.cap"}, {"take", "q->pending"}} {
+		vs := p.values(c.fn, c.name)
+		if len(vs) == 0 {
+			t.Errorf("%s: no values", c.name)
+		}
+		for _, v := range vs {
+			if s := strconv.FormatInt(int64(v.Bits), 10); s != got[i] {
+				t.Fatalf("%s: vprof read %s, gdb prints %s", c.name, s, got[i])
+			}
+			compared++
+		}
+	}
+	t.Logf("%d field values agree with gdb (%v)", compared, got)
+}

@@ -273,11 +273,16 @@ func writeReport(w io.Writer, fns []analyze.Function, format string) error {
 	}
 	header := []string{"rank", "function", "calibrated s", "raw s", "pc s", "plain", "discount", "from", "pattern", "where, basic block", "via"}
 	rows := make([][]string, 0, len(fns))
+	names := make([]string, len(fns))
+	for i := range fns {
+		names[i] = fns[i].Name
+	}
+	// C++ template names run to hundreds of characters: the table
+	// shortens them (shortAll); CSV and JSON keep them whole.
+	names = shortAll(names)
 	for i := range fns {
 		f := &fns[i]
-		// C++ template names run to hundreds of characters: the table
-		// shortens them (short); CSV and JSON keep them whole.
-		rows = append(rows, []string{strconv.Itoa(f.Rank), short(f.Name), secs(f.Calibrated), secs(f.Raw), secs(f.PCCost),
+		rows = append(rows, []string{strconv.Itoa(f.Rank), names[i], secs(f.Calibrated), secs(f.Raw), secs(f.PCCost),
 			plain(f.PlainRank), strconv.FormatFloat(f.Discount, 'f', 2, 64), source(f), f.Pattern,
 			strings.Join(locations(f, true), ", "), via(f, short)})
 	}

@@ -122,7 +122,7 @@ const (
 	KindEnum                      // enums as their integer value
 	KindFloat                     // float, double (sampled as float64)
 	KindPointer                   // address
-	KindAggregate                 // struct, union, array, class: sampled as FNV-1a of the first 64 bytes (globals only)
+	KindAggregate                 // struct, union, array, class: sampled as FNV-1a of the first 64 bytes (globals; locals and parameters of at most 16 bytes)
 )
 
 var kindNames = [...]string{"?", "int", "uint", "bool", "enum", "float", "pointer", "aggregate"}

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -138,7 +140,11 @@ type PermissionError struct {
 }
 
 func (e *PermissionError) Error() string {
-	msg := fmt.Sprintf("not permitted to trace process %d (%v).\n", e.PID, e.Err)
+	who := fmt.Sprintf("process %d", e.PID)
+	if e.PID == 0 {
+		who = "the program vprof starts"
+	}
+	msg := fmt.Sprintf("not permitted to trace %s (%v).\n", who, e.Err)
 	// Another user's process: the capability is what is missing, whatever
 	// the Yama setting.
 	if st, err := os.Stat(fmt.Sprintf("/proc/%d", e.PID)); err == nil && e.PID > 0 {
@@ -164,6 +170,35 @@ func (e *PermissionError) Error() string {
 }
 
 func (e *PermissionError) Unwrap() error { return e.Err }
+
+// tracerOf returns the pid and command name of the process tracing the
+// process whose /proc directory is dir, or 0 if none (or unreadable).
+func tracerOf(dir string) (int, string) {
+	b, err := os.ReadFile(dir + "/status")
+	if err != nil {
+		return 0, ""
+	}
+	pid := parseTracerPid(string(b))
+	if pid <= 0 {
+		return 0, ""
+	}
+	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return pid, strings.TrimSpace(string(comm))
+}
+
+// parseTracerPid reads the TracerPid line of a /proc/PID/status text.
+func parseTracerPid(status string) int {
+	for line := range strings.Lines(status) {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
+}
 
 // ErrNoProcess is wrapped by Record's error when -p names no process.
 var ErrNoProcess = errors.New("no such process")
@@ -529,6 +564,13 @@ func (r *Recorder) launch() error {
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: fds, Sys: &syscall.SysProcAttr{Ptrace: true}})
 	if err != nil {
 		if errors.Is(err, syscall.EPERM) {
+			// The child's PTRACE_TRACEME was refused. When vprof is
+			// itself traced (a debugger, strace -f, vprof) following
+			// forks, its tracer took the child first: no capability
+			// would help.
+			if tpid, comm := tracerOf("/proc/self"); tpid > 0 {
+				return fmt.Errorf("cannot trace %s: vprof itself is traced by process %d (%s), which traces the processes vprof starts too; run vprof outside it, or start the program and attach with -p", path, tpid, comm)
+			}
 			return &PermissionError{PID: 0, Err: err}
 		}
 		return fmt.Errorf("cannot execute %s: %w", path, err)

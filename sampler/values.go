@@ -245,9 +245,13 @@ func (r *Recorder) readLocals(p *process, frames []unwind.Frame) {
 			v := &o.schema.Vars[loc.Var]
 			size := int(v.Size)
 			if v.Kind == dwarfschema.KindAggregate {
-				// Globals and function-scope statics only: a hash of
-				// their first bytes (duration dimension only).
-				if (!v.Static && v.Func != dwarfschema.NoFunc) || size <= 0 {
+				// A hash of the first bytes (duration dimension only):
+				// globals and function-scope statics up to aggBytes; a
+				// local or parameter only when small (a C++ iterator, a
+				// struct cursor: often a loop's induction variable, kept
+				// in registers and described by DW_OP_piece).
+				local := !v.Static && v.Func != dwarfschema.NoFunc
+				if size <= 0 || local && size > maxScalar {
 					continue
 				}
 				size = min(size, aggBytes)

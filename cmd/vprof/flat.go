@@ -80,8 +80,13 @@ func runFlat(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "Flat profile of %s: %d samples, %.3f s sampled.\n\n", fs.Arg(0), fl.Samples, fl.Total)
 	}
 	rows := make([][]string, 0, len(entries))
-	for _, e := range entries {
-		rows = append(rows, []string{pct(e.Percent), secs(e.Cumulative), secs(e.Self), short(e.Name)})
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
+	}
+	names = shortAll(names)
+	for i, e := range entries {
+		rows = append(rows, []string{pct(e.Percent), secs(e.Cumulative), secs(e.Self), names[i]})
 	}
 	align := tw.Alignment{tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
 	return renderTable(stdout, *format, []string{"% time", "cumulative s", "self s", "name"}, rows, align)

@@ -308,6 +308,13 @@ func writeReport(w io.Writer, fns []analyze.Function, format string, warnings []
 	}
 	header := []string{"rank", "function", "calibrated s", "extra s", "slow s", "pc s", "plain", "discount", "from", "pattern", "where, basic block", "via"}
 	rows := make([][]string, 0, len(fns))
+	names := make([]string, len(fns))
+	for i := range fns {
+		names[i] = fns[i].Name
+	}
+	// C++ template names run to hundreds of characters: the table
+	// shortens them (shortAll); CSV and JSON keep them whole.
+	names = shortAll(names)
 	for i := range fns {
 		f := &fns[i]
 		rank := strconv.Itoa(f.Rank)
@@ -320,7 +327,7 @@ func writeReport(w io.Writer, fns []analyze.Function, format string, warnings []
 		}
 		// C++ template names run to hundreds of characters: the table
 		// shortens them (short); CSV and JSON keep them whole.
-		rows = append(rows, []string{rank, short(f.Name), secs(f.Calibrated), secs(f.Extra), secs(f.Raw), secs(f.PCCost),
+		rows = append(rows, []string{rank, names[i], secs(f.Calibrated), secs(f.Extra), secs(f.Raw), secs(f.PCCost),
 			plain(f.PlainRank), strconv.FormatFloat(f.Discount, 'f', 2, 64), source(f), pattern,
 			strings.Join(locations(f, true), ", "), via(f, short)})
 	}

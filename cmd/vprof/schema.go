@@ -221,16 +221,53 @@ func short(s string) string {
 	return s[:cellMax/2-2] + "..." + s[len(s)-(cellMax/2-1):]
 }
 
+// shortAll shortens names as short does, except names whose short forms
+// would read alike though the names differ (overloads: f(Node*) and
+// f(Node*, File*) both read f(...)): those keep their parameters, with
+// template arguments dropped, and whole where that still does not tell
+// them apart. A row must name one function.
+func shortAll(names []string) []string {
+	out := make([]string, len(names))
+	full := map[string]map[string]bool{} // short form -> the names giving it
+	for i, n := range names {
+		out[i] = short(n)
+		if full[out[i]] == nil {
+			full[out[i]] = map[string]bool{}
+		}
+		full[out[i]][n] = true
+	}
+	for i, n := range names {
+		if len(full[out[i]]) < 2 {
+			continue
+		}
+		out[i] = dropTemplates(n)
+		for m := range full[short(n)] {
+			if m != n && dropTemplates(m) == out[i] {
+				out[i] = n
+				break
+			}
+		}
+	}
+	return out
+}
+
 // dropNested replaces the contents of <...> and (...) with "..."; empty
 // ones stay empty: f() stays f().
-func dropNested(s string) string {
+func dropNested(s string) string { return dropPairs(s, "<(", ">)") }
+
+// dropTemplates replaces the contents of <...> only.
+func dropTemplates(s string) string { return dropPairs(s, "<", ">") }
+
+// dropPairs replaces the contents of the bracket pairs opening with a byte
+// of open and closing with a byte of close by "...".
+func dropPairs(s, open, close string) string {
 	var b strings.Builder
 	depth := 0
 	empty := false // inside a pair, nothing seen yet
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch c {
-		case '<', '(':
+		switch {
+		case strings.IndexByte(open, c) >= 0:
 			if depth == 0 {
 				b.WriteByte(c)
 				empty = true
@@ -240,7 +277,7 @@ func dropNested(s string) string {
 			}
 			depth++
 			continue
-		case '>', ')':
+		case strings.IndexByte(close, c) >= 0:
 			if depth > 0 {
 				depth--
 				if depth == 0 {

@@ -369,7 +369,16 @@ func Record(cfg Config) (*Result, error) {
 	sigs := cfg.Signals
 	if sigs == nil {
 		ch := make(chan os.Signal, 4)
-		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		// A signal ignored when vprof started (SIGHUP under nohup, SIGINT
+		// for a background job of a script) stays ignored, for vprof and
+		// for the program it launches: handling it would end a recording
+		// that the user asked to survive a hangup, and reset the
+		// program's disposition to the default at exec.
+		for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+			if !signal.Ignored(s) {
+				signal.Notify(ch, s)
+			}
+		}
 		defer signal.Stop(ch)
 		sigs = ch
 	}

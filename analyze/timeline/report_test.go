@@ -40,6 +40,14 @@ func writeRun(t testing.TB, path string, budgets []int64, workTicks int) {
 	w.AddProc(proffile.ProcEvent{Kind: proffile.ProcStart, PID: 5, Path: "/bin/srv"})
 	w.AddThread(proffile.ThreadEvent{PID: 5, TID: 6, Name: "recovery"})
 	tick := uint64(1)
+	// main's own start-up: recover_loop is not on every sample of the
+	// thread (no driver frame, method.md §4).
+	for ; tick <= 10; tick++ {
+		s := proffile.Sample{Tick: tick, TimeNS: int64(tick) * 1e6, WeightNS: 1e6, Stack: []uint64{bias + 0x1011}}
+		if err := w.AddSample(5, 6, &s); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, b := range budgets {
 		for k := 0; k < 10; k++ {
 			s := proffile.Sample{Tick: tick, TimeNS: int64(tick) * 1e6, WeightNS: 1e6}
@@ -67,6 +75,9 @@ func reportRuns(t testing.TB) (normal, buggy string) {
 	var nb, bb []int64
 	for i := 0; i < 40; i++ {
 		nb = append(nb, int64(i%5+1))
+	}
+	// The slow run is slower: twice the loop's iterations.
+	for i := 0; i < 80; i++ {
 		bb = append(bb, int64(1000+37*i))
 	}
 	writeRun(t, normal, nb, 2)
@@ -107,8 +118,9 @@ func TestReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		tk := tracks[tr.Threads[0]]
-		if len(tk) != 1 || len(tk[0].Times) != 400 || !strings.HasPrefix(tk[0].Name, "budget (recover_loop)") {
-			t.Fatalf("%s: tracks %d", in.label, len(tk))
+		want := map[string]int{"normal": 400, "buggy": 800}[in.label]
+		if len(tk) != 1 || len(tk[0].Times) != want || !strings.HasPrefix(tk[0].Name, "budget (recover_loop)") {
+			t.Fatalf("%s: %d tracks, %d points, want 1 track of %d", in.label, len(tk), len(tk[0].Times), want)
 		}
 		runs = append(runs, &Run{Label: in.label, Trace: tr, Summaries: regtime.All(tr, regtime.Thesis), Tracks: tracks})
 	}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vprof/vprof/analyze"
+	"github.com/vprof/vprof/testprogs"
+)
+
+// TestDiagnosisClasses records test programs that show the classes of
+// diagnosis hazard of issue 14 (testprogs' shapes) with the vprof binary,
+// 2 normal and 2 slow runs each, whole-program, and checks the method's
+// rule for each class on what `vprof report` computes from them
+// (docs/method.md). Each subtest fails without its rule.
+func TestDiagnosisClasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records test programs")
+	}
+	bin := vprofBinary(t)
+	progs, err := testprogs.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(t *testing.T, name string) *analyze.Result {
+		t.Helper()
+		i := slices.IndexFunc(progs, func(p testprogs.Program) bool { return p.Name == name })
+		if i < 0 {
+			t.Fatalf("no program %s in the manifest", name)
+		}
+		p := progs[i]
+		prog := testprogs.Path(t, name)
+		dir := t.TempDir()
+		var normal, buggy []string
+		for run := 1; run <= 2; run++ {
+			for _, mode := range []string{"normal", "buggy"} {
+				out := filepath.Join(dir, fmt.Sprintf("%s-%d.data", mode, run))
+				cmd := exec.Command(bin, "record", "-q", "--clock", p.Measure, "-o", out, "--", prog, mode)
+				if b, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("record %s %s: %v\n%s", name, mode, err, b)
+				}
+				if mode == "normal" {
+					normal = append(normal, out)
+				} else {
+					buggy = append(buggy, out)
+				}
+			}
+		}
+		res, err := analyze.Analyze(normal, buggy, analyze.DefaultOptions(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	variables := func(res *analyze.Result, match func(vv *analyze.VarVerdict) bool) []*analyze.VarVerdict {
+		var out []*analyze.VarVerdict
+		for i := range res.Variables {
+			if vv := &res.Variables[i]; match(vv) {
+				out = append(out, vv)
+			}
+		}
+		return out
+	}
+	valueDim := func(vv *analyze.VarVerdict) *analyze.DimVerdict {
+		for i := range vv.Dims {
+			if vv.Dims[i].Dim == analyze.DimValue {
+				return &vv.Dims[i]
+			}
+		}
+		return nil
+	}
+	// The recordings run one program at a time: the machine's load is
+	// part of what is measured.
+	var mu sync.Mutex
+	run := func(name string, f func(t *testing.T)) {
+		t.Run(name, func(t *testing.T) {
+			mu.Lock()
+			defer mu.Unlock()
+			f(t)
+		})
+	}
+
+	// Class 1a: a subscription id holding clock bits differs from
+	// process to process: no verdict on its value (D7, run noise).
+	run("noise values/dali_unsubscribe", func(t *testing.T) {
+		res := record(t, "dali_unsubscribe")
+		ids := variables(res, func(vv *analyze.VarVerdict) bool {
+			return vv.Name == "id" && strings.HasPrefix(vv.Function, "CCovenSessionManager::unsubscribeSession")
+		})
+		if len(ids) != 1 {
+			t.Fatalf("%d verdicts on unsubscribeSession's id", len(ids))
+		}
+		if d := valueDim(ids[0]); d == nil || d.Reason != analyze.ReasonRunNoise {
+			t.Errorf("id's value dimension %+v, want %q", d, analyze.ReasonRunNoise)
+		}
+	})
+
+	// Class 1b: clocks in microseconds and milliseconds that no name
+	// list knows (start_us, deadline_us, last_ms) are never compared by
+	// value (D2 counters, D7 run noise).
+	run("clocks/query_cache_full", func(t *testing.T) {
+		res := record(t, "query_cache_full")
+		clocks := variables(res, func(vv *analyze.VarVerdict) bool {
+			n := vv.Name[strings.LastIndexAny(vv.Name, ">.")+1:]
+			return n == "last_ms" || n == "start_us" || n == "deadline_us"
+		})
+		if len(clocks) == 0 {
+			t.Fatal("no verdict on a clock variable")
+		}
+		for _, vv := range clocks {
+			if d := valueDim(vv); d != nil && d.OK {
+				t.Errorf("%s (%s): value compared: %s, r %.2f", vv.Name, vv.Function, d.Reason, d.R)
+			}
+		}
+	})
+
+	// Class 2: main is on every sample of its thread, and its input-size
+	// variable differs by construction; it is charged its own
+	// instructions only (D5, driver frames) and ranks below the root
+	// cause, which it outranked with the variable-based cost.
+	run("driver above/cluster_nodes", func(t *testing.T) {
+		res := record(t, "cluster_nodes")
+		rank := map[string]int{}
+		for _, f := range res.Functions {
+			rank[f.Name] = f.Rank
+			if f.Name == "main" && f.Raw != f.PCCost {
+				t.Errorf("main: cost %g s, want its PC cost %g s", f.Raw, f.PCCost)
+			}
+		}
+		if r, ok := rank["main"]; ok && r < rank["clusterGenNodesDescription"] {
+			t.Errorf("main ranked %d, above the root cause (%d)", r, rank["clusterGenNodesDescription"])
+		}
+	})
+
+	// Class 4: the counters the buggy condition reads are fields of a
+	// struct global, sampled and compared one by one (F1).
+	run("fields/slab_mover_spin", func(t *testing.T) {
+		res := record(t, "slab_mover_spin")
+		for _, name := range []string{"slab_rebal.busy_items", "slab_rebal.busy_loops"} {
+			f := variables(res, func(vv *analyze.VarVerdict) bool { return vv.Name == name })
+			if len(f) != 1 || f[0].Buggy == 0 || len(f[0].Dims) == 0 {
+				t.Errorf("%s: %+v, want a variable sampled in the slow runs, with dimensions", name, f)
+			}
+		}
+	})
+
+	// Class 5: code of the C++ standard library inlined or instantiated in
+	// the program is never a row of its own: its cost is the program
+	// function's, via it (D3).
+	run("system headers/cascade_delete", func(t *testing.T) {
+		res := record(t, "cascade_delete")
+		for _, f := range res.Functions {
+			if strings.HasPrefix(f.Name, "std::") || strings.HasPrefix(f.Name, "__gnu_cxx::") {
+				t.Errorf("%s ranked %d", f.Name, f.Rank)
+			}
+		}
+	})
+}

@@ -213,6 +213,8 @@
 //   - Attach mode (-p PID), SIGINT, SIGTERM, SIGHUP or --duration: vprof
 //     interrupts every thread, detaches each one delivering any signal it
 //     was stopped for, and exits 0; the program keeps running unharmed.
+//   - A signal ignored when vprof starts (SIGHUP under nohup) stays
+//     ignored, by vprof and by the program it launches.
 //   - vprof killed (SIGKILL) or crashing: the kernel detaches the tracees
 //     (PTRACE_O_EXITKILL is not used) and the program runs on; the profile
 //     written so far stays readable. A recorder panic detaches explicitly

@@ -198,9 +198,9 @@ var quickPrograms = []string{"healthcheck", "var_range", "cascade_delete", "dict
 
 // The bar is what the scoreboard reaches trial after trial (docs/method.md,
 // decisions D2-D7), with room for a loaded machine that loses ticks: over
-// the 3 trials of the 17-program scoreboard, both columns ranked every one
+// the 3 trials of the 19-program scoreboard, both columns ranked every one
 // of these five root causes (discard_body, cascade_delete, dict_status,
-// healthcheck, var_range), the whole-program column 1st on 2 to 4 of them
+// healthcheck, var_range), the whole-program column 1st on 3 or 4 of them
 // and the component column on 4 or 5.
 const (
 	// quickMinCompRanked: programs whose root cause the component column

@@ -665,6 +665,11 @@ func dropUntagged(s *Schema) {
 	for i := range s.Vars {
 		v := &s.Vars[i]
 		keep[i] = v.Func == NoFunc || v.Tags != 0 || v.Static
+		if (v.Func == NoFunc || v.Static) && v.Field == nil && readOnly(v.Type) {
+			// A const global or static (a table, __func__) cannot change:
+			// it carries no evidence, only the presence of its readers.
+			keep[i] = false
+		}
 	}
 	for i := range s.Vars {
 		if f := s.Vars[i].Field; f != nil && f.Deref && keep[i] {
@@ -672,6 +677,16 @@ func dropUntagged(s *Schema) {
 		}
 	}
 	keepVars(s, keep)
+}
+
+// readOnly reports whether a type spelling is that of a const object
+// ("const int", "const char [32]", "char * const"), not of a pointer to
+// const data ("const char *"), which can change.
+func readOnly(typ string) bool {
+	if strings.HasSuffix(typ, " const") {
+		return true
+	}
+	return strings.HasPrefix(typ, "const ") && !strings.ContainsAny(typ, "*&")
 }
 
 // keepVars removes the variables not kept, renumbering Vars, Locs and

@@ -215,3 +215,39 @@ func BenchmarkInferTags(b *testing.B) {
 	b.ReportMetric(float64(csTime.Milliseconds())/float64(b.N), "callsite-ms/op")
 	b.ReportMetric(float64(st.Funcs), "funcs")
 }
+
+// TestReadOnlyGlobals: const globals and statics (a table, __func__) are
+// not monitored: they cannot change; globals that can are, and so is a
+// pointer to const data.
+func TestReadOnlyGlobals(t *testing.T) {
+	bin := buildC(t, `
+#include <stdio.h>
+const int limit = 10;
+static const char names[3][8] = {"a", "b", "c"};
+const char *cursor = "x";
+char *const fixed = 0;
+int counter;
+__attribute__((noinline)) int run(int n) {
+	static int calls;
+	calls++;
+	for (int i = 0; i < n && i < limit; i++) { counter += names[i % 3][0]; cursor = names[i % 3]; }
+	printf("%s %d\n", __func__, counter);
+	return counter + (fixed != 0);
+}
+int main(int argc, char **argv) { (void)argv; return run(argc) & 1; }
+`, "-O2")
+	s, err := Load(bin, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, v := range s.Vars {
+		have[v.Name] = true
+	}
+	for name, want := range map[string]bool{"limit": false, "names": false, "fixed": false, "__func__": false,
+		"cursor": true, "counter": true, "calls": true} {
+		if have[name] != want {
+			t.Errorf("%s monitored %v, want %v", name, have[name], want)
+		}
+	}
+}

@@ -72,6 +72,9 @@ const Global = "#global"
 
 // KeyVariable is a variable that carries the anomaly of a buggy run.
 type KeyVariable struct {
+	// Name is the variable's name, or a field's as vprof names it
+	// (slab_rebal.busy_items, q->pending): a field is declared by its
+	// struct variable.
 	Name string `json:"name"`
 	// Function is the linkage name of the function the variable belongs to (for
 	// a variable of an inlined function, that function's own name), or Global.

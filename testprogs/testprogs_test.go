@@ -233,7 +233,13 @@ func checkProgramFiles(t *testing.T, p Program) {
 		t.Errorf("root cause %s is defined in %v, want %s", p.RootCauseFunction, keys(files), p.Source)
 	}
 	for _, v := range p.KeyVariables {
-		vi, ok := info.vars[varKey{v.Function, v.Name}]
+		// A field (pool.n_free, q->pending) is declared by its struct
+		// variable: vprof samples it as a variable of its own.
+		base := v.Name
+		if i := strings.IndexAny(base, ".-"); i > 0 {
+			base = base[:i]
+		}
+		vi, ok := info.vars[varKey{v.Function, base}]
 		if v.Linkage != "" {
 			if v2, ok2 := info.vars[varKey{Global, v.Linkage}]; ok2 {
 				vi, ok = vi.merge(v2), true

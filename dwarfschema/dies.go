@@ -508,6 +508,19 @@ func (l *loader) walk() error {
 
 // cMembers reads the children of a C struct or union: its members.
 func (l *loader) cMembers(r *dwarf.Reader, tr *typeRec, budget *int) error {
+	return l.children(r, budget, func(c *dwarf.Entry) {
+		if c.Tag == dwarf.TagMember {
+			if m, ok := l.member(c); ok {
+				tr.members = append(tr.members, m)
+			}
+		}
+	})
+}
+
+// children walks the children of the entry r has just read, handing the
+// direct ones to f and skipping deeper ones, until the entry's end; each
+// entry read costs one of budget, so a damaged DWARF cannot loop for ever.
+func (l *loader) children(r *dwarf.Reader, budget *int, f func(c *dwarf.Entry)) error {
 	depth := 1
 	for depth > 0 {
 		c, err := r.Next()
@@ -524,10 +537,8 @@ func (l *loader) cMembers(r *dwarf.Reader, tr *typeRec, budget *int) error {
 			depth--
 			continue
 		}
-		if depth == 1 && c.Tag == dwarf.TagMember {
-			if m, ok := l.member(c); ok {
-				tr.members = append(tr.members, m)
-			}
+		if depth == 1 {
+			f(c)
 		}
 		if c.Children {
 			depth++
@@ -575,37 +586,19 @@ func (l *loader) member(e *dwarf.Entry) (memberRec, bool) {
 
 // arrayDims reads the subrange children of an array type.
 func (l *loader) arrayDims(r *dwarf.Reader, tr *typeRec, budget *int) error {
-	depth := 1
-	for depth > 0 {
-		c, err := r.Next()
-		if err != nil {
-			return fmt.Errorf("reading DWARF: %v", err)
+	return l.children(r, budget, func(c *dwarf.Entry) {
+		if c.Tag != dwarf.TagSubrangeType && c.Tag != dwarf.TagEnumerationType {
+			return
 		}
-		if c == nil {
-			return nil
+		n := int64(-1)
+		if v, ok := c.Val(dwarf.AttrCount).(int64); ok {
+			n = v
+		} else if v, ok := c.Val(dwarf.AttrUpperBound).(int64); ok {
+			lb, _ := c.Val(dwarf.AttrLowerBound).(int64)
+			n = v - lb + 1
 		}
-		if *budget--; *budget < 0 {
-			return fmt.Errorf("corrupt .debug_info: more entries than bytes")
-		}
-		if c.Tag == 0 {
-			depth--
-			continue
-		}
-		if depth == 1 && (c.Tag == dwarf.TagSubrangeType || c.Tag == dwarf.TagEnumerationType) {
-			n := int64(-1)
-			if v, ok := c.Val(dwarf.AttrCount).(int64); ok {
-				n = v
-			} else if v, ok := c.Val(dwarf.AttrUpperBound).(int64); ok {
-				lb, _ := c.Val(dwarf.AttrLowerBound).(int64)
-				n = v - lb + 1
-			}
-			tr.dims = append(tr.dims, n)
-		}
-		if c.Children {
-			depth++
-		}
-	}
-	return nil
+		tr.dims = append(tr.dims, n)
+	})
 }
 
 func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {

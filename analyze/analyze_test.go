@@ -468,8 +468,9 @@ func TestHistDiscounter(t *testing.T) {
 	if h.Source != SourceHist || h.HistNear != 19 || h.HistPairs != 25 || !near(h.Discount, 0.76) || h.Dimension != "hist" {
 		t.Errorf("helper: source %s %d/%d r %g dim %q, want hist 19/25 0.76", h.Source, h.HistNear, h.HistPairs, h.Discount, h.Dimension)
 	}
-	if !near(h.Extra, 2e-3) || !near(h.Calibrated, 0.24*h.Extra) {
-		t.Errorf("calibrated %g, want 0.24 x %g, the extra cost (2 ms)", h.Calibrated, h.Extra)
+	// Calibrated = (1 - r) x extra x extra / raw (method.md §7, D8).
+	if !near(h.Extra, 2e-3) || !near(h.Calibrated, 0.24*h.Extra*h.Extra/h.Raw) {
+		t.Errorf("calibrated %g, want 0.24 x %g (the extra cost, 2 ms) x %g / %g", h.Calibrated, h.Extra, h.Extra, h.Raw)
 	}
 	if h.Pattern != "" {
 		t.Errorf("hist-only function classified %q", h.Pattern)

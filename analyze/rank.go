@@ -209,7 +209,13 @@ func (a *Analyzer) Result() *Result {
 		}
 		// The cost a function explains is its cost in the slow runs
 		// beyond its cost in the normal ones (method.md §4, D6).
-		fn.Calibrated = (1 - fn.Discount) * max(0, fn.Extra)
+		// Weighted by the share of its slow-run cost that is new (D8): a
+		// function whose cost the slow run made is where the slowdown is
+		// produced; one that grew in proportion with the rest of the run
+		// (a caller doing its normal work around the root cause) less so.
+		if extra := max(0, fn.Extra); fn.Raw > 0 {
+			fn.Calibrated = (1 - fn.Discount) * extra * extra / fn.Raw
+		}
 		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
 		res.Functions = append(res.Functions, fn)
 	}

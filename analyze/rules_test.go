@@ -181,3 +181,33 @@ func TestTiesAndPatternReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestNewCostWeight: of two functions with about the same extra cost in
+// the slow runs and the same discount, the one whose slow-run cost is
+// mostly new (cheap in the normal runs) ranks above the one that grew with
+// its normal work (method.md §7, D8), though its extra cost is smaller.
+func TestNewCostWeight(t *testing.T) {
+	a := New(DefaultOptions())
+	var normal, buggy []ev
+	// work: 100 -> 150 ms (50 more, a third of it new); helper: 5 -> 50
+	// ms (45 more, nine tenths new); both with a variable whose values
+	// differ (r = 0).
+	add := func(evs *[]ev, pc uint64, v int32, base int64, n int) {
+		for i := range n {
+			*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: []uint64{P(pc)},
+				vals: []proffile.Value{val(0, v, base+int64(i%7))}})
+		}
+	}
+	add(&normal, pcWork, vI, 0, 100)
+	add(&normal, pcHelper, vN, 0, 5)
+	add(&buggy, pcWork, vI, 1000, 150)
+	add(&buggy, pcHelper, vN, 1000, 50)
+	feed(t, a, Normal, "n", normal)
+	feed(t, a, Buggy, "b", buggy)
+	res := a.Result()
+	w, h := findFunc(t, res, "work"), findFunc(t, res, "helper")
+	if w.Extra <= h.Extra || w.Discount != h.Discount || h.Rank >= w.Rank {
+		t.Errorf("helper rank %d (extra %g, r %g), work rank %d (extra %g, r %g): want helper above",
+			h.Rank, h.Extra, h.Discount, w.Rank, w.Extra, w.Discount)
+	}
+}

@@ -281,8 +281,17 @@ func TestSnapshotRedZone(t *testing.T) {
 	if _, ok := m.Read(sp-8, 8); ok {
 		t.Errorf("red zone of a changed frame read")
 	}
+	// Past a copy the kernel cut short (a stack page it could not fault
+	// in): the frames above are read live while the copy's end still
+	// matches the live stack, and refused once it does not; no miss.
+	binary.LittleEndian.PutUint64(live[redZone+300:], 0x600dcafe)
+	if v, ok := m.Read(sp+300, 8); !ok || v != 0x600dcafe || m.misses != 0 {
+		t.Errorf("read past a copy cut short, its end intact: %#x %v, misses %d", v, ok, m.misses)
+	}
+	m.snapshot(os.Getpid(), sp, copied, false, &s)
+	live[redZone+250]++
 	if _, ok := m.Read(sp+300, 8); ok || m.misses != 0 {
-		t.Errorf("read past a window cut by the end of the stack: ok %v, misses %d", ok, m.misses)
+		t.Errorf("read past a copy cut short, its end changed: ok %v, misses %d", ok, m.misses)
 	}
 }
 

@@ -15,6 +15,11 @@ import (
 //     and used only if the 64 bytes above the SP still match the copy: the
 //     sampled frame is still there (or the same call made again), so the
 //     value is that variable's, a few milliseconds later, as for globals;
+//   - past a copy the kernel cut short (it cannot fault pages in at the
+//     tick, so it stops at a stack page never touched, as in the unused
+//     tail of a large local buffer), the frames above are read live, if
+//     the copy's last 64 bytes still match the live stack: the frame that
+//     holds them is still there, and so are its callers;
 //   - the rest of the stack the window could have held (up to
 //     perfMaxStack above the SP) is not read at all: the frames there may
 //     be gone. A read past a full window counts as a window miss, which
@@ -27,18 +32,21 @@ const rzCheck = 64
 
 // snapState is the extra state of a stackMem holding a perf sample's copy.
 type snapState struct {
-	full bool // the window was copied whole (the stack goes on past it)
-	rz   [redZone + rzCheck]byte
-	rzOK int8 // 0: red zone not read yet, 1: read and the frame is intact, -1: unusable
-	iov  [1]unix.Iovec
-	riov [1]unix.RemoteIovec
+	full   bool // the window was copied whole (the stack goes on past it)
+	live   int  // reads past a copy cut short, made live
+	tailOK int8 // 0: not checked yet, 1: the copy's end matches the live stack, -1: it does not
+	tail   [rzCheck]byte
+	rz     [redZone + rzCheck]byte
+	rzOK   int8 // 0: red zone not read yet, 1: read and the frame is intact, -1: unusable
+	iov    [1]unix.Iovec
+	riov   [1]unix.RemoteIovec
 }
 
 // snapshot points m at a perf sample's stack copy of process pid, taken
 // at sp (no copy: stack aliases the ring buffer until the drain ends).
 func (m *stackMem) snapshot(pid int, sp uint64, stack []byte, full bool, s *snapState) {
 	m.pid, m.base, m.buf, m.n, m.misses, m.faults = pid, sp, stack, len(stack), 0, 0
-	s.full, s.rzOK = full, 0
+	s.full, s.rzOK, s.tailOK = full, 0, 0
 	m.snap = s
 }
 
@@ -50,22 +58,53 @@ func (m *stackMem) snapBytes(addr uint64, size int) []byte {
 	if addr < lo || addr > m.base || uint64(size) > m.base-addr || m.base < redZone {
 		return nil
 	}
-	if s.rzOK == 0 {
-		s.rzOK = -1
-		s.iov[0] = unix.Iovec{Base: &s.rz[0]}
-		s.iov[0].SetLen(len(s.rz))
-		s.riov[0] = unix.RemoteIovec{Base: uintptr(lo), Len: len(s.rz)}
-		n, err := readv(m.pid, s.iov[:], s.riov[:])
-		check := min(m.n, rzCheck)
-		if err == nil && n == len(s.rz) && check > 0 && bytes.Equal(s.rz[redZone:redZone+check], m.buf[:check]) {
-			s.rzOK = 1
-		}
-	}
-	if s.rzOK < 0 {
+	if !m.snapIntact() {
 		return nil
 	}
 	o := addr - lo
 	return s.rz[o : o+uint64(size)]
+}
+
+// snapTailIntact reports whether the last bytes of a copy cut short still
+// match the live stack (once per sample): the frames above them are then
+// the sampled ones.
+func (m *stackMem) snapTailIntact() bool {
+	s := m.snap
+	if s.tailOK == 0 {
+		s.tailOK = -1
+		if k := min(m.n, rzCheck); k > 0 {
+			at := m.base + uint64(m.n-k)
+			s.iov[0] = unix.Iovec{Base: &s.tail[0]}
+			s.iov[0].SetLen(k)
+			s.riov[0] = unix.RemoteIovec{Base: uintptr(at), Len: k}
+			if n, err := readv(m.pid, s.iov[:], s.riov[:]); err == nil && n == k && bytes.Equal(s.tail[:k], m.buf[m.n-k:m.n]) {
+				s.tailOK = 1
+			}
+		}
+	}
+	return s.tailOK > 0
+}
+
+// snapIntact reports whether the sampled frame is still on the live stack:
+// the 64 bytes above the SP match the copy. It reads the red zone with
+// them, once per sample.
+func (m *stackMem) snapIntact() bool {
+	s := m.snap
+	if s.rzOK == 0 {
+		s.rzOK = -1
+		lo := m.base - redZone
+		if m.base >= redZone {
+			s.iov[0] = unix.Iovec{Base: &s.rz[0]}
+			s.iov[0].SetLen(len(s.rz))
+			s.riov[0] = unix.RemoteIovec{Base: uintptr(lo), Len: len(s.rz)}
+			n, err := readv(m.pid, s.iov[:], s.riov[:])
+			check := min(m.n, rzCheck)
+			if err == nil && n == len(s.rz) && check > 0 && bytes.Equal(s.rz[redZone:redZone+check], m.buf[:check]) {
+				s.rzOK = 1
+			}
+		}
+	}
+	return s.rzOK > 0
 }
 
 // snapRefuse reports whether a read outside the window must not be made
@@ -75,6 +114,10 @@ func (m *stackMem) snapRefuse(addr uint64, size int) bool {
 	end := addr + uint64(size)
 	if end <= m.base-redZone || addr >= m.base+perfMaxStack {
 		return false // not this stack's: heap, globals, deeper frames
+	}
+	if !m.snap.full && addr >= m.base+uint64(m.n) && m.snapTailIntact() {
+		m.snap.live++
+		return false // past a copy cut short: read live (see the top)
 	}
 	if m.snap.full && addr >= m.base+uint64(m.n) {
 		m.misses++

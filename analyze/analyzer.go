@@ -123,7 +123,6 @@ type varInfo struct {
 	last    int32            // cache of the last function added to funcs
 	count   [2]float64       // value samples per kind
 	changed [2]bool          // per kind: the value changed on some thread
-	param   bool             // a formal parameter
 	down    bool             // some thread of some run saw the value decrease
 	up      bool             // ... or increase
 	sets    [2][numDims]*sampleSet
@@ -500,7 +499,7 @@ func (a *Analyzer) internVar(key, name string, fn int32, v *dwarfschema.Var) int
 		return i
 	}
 	i := int32(len(a.vars))
-	vi := varInfo{key: key, name: name, fn: fn, tags: v.Tags, kind: v.Kind, pkind: v.PointeeKind, typ: v.Type, last: -1, param: v.Param}
+	vi := varInfo{key: key, name: name, fn: fn, tags: v.Tags, kind: v.Kind, pkind: v.PointeeKind, typ: v.Type, last: -1}
 	switch {
 	case v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 && v.PointeeKind != dwarfschema.KindPointer && v.PointeeKind != dwarfschema.KindAggregate:
 		vi.mode = modePtrBasic

@@ -23,7 +23,10 @@
 // MaxDistinct samples drawn over the whole run (deterministic seeds), with
 // count, minimum and maximum still exact. The Anderson-Darling p-value and
 // the Hellinger distance of such a variable are those of the reservoir.
-// The buffers in flight are fixed: per profile being read a 1 MiB read
+// Each run also keeps its own value set of each variable (value dimension
+// only, 512 distinct values, then a reservoir), for run noise (method.md
+// D7), and the buggy runs per function the seconds it was on the stack
+// and the threads it ran on, for driver frames (D5). The buffers in flight are fixed: per profile being read a 1 MiB read
 // buffer and one decoded block (two profiles at a time), and 4 batches of
 // 64 Ki value records (40 bytes, twice: as written and grouped), about
 // 25 MiB. BenchmarkAnalyzeMemory (a 128 MiB normal and a 1 GiB buggy
@@ -108,17 +111,11 @@
 //   - Integer values become float64 (exact up to 2^53). Deltas are float64
 //     differences of those, so an unsigned counter going down has a
 //     negative delta.
-//   - A top function (PatternTop) that the hist-discounter ranks although
-//     its variables were sampled in the buggy runs, because the normal
-//     runs hold 1 to MinSamples-1 samples of them, is named in a warning:
-//     with none it would be "present only when slow" (r = 0), with
-//     MinSamples it would be tested, so more or longer normal runs decide
-//     it. The scoreboard's least stable ranks (healthcheck, killpg_poll)
-//     sit on this edge. MinSamples is a flag of vprof report as the other
-//     constants are (--min-samples); on the same 33 recordings
-//     (vprof-eval -reuse) 1, 2 and 5 change the scoreboard by at most one
-//     1st place and two patterns, in both directions, so the method's 3
-//     stays the default.
+//   - A variable with 1 to MinSamples-1 normal samples and MinSamples
+//     buggy ones gets r from the ratio of its shares of each kind's
+//     samples ("rare when normal", method.md D4), not the hist-discounter.
+//     MinSamples is a flag of vprof report as the other constants are
+//     (--min-samples).
 //   - Locations: a function's abnormal samples are located at its own
 //     lines. A sample read in a body inlined into it (a helper of the same
 //     file, a header's std::find) is located at its line that calls that

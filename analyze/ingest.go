@@ -64,7 +64,7 @@ type threadState struct {
 	pid   int32
 	vars  []tvState // by global variable
 	pcs   []runPCs  // by global variable, buggy runs only
-	total float64   // seconds sampled, buggy runs only (driver frames, charge.go)
+	total float64   // seconds sampled, buggy runs only (driver frames, drivers.go)
 }
 
 // tvState is one variable on one thread: its last analysed value and the

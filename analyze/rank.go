@@ -154,7 +154,7 @@ func (a *Analyzer) Result() *Result {
 	plain := a.plainRanks(buggy, selfOf, mean)
 	histRank := make([][]int32, len(a.runs)) // per run: rank by raw cost, 0 unranked
 	for ri, r := range a.runs {
-		histRank[ri] = a.rawRanks(r)
+		histRank[ri] = a.rawRanks(r, costOf)
 	}
 	via := viaIndex(buggy)
 	runIndex := map[*Run]int{}
@@ -213,9 +213,8 @@ func (a *Analyzer) Result() *Result {
 		// function whose cost the slow run made is where the slowdown is
 		// produced; one that grew in proportion with the rest of the run
 		// (a caller doing its normal work around the root cause) less so.
-		if extra := max(0, fn.Extra); fn.Raw > 0 {
-			fn.Calibrated = (1 - fn.Discount) * extra * extra / fn.Raw
-		}
+		pos := max(0, fn.Extra)
+		fn.Calibrated = (1 - fn.Discount) * pos * pos / fn.Raw // raw > 0 here
 		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
 		res.Functions = append(res.Functions, fn)
 	}
@@ -322,9 +321,9 @@ func histNear(buggyRanks, normalRanks []int32, window int) (near, pairs int) {
 	return near, pairs
 }
 
-// rawRanks ranks the program functions of one run by raw cost, descending,
-// ties by name; functions with zero cost are not ranked (rank 0).
-func (a *Analyzer) rawRanks(r *Run) []int32 {
+// rawRanks ranks the program functions of one run by raw cost (costOf),
+// descending, ties by name; functions with zero cost are not ranked (rank 0).
+func (a *Analyzer) rawRanks(r *Run, costOf func(*Run, int) float64) []int32 {
 	type fc struct {
 		f    int
 		cost float64
@@ -334,7 +333,7 @@ func (a *Analyzer) rawRanks(r *Run) []int32 {
 		if !a.funcs[f].program {
 			continue
 		}
-		if c := max(r.pc[f], r.vc[f]); c > 0 {
+		if c := costOf(r, f); c > 0 {
 			fs = append(fs, fc{f, c})
 		}
 	}

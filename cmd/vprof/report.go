@@ -65,9 +65,9 @@ without being told. Within a component, code of other files inlined
 into its functions (a header's std::find) is their cost, "via" the
 inlined function, and the lines shown are always the function's own.
 
-A warning names a top function ranked by the hist-discounter only
-because its variables were seen once or twice in the normal runs (a
-verdict needs 3 samples a side): more or longer normal runs decide it.
+A variable seen once or twice in the normal runs (a test needs 3
+samples a side) is judged by how much more often the slow runs read it
+("rare when normal"); more or longer normal runs make it a test.
 `
 
 func init() {

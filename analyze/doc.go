@@ -1,5 +1,5 @@
 // Package analyze is vprof's post-profiling analysis
-// (../shared/docs/method.md §4-8): it streams normal and buggy profiles,
+// (docs/method.md §4-8): it streams normal and buggy profiles,
 // computes each function's PC cost and variable-based cost, calibrates the
 // raw cost with the variable-discounter (k-sample Anderson-Darling and
 // Hellinger distance per dimension of every variable) and the

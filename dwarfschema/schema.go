@@ -1,6 +1,6 @@
 // Package dwarfschema reads an ELF executable or shared object with its DWARF
 // debugging information and produces the value-profiling schema of
-// ../shared/docs/method.md §2: which variables shape performance (globals,
+// docs/method.md §2: which variables shape performance (globals,
 // loop induction variables, variables read by conditions, call arguments),
 // their tags, and where each one lives over every PC range.
 //

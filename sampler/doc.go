@@ -3,7 +3,7 @@
 // and at each tick records per thread the PC, the whole PC stack (CFI
 // unwinding, runtime/unwind), and the values of the variables accessible
 // in the innermost program frames (runtime/pcindex), streaming them into a
-// profile file (runtime/proffile). See ../shared/docs/method.md §3.
+// profile file (runtime/proffile). See docs/method.md §3.
 //
 // # Samplers
 //

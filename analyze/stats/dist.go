@@ -1,5 +1,5 @@
 // Package stats holds the two statistics of vprof's variable-discounter
-// (../../shared/docs/method.md §5): the k-sample Anderson-Darling test in its
+// (docs/method.md §5): the k-sample Anderson-Darling test in its
 // midrank form (Scholz and Stephens 1987) with the p-value that scipy's
 // anderson_ksamp reports, and the Hellinger distance between two empirical
 // distributions over the method's bins.

@@ -98,6 +98,26 @@ func (e *blockedEpisode) set(r *Recorder, key *sysState, nr int32, sc *schedStat
 	e.stack = append(e.stack[:0], r.sample.Stack...)
 }
 
+// noteRestartBlock remembers the call a thread stopped for a sample of a
+// running thread was in, when the kernel is to restart it as
+// restart_syscall (-ERESTART_RESTARTBLOCK: nanosleep, clock_nanosleep,
+// poll, futex with a timeout): the thread entered it between the /proc
+// read and the stop. Its later samples, blocked in restart_syscall, are
+// then recorded as that call, as after a stop of a blocked thread.
+func (t *thread) noteRestartBlock(pr *unix.PtraceRegs) {
+	if int64(pr.Rax) != errRestartBlock || int64(pr.Orig_rax) < 0 || int64(pr.Orig_rax) == unix.SYS_RESTART_SYSCALL {
+		return
+	}
+	e := &t.blk
+	e.stopped = sysState{
+		Nr:   unix.SYS_RESTART_SYSCALL,
+		SP:   pr.Rsp,
+		PC:   pr.Rip,
+		Args: [6]uint64{pr.Rdi, pr.Rsi, pr.Rdx, pr.R10, pr.R8, pr.R9},
+	}
+	e.stoppedNr = int32(pr.Orig_rax)
+}
+
 func sameCall(a, b *sysState) bool {
 	return !a.Running && !b.Running && a.Nr == b.Nr && a.Args == b.Args && a.SP == b.SP && a.PC == b.PC
 }
@@ -204,6 +224,7 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64, sc *schedStat) {
 	if st.Nr == unix.SYS_RESTART_SYSCALL && sameCall(&st, &e.stopped) {
 		call.Nr = e.stoppedNr
 	}
+
 	if cpuOK && !r.cfg.NoBlockedStops && r.restartable(t, &call) {
 		r.stopBlocked(t, &st, call.Nr, weight, when)
 		return
@@ -405,12 +426,16 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 		bs.Samples++
 		bs.WithRegs++
 	}
+	e := &t.blk
+	if restart {
+		// Whether or not the episode is kept, the restarted call is
+		// this one: later samples in restart_syscall are recorded so.
+		e.stopped, e.stoppedNr = want, call
+	}
 	if !restart || !atOK || r.unknownPC(len(r.sample.Stack)) {
-		t.blk.ok = false
+		e.ok = false
 		return
 	}
-	e := &t.blk
-	e.stopped, e.stoppedNr = want, call
 	e.set(r, &want, call, &at, p.mapsGen, true)
 	e.pending = true
 	e.mem = append(e.mem[:0], c.mem.buf[:c.mem.n]...)

@@ -201,6 +201,7 @@ func (r *Recorder) capture(t *thread, ws unix.WaitStatus) {
 		return
 	}
 	regsFromPtrace(&r.pregs, &c.regs)
+	t.noteRestartBlock(&r.pregs)
 	r.readFPRegs(t, c)
 	t2 := r.now()
 	c.mem.fill(p.pid, c.regs.SP()-redZone, need)

@@ -484,7 +484,8 @@ func (a *Analyzer) locations(keys []abEntry, f int32, global bool, top int) []Lo
 				addr = k.pc
 			}
 			x.blocks[blk] += n
-			if _, ok := x.addrs[blk]; !ok {
+			// The lowest address: the same whatever order the PCs come in.
+			if a0, ok := x.addrs[blk]; !ok || addr < a0 {
 				x.addrs[blk] = addr
 			}
 		}

@@ -53,7 +53,8 @@ func main() {
 	rates := flag.String("rates", "", "sampling rates (Hz) of a rate sweep at the largest thread count, e.g. 1000,2000,5000 (empty: none)")
 	src := flag.String("src", "", "workload source, built with gcc -g -O2 (default: testdata/benchserver.c next to this program)")
 	exe := flag.String("exe", "", "prebuilt workload (THREADS ROUNDS arguments) instead of -src: no compiler needed")
-	vprofBin := flag.String("vprof", "", "the vprof command to measure (default: bin/vprof, else built into a temporary directory)")
+	vprofBin := flag.String("vprof", "", "the vprof command to measure (default: bin/vprof, else built into a temporary directory);\n"+
+		"NAME=PATH,NAME=PATH measures several side by side (a build before and after a change)")
 	perfBin := flag.String("perf", "perf", "the perf command to compare with")
 	samplers := flag.String("samplers", "perf", "vprof samplers to measure, side by side (perf, ptrace, auto)")
 	clocks := flag.String("clocks", "cpu", "vprof clocks to measure, side by side (cpu, wall)")
@@ -111,16 +112,20 @@ type config struct {
 	perf bool       // perf record
 }
 
-// vprofConf is a sampler and a clock of vprof record.
+// vprofConf is a vprof command, a sampler and a clock of vprof record.
 type vprofConf struct {
-	sampler  string
-	clock    proffile.Clock
-	noFields bool // --no-fields
+	bin, label string // the command, and its NAME when several are measured
+	sampler    string
+	clock      proffile.Clock
+	noFields   bool // --no-fields
 }
 
 // key names it: the sampler, prefixed by the clock unless cpu.
 func (v vprofConf) key() string {
 	k := v.sampler
+	if v.label != "" {
+		k = v.label + " " + k
+	}
 	if v.clock != proffile.ClockCPU {
 		k = string(v.clock) + "-" + v.sampler
 	}
@@ -177,18 +182,32 @@ func run(o options) error {
 	} else if o.gprof {
 		fmt.Println("  (-exe given: gprof skipped, it needs -src)")
 	}
-	vprof, err := findVprof(o.vprof, dir)
-	if err != nil {
-		return err
+	var bins []string
+	var vps []vprofConf
+	for _, spec := range strings.Split(o.vprof, ",") {
+		label, path, named := strings.Cut(spec, "=")
+		if !named {
+			label, path = "", spec
+		}
+		bin, err := findVprof(path, dir)
+		if err != nil {
+			return err
+		}
+		bins = append(bins, bin)
+		for _, vp := range o.vps {
+			vp.bin, vp.label = bin, label
+			vps = append(vps, vp)
+		}
 	}
+	o.vps = vps
 	havePerf := perfWorks(o.perf, dir)
 	perfOK := perfSamplerWorks(dir)
 	fmt.Printf("vprof bench: %s at %v threads, %d runs each, %d CPUs (%s), kernel %s, load average %s\n",
 		name, o.threads, o.runs, runtime.NumCPU(), cpuModel(), kernelRelease(), loadavg())
-	fmt.Printf("  vprof: %s; perf: %s\n", vprof, perfVersion(o.perf, havePerf))
+	fmt.Printf("  vprof: %s; perf: %s\n", strings.Join(bins, ", "), perfVersion(o.perf, havePerf))
 	var rows []row
 	for _, n := range o.threads {
-		rw, err := measureThreads(o, dir, exe, pg, vprof, n, havePerf, perfOK)
+		rw, err := measureThreads(o, dir, exe, pg, n, havePerf, perfOK)
 		if err != nil {
 			return err
 		}
@@ -199,7 +218,7 @@ func run(o options) error {
 }
 
 // measureThreads measures every configuration at n threads.
-func measureThreads(o options, dir, exe, pg, vprof string, n int, havePerf, perfOK bool) (row, error) {
+func measureThreads(o options, dir, exe, pg string, n int, havePerf, perfOK bool) (row, error) {
 	rounds := o.rounds
 	if rounds == 0 {
 		// Calibrate on the median of three short runs.
@@ -229,8 +248,12 @@ func measureThreads(o options, dir, exe, pg, vprof string, n int, havePerf, perf
 		if vp.noFields {
 			what = "values, --no-fields"
 		}
-		cfgs = append(cfgs, config{name: fmt.Sprintf("vprof record --sampler %s --clock %s (%s)", vp.sampler, vp.clock, what),
-			run: vprofRun(vprof, dir, args, time.Millisecond, vp), vp: &vp})
+		prefix := "vprof"
+		if vp.label != "" {
+			prefix = vp.label + ": vprof"
+		}
+		cfgs = append(cfgs, config{name: fmt.Sprintf("%s record --sampler %s --clock %s (%s)", prefix, vp.sampler, vp.clock, what),
+			run: vprofRun(vp.bin, dir, args, time.Millisecond, vp), vp: &vp})
 		if o.kernel && vp.sampler == sampler.SamplerPerf && !kernelShare {
 			kernelShare = true
 			cfgs = append(cfgs, config{name: "vprof's perf events alone (the kernel's share)", run: kernelRun(dir, args, time.Millisecond)})
@@ -272,7 +295,7 @@ func measureThreads(o options, dir, exe, pg, vprof string, n int, havePerf, perf
 			}
 			for _, i := range vprofs {
 				vp := *cfgs[i].vp
-				sweep = append(sweep, config{name: fmt.Sprintf("%s %d Hz", vp.key(), hz), run: vprofRun(vprof, dir, args, time.Second/time.Duration(hz), vp), vp: &vp})
+				sweep = append(sweep, config{name: fmt.Sprintf("%s %d Hz", vp.key(), hz), run: vprofRun(vp.bin, dir, args, time.Second/time.Duration(hz), vp), vp: &vp})
 			}
 		}
 		k := max(3, o.runs/2)

@@ -179,8 +179,13 @@ func run(o options) error {
 				pg = ""
 			}
 		}
-	} else if o.gprof {
-		fmt.Println("  (-exe given: gprof skipped, it needs -src)")
+	} else {
+		if exe, err = filepath.Abs(exe); err != nil { // runs in dir
+			return err
+		}
+		if o.gprof {
+			fmt.Println("  (-exe given: gprof skipped, it needs -src)")
+		}
 	}
 	var bins []string
 	var vps []vprofConf

@@ -1,6 +1,6 @@
 package analyze
 
-import "github.com/vprof/vprof/runtime/proffile"
+import "github.com/vprof/vprof/runtime/model"
 
 // stackCover measures, in the buggy runs, how much of the time of the
 // threads a function runs on it is on the stack: main, a thread's start
@@ -22,7 +22,7 @@ const DriverShare = 0.99
 
 // onStack counts the program functions on the stack of one buggy sample
 // (every frame, inlined callers included) for its thread ts.
-func (r *Run) onStack(pid int32, s *proffile.Sample, nf int, w float64, stamp uint64, ts *threadState) {
+func (r *Run) onStack(pid int32, s *model.Sample, nf int, w float64, stamp uint64, ts *threadState) {
 	a := r.a
 	c := &a.stk
 	for len(c.on) < len(a.funcs) {

@@ -1,6 +1,7 @@
 package dwarfschema
 
 import (
+	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -45,7 +46,7 @@ func synthBinary(tb testing.TB) string {
 func BenchmarkLoad(b *testing.B) {
 	bin := synthBinary(b)
 	b.ReportAllocs()
-	var s *Schema
+	var s *model.Schema
 	for b.Loop() {
 		var err error
 		if s, err = Load(bin, Options{}); err != nil {

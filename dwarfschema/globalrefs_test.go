@@ -1,6 +1,7 @@
 package dwarfschema
 
 import (
+	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,7 +59,7 @@ int main(int argc, char **argv) { (void)argv; touch_ptr(argc); setup(argc); bump
 			got := map[string][]string{}
 			for _, l := range s.Locs {
 				v := &s.Vars[l.Var]
-				if v.Func != NoFunc {
+				if v.Func != model.NoFunc {
 					continue
 				}
 				if l.PCStart == 0 && l.PCEnd == ^uint64(0) {

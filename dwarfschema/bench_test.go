@@ -1,12 +1,13 @@
 package dwarfschema
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // synthFuncs is the size of the benchmark program: issue 2's speed target

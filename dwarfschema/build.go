@@ -4,13 +4,14 @@ import (
 	"cmp"
 	"debug/dwarf"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // maxOriginChain bounds abstract-origin/specification chains (a cycle is

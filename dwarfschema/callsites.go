@@ -2,10 +2,11 @@ package dwarfschema
 
 import (
 	"cmp"
-	"github.com/vprof/vprof/runtime/model"
 	"slices"
 
 	"github.com/go-delve/delve/pkg/dwarf/op"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // The call-site records are read by the tag pass's walk of the call sites

@@ -4,13 +4,14 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"encoding/json"
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // callSrc calls leaf twice from mid: in a loop with the constant 7 as b,

@@ -6,12 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"io"
 	"path/filepath"
 	"sort"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // The loader walks every DIE once, in offset order, and records only what

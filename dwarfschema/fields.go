@@ -3,6 +3,7 @@ package dwarfschema
 import (
 	"debug/dwarf"
 	"encoding/binary"
+
 	"github.com/vprof/vprof/runtime/model"
 )
 

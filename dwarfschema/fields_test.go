@@ -1,11 +1,12 @@
 package dwarfschema
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // fieldsC has struct globals (one with a nested struct and a bitfield, one

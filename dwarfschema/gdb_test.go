@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/go-delve/delve/pkg/dwarf/op"
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // gdbScript stops the program at the given link-time PCs (two hits each)

@@ -2,11 +2,12 @@ package dwarfschema
 
 import (
 	"debug/elf"
-	"github.com/vprof/vprof/runtime/model"
 	"slices"
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // narrowGlobals restricts each global's location, which DWARF makes valid

@@ -1,8 +1,9 @@
 package dwarfschema
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // globalsC has globals read by a helper inlined into a caller, by the

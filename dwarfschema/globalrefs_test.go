@@ -1,13 +1,14 @@
 package dwarfschema
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // TestNarrowGlobals checks where globals are sampled: in the functions

@@ -7,12 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"io"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // Options selects what Load keeps. Functions are always all kept (the

@@ -3,7 +3,6 @@ package dwarfschema
 import (
 	"debug/elf"
 	"errors"
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // sampleC has what the schema must find: globals and file statics, a
@@ -167,81 +168,23 @@ func inRanges(rs []model.PCRange, pc uint64) bool {
 	return false
 }
 
-// checkInvariants checks what schema.go promises of every Schema.
+// checkInvariants checks what the model promises of every Schema
+// (CheckValid) and what Load adds.
 func checkInvariants(t *testing.T, s *model.Schema) {
 	t.Helper()
-	for i, f := range s.Funcs {
-		for j, r := range f.Ranges {
-			if r.Lo >= r.Hi {
-				t.Errorf("func %s: empty range %#x-%#x", f.Name, r.Lo, r.Hi)
-			}
-			if j > 0 && f.Ranges[j-1].Hi > r.Lo {
-				t.Errorf("func %s: ranges not sorted and disjoint: %v", f.Name, f.Ranges)
-			}
-		}
-		if f.File >= int32(len(s.Files)) {
-			t.Errorf("func %d %s: file %d out of range", i, f.Name, f.File)
-		}
+	if err := s.CheckValid(); err != nil {
+		t.Fatalf("schema breaks the model's invariants: %v", err)
 	}
-	for _, in := range s.Inlines {
-		if in.Func < 0 || int(in.Func) >= len(s.Funcs) || in.Depth < 1 || len(in.Ranges) == 0 {
-			t.Errorf("bad inline %+v", in)
-		}
-	}
+	// Load's own, beyond the model's: every variable has its type's
+	// spelling, every location the expression it came from.
 	for i, v := range s.Vars {
-		if v.Func != model.NoFunc && (v.Func < 0 || int(v.Func) >= len(s.Funcs)) {
-			t.Errorf("var %d %s: func %d out of range", i, v.Name, v.Func)
-		}
-		if v.Name == "" || v.Kind == 0 || v.Type == "" {
-			t.Errorf("var %d: incomplete %+v", i, v)
+		if v.Type == "" {
+			t.Errorf("var %d %s: no type", i, v.Name)
 		}
 	}
 	for i, l := range s.Locs {
-		if l.Var < 0 || int(l.Var) >= len(s.Vars) {
-			t.Fatalf("loc %d: var %d out of range", i, l.Var)
-		}
-		if l.PCStart >= l.PCEnd || l.Kind == 0 || len(l.Expr) == 0 {
-			t.Errorf("loc %d: bad %+v", i, l)
-		}
-		if i > 0 && s.Locs[i-1].PCStart > l.PCStart {
-			t.Errorf("locs not sorted at %d", i)
-		}
-		if l.Size != s.Vars[l.Var].Size {
-			t.Errorf("loc %d: size %d, var %s has %d", i, l.Size, s.Vars[l.Var].Name, s.Vars[l.Var].Size)
-		}
-	}
-	for i, r := range s.Lines {
-		if i > 0 && s.Lines[i-1].PC >= r.PC {
-			t.Errorf("lines not sorted at %d: %#x then %#x", i, s.Lines[i-1].PC, r.PC)
-			break
-		}
-		if r.File >= int32(len(s.Files)) {
-			t.Errorf("line row %d: file %d out of range", i, r.File)
-		}
-	}
-	if !slices.IsSortedFunc(s.Symbols, func(a, b model.Symbol) int {
-		switch {
-		case a.Value < b.Value:
-			return -1
-		case a.Value > b.Value:
-			return 1
-		}
-		return 0
-	}) {
-		t.Errorf("symbols not sorted")
-	}
-	for i, cs := range s.CallSites {
-		if i > 0 && s.CallSites[i-1].ReturnPC >= cs.ReturnPC {
-			t.Errorf("call sites not sorted and unique at %d: %#x then %#x", i, s.CallSites[i-1].ReturnPC, cs.ReturnPC)
-			break
-		}
-		if len(cs.Params) == 0 {
-			t.Errorf("call site %#x without parameters", cs.ReturnPC)
-		}
-		for _, p := range cs.Params {
-			if p.Reg < 0 || len(p.Value) == 0 {
-				t.Errorf("call site %#x: bad parameter %+v", cs.ReturnPC, p)
-			}
+		if len(l.Expr) == 0 {
+			t.Errorf("loc %d: no expression %+v", i, l)
 		}
 	}
 }

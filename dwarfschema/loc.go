@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 
 	"github.com/go-delve/delve/pkg/dwarf/loclist"
 	"github.com/go-delve/delve/pkg/dwarf/op"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // GNU and DWARF 5 opcodes that delve's op package does not name.

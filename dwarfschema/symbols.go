@@ -5,9 +5,10 @@ import (
 	"cmp"
 	"debug/elf"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"io"
 	"strings"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // LoadSymbols reads the object at path as Load does but only for naming its

@@ -2,7 +2,6 @@ package dwarfschema
 
 import (
 	"bufio"
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // libSrc is a shared library with what symbol tables make of functions:

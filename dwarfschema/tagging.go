@@ -4,7 +4,6 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"math"
 	"runtime"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vprof/vprof/dwarfschema/cfg"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // GNU DWARF 4 extensions for call sites (gcc before DWARF 5).

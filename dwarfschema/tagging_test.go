@@ -1,13 +1,14 @@
 package dwarfschema
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // tagSrc has one function per tag shape of method.md §2. External calls go

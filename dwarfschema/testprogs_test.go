@@ -1,10 +1,10 @@
 package dwarfschema
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"path/filepath"
 	"testing"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/testprogs"
 )
 

@@ -2,10 +2,11 @@ package dwarfschema
 
 import (
 	"debug/dwarf"
-	"github.com/vprof/vprof/runtime/model"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // typeInfo is what a variable needs from its type.

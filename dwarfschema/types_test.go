@@ -2,8 +2,9 @@ package dwarfschema
 
 import (
 	"debug/dwarf"
-	"github.com/vprof/vprof/runtime/model"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // typeLoader builds a loader whose type records are recs (sorted by off).

@@ -100,7 +100,8 @@ const (
 // enums and chars sign- or zero-extended to 64 bits, floats as the bits of a
 // float64, pointers as the address, aggregates as FNV-1a of their first 64
 // bytes. For a pointer to a basic type, Pointee holds the pointee's value,
-// normalised the same way, when HasPointee.
+// normalised the same way, when HasPointee. Obj is the ID of an Object
+// recorded before the sample, and Var indexes its schema's Vars.
 type Value struct {
 	Frame      uint8  `json:"frame"`
 	Obj        uint16 `json:"obj"`
@@ -114,7 +115,8 @@ type Value struct {
 //
 // Stack[0] is the PC of the innermost frame; Stack[i>0] are return
 // addresses as unwound (look them up at Stack[i]-1). All are runtime
-// addresses of process PID (see Mapping).
+// addresses of process PID (see Mapping). Each value's Frame indexes
+// Stack; Syscall is -1 unless the thread was Blocked.
 type Sample struct {
 	Tick     uint64      `json:"tick"`      // tick number since recording start
 	TimeNS   int64       `json:"time_ns"`   // since recording start

@@ -14,9 +14,13 @@ package model
 
 // Schema is everything vprof knows about one object file.
 //
-// Invariants: Funcs, Vars and Locs index each other by position (FuncID,
-// VarID); Locs is sorted by PCStart; Lines is sorted by PC; Symbols is sorted
-// by Value; CallSites is sorted by ReturnPC, one entry per return address. A
+// Invariants (CheckValid checks them): Funcs, Vars and Locs index each
+// other by position (FuncID, VarID), and Funcs, Inlines, Vars and Lines
+// index Files (-1: unknown); every PC range is non-empty, and a list of
+// them sorted and disjoint; Locs is sorted by PCStart, each of the size of
+// its variable; Lines is sorted by PC, one row per PC; Symbols is sorted by
+// Value; CallSites is sorted by ReturnPC, one entry per return address,
+// each with at least one parameter. A
 // Schema loaded from a binary without DWARF (or by LoadSymbols) has
 // HasDWARF false, Symbols filled and Funcs built from the symbol table (no
 // Vars, no Locs, no CallSites).

@@ -1,8 +1,10 @@
 package proffile
 
-import "github.com/vprof/vprof/runtime/model"
+import (
+	"sort"
 
-import "sort"
+	"github.com/vprof/vprof/runtime/model"
+)
 
 // AddrSpace resolves runtime PCs of the recorded processes to objects and
 // link-time addresses, following mappings, forks and execs as the records

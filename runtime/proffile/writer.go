@@ -8,10 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"hash/crc32"
 	"os"
 	"sort"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // Record kinds.

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/unwind"
 )
 
@@ -175,10 +175,10 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64, sc *schedStat) {
 	if cpuOK {
 		now = *sc
 	}
-	if r.cfg.Clock != proffile.ClockWall {
+	if r.cfg.Clock != model.ClockWall {
 		// Sampled for the CPU it used before blocking: a stop would make
 		// it use more, and sample it again at the next tick.
-		r.lightSample(t, &st, weight, when, proffile.Running, -1)
+		r.lightSample(t, &st, weight, when, model.Running, -1)
 		return
 	}
 	p := t.proc
@@ -232,7 +232,7 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64, sc *schedStat) {
 	if cpuOK {
 		r.still = stillCheck{kind: stillUnchanged, sched: now}
 	}
-	r.lightSample(t, &st, weight, when, proffile.Blocked, call.Nr)
+	r.lightSample(t, &st, weight, when, model.Blocked, call.Nr)
 	bs.Samples++
 	if cpuOK && !r.unknownPC(len(r.sample.Stack)) {
 		// Reuse it while the thread stays there, unless some frame was
@@ -262,7 +262,7 @@ func (r *Recorder) sampleEpisode(t *thread, e *blockedEpisode, weight, when int6
 	r.checkStill(t)
 	t2 := r.now()
 	r.steps.Light++
-	r.emit(t, weight, when, proffile.Blocked, e.nr, e.stack)
+	r.emit(t, weight, when, model.Blocked, e.nr, e.stack)
 	r.steps.Read += secs(t1 - t0)
 	r.steps.Values += secs(t2 - t1)
 	bs := &r.blk.stats
@@ -328,7 +328,7 @@ func (r *Recorder) checkStill(t *thread) {
 
 // lightSample samples blocked thread t without stopping it: SP and PC from
 // st, the stack from memory.
-func (r *Recorder) lightSample(t *thread, st *sysState, weight, when int64, state proffile.ThreadState, nr int32) {
+func (r *Recorder) lightSample(t *thread, st *sysState, weight, when int64, state model.ThreadState, nr int32) {
 	c := r.light
 	c.regs = unwind.Regs{}
 	c.regs.Set(unwind.RSP, st.SP)
@@ -358,7 +358,7 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 	c, need := t.ensureCapture()
 	if ptraceGetRegs(t.tid, &r.pregs) != nil {
 		r.handle(t, ws)
-		r.lightSample(t, st, weight, when, proffile.Blocked, call)
+		r.lightSample(t, st, weight, when, model.Blocked, call)
 		bs.Samples++
 		return
 	}
@@ -402,10 +402,10 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 	}
 	bs.ByCall[call]++
 
-	state, nr := proffile.Blocked, call
+	state, nr := model.Blocked, call
 	switch {
 	case !inCall: // it returned and ran on: a sample of a running thread
-		state, nr = proffile.Running, -1
+		state, nr = model.Running, -1
 		bs.Returned++
 	case ret == -int64(unix.EINTR):
 		bs.EINTR++
@@ -422,7 +422,7 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 		r.handle(t, ws)
 		bs.Stopped += secs(r.now() - t1)
 	}
-	if state == proffile.Blocked {
+	if state == model.Blocked {
 		bs.Samples++
 		bs.WithRegs++
 	}

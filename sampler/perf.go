@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // The perf backend (Config.Sampler "perf", auto's choice for both clocks
@@ -368,7 +368,7 @@ func (r *Recorder) perfOpen(t *thread) {
 		t.perf = &perfThread{ptrace: true}
 		if msg := err.Error(); !pb.why[msg] {
 			pb.why[msg] = true
-			if r.cfg.Clock == proffile.ClockWall {
+			if r.cfg.Clock == model.ClockWall {
 				// Never stopped while running (a stop could cut a system
 				// call short): only its blocked time is sampled.
 				r.warn(fmt.Sprintf("thread %d: %v; its running time is not sampled, only its blocked time (raise ulimit -n, or record with --sampler ptrace)", t.tid, err))
@@ -603,7 +603,7 @@ func (r *Recorder) perfSample(rec *perfRecord) {
 	}
 	e.last = rec.count
 	r.targetCPU += weight
-	if r.cfg.Clock == proffile.ClockWall {
+	if r.cfg.Clock == model.ClockWall {
 		// Its time waiting for a CPU since its previous sample counts as
 		// running (wall.go).
 		weight += t.wall.takeDelay()
@@ -644,7 +644,7 @@ func (r *Recorder) perfSample(rec *perfRecord) {
 	saved := r.tickN
 	r.tickN = tick
 	r.cur = c
-	r.finishSample(t, weight, when, proffile.Running, -1)
+	r.finishSample(t, weight, when, model.Running, -1)
 	r.tickN = saved
 	if !read {
 		pb.globalsRead = append(pb.globalsRead, p)

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 	"github.com/vprof/vprof/runtime/unwind"
 )
@@ -33,7 +34,7 @@ type Config struct {
 	PID        int           // attach mode: process to attach to
 	Interval   time.Duration // between ticks (default 1ms)
 	Jitter     bool          // exponentially distributed gaps, mean Interval
-	Clock      proffile.Clock
+	Clock      model.Clock
 	Depth      int // caller program frames with values (default 3)
 	Stack      int // PC stack frames kept (default 64, at most 128)
 	Components []string
@@ -116,7 +117,7 @@ type ValueStats = valueStats
 type Result struct {
 	Path       string
 	Sampler    string // SamplerPerf or SamplerPtrace
-	Trailer    proffile.Trailer
+	Trailer    model.Trailer
 	ExitStatus int    // vprof record's exit status: the program's, or 0
 	Reason     string // why recording stopped
 	Elapsed    time.Duration
@@ -216,7 +217,7 @@ type process struct {
 	mapsBackoff int64
 	mapsGen     int    // counts re-reads of the maps that found new mappings
 	globalTick  uint64 // tick of globals
-	globals     []proffile.Value
+	globals     []model.Value
 	gbuf        []byte
 }
 
@@ -293,7 +294,7 @@ type Recorder struct {
 	stopped  []*thread
 	frames   []unwind.Frame
 	stack    []uint64
-	values   []proffile.Value
+	values   []model.Value
 	pend     []pending
 	ptrs     []ptrRead
 	freads   []fieldRead
@@ -301,7 +302,7 @@ type Recorder struct {
 	stamp    uint32
 	eval     evaluator
 	exprRegs unwind.Regs // a caller frame's registers, carried-over ones included
-	sample   proffile.Sample
+	sample   model.Sample
 	tickThr  []*thread
 	procBuf  [512]byte
 	sys      sysState
@@ -343,9 +344,9 @@ func Record(cfg Config) (*Result, error) {
 		cfg.Interval = time.Millisecond
 	}
 	if cfg.Clock == "" {
-		cfg.Clock = proffile.ClockCPU
+		cfg.Clock = model.ClockCPU
 	}
-	if cfg.Clock != proffile.ClockCPU && cfg.Clock != proffile.ClockWall {
+	if cfg.Clock != model.ClockCPU && cfg.Clock != model.ClockWall {
 		return nil, fmt.Errorf("unknown clock %q (cpu or wall)", cfg.Clock)
 	}
 	if cfg.Stack <= 0 {
@@ -392,7 +393,7 @@ func Record(cfg Config) (*Result, error) {
 		sigs:        sigs,
 		frames:      make([]unwind.Frame, cfg.Stack),
 		stack:       make([]uint64, 0, MaxStack),
-		values:      make([]proffile.Value, 0, 1024),
+		values:      make([]model.Value, 0, 1024),
 		pend:        make([]pending, 0, 1024),
 		batch:       newBatch(arenaBytes),
 		rng:         rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
@@ -497,8 +498,8 @@ func (r *Recorder) run() (res *Result, err error) {
 }
 
 // header is the profile header of the first process.
-func (r *Recorder) header(p *process) proffile.Header {
-	h := proffile.Header{
+func (r *Recorder) header(p *process) model.Header {
+	h := model.Header{
 		Target:      p.exe,
 		Args:        r.cfg.Args,
 		Attached:    r.attached,
@@ -623,7 +624,7 @@ func (r *Recorder) launch() error {
 		return err
 	}
 	r.first = p
-	r.startProcess(p, proffile.ProcStart)
+	r.startProcess(p, model.ProcStart)
 	r.newThread(p, pid)
 	r.refreshMaps(p)
 	r.w.Flush() // the header and layout on disk at once: readable even if vprof dies now
@@ -733,7 +734,7 @@ func (r *Recorder) attach(pid int) error {
 		return err
 	}
 	r.first = p
-	r.startProcess(p, proffile.ProcStart)
+	r.startProcess(p, model.ProcStart)
 	ids := make([]int, 0, len(seized))
 	for tid := range seized {
 		ids = append(ids, tid)
@@ -777,7 +778,7 @@ func (r *Recorder) newProcess(pid, ppid int, parent *process) (*process, error) 
 }
 
 // checkComponents fails when one of comps matches none of the source files
-// of the first program recorded (dwarfschema.ComponentError): the
+// of the first program recorded (model.ComponentError): the
 // recording would hold no value of it. A program without DWARF is not
 // checked (it was warned about); nor are the programs it starts, which a
 // component may be meant for.
@@ -785,7 +786,7 @@ func checkComponents(comps []string, p *process) error {
 	if len(comps) == 0 || p.main == nil || p.main.schema == nil || !p.main.schema.HasDWARF {
 		return nil
 	}
-	return dwarfschema.CheckComponents(comps, p.exe, p.main.schema.Files)
+	return model.CheckComponents(comps, p.exe, p.main.schema.Files)
 }
 
 // loadMain loads the program object of p's current image.
@@ -849,8 +850,8 @@ func (r *Recorder) addObject(key string, o *object) {
 }
 
 // startProcess writes p's start (or fork) to the profile.
-func (r *Recorder) startProcess(p *process, kind proffile.ProcEventKind) {
-	r.w.AddProc(proffile.ProcEvent{Kind: kind, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.now(), Path: p.exe})
+func (r *Recorder) startProcess(p *process, kind model.ProcEventKind) {
+	r.w.AddProc(model.ProcEvent{Kind: kind, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.now(), Path: p.exe})
 }
 
 // newThread registers thread tid of p.
@@ -868,7 +869,7 @@ func (r *Recorder) newThread(p *process, tid int) *thread {
 	p.threads = append(p.threads, t)
 	r.nthr++
 	r.live.Add(1)
-	r.w.AddThread(proffile.ThreadEvent{PID: int32(p.pid), TID: int32(tid), TimeNS: r.now(), Name: taskComm(p.pid, tid)})
+	r.w.AddThread(model.ThreadEvent{PID: int32(p.pid), TID: int32(tid), TimeNS: r.now(), Name: taskComm(p.pid, tid)})
 	if r.perf != nil {
 		r.perfOpen(t)
 	}
@@ -898,7 +899,7 @@ func (r *Recorder) dropThread(t *thread, exited bool) {
 			}
 		}
 		if exited && r.w != nil {
-			r.w.AddThread(proffile.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.now(), Exit: true})
+			r.w.AddThread(model.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.now(), Exit: true})
 		}
 	}
 }

@@ -6,8 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/unwind"
 )
 
@@ -55,7 +54,7 @@ func (r *Recorder) tick(now int64) {
 	}
 	r.stopped = r.stopped[:0]
 	// --clock wall with the perf sampler: blocked threads only (wall.go).
-	wallPerf := r.perf != nil && r.cfg.Clock == proffile.ClockWall
+	wallPerf := r.perf != nil && r.cfg.Clock == model.ClockWall
 	for pi := 0; pi < len(r.procList); pi++ {
 		p := r.procList[pi]
 		r.tickThr = append(r.tickThr[:0], p.threads...)
@@ -80,7 +79,7 @@ func (r *Recorder) tick(now int64) {
 			t.captured = false
 			r.steps.Full++
 			r.cur = t.cap
-			r.finishSample(t, t.pendWeight, t.pendWhen, proffile.Running, -1)
+			r.finishSample(t, t.pendWeight, t.pendWhen, model.Running, -1)
 		}
 	}
 }
@@ -90,7 +89,7 @@ func (r *Recorder) tick(now int64) {
 func (r *Recorder) tickThread(t *thread, now int64) {
 	t0 := r.now()
 	var weight int64
-	if r.cfg.Clock == proffile.ClockCPU {
+	if r.cfg.Clock == model.ClockCPU {
 		if r.tickN < t.nextCheck {
 			return
 		}
@@ -136,7 +135,7 @@ func (r *Recorder) tickThread(t *thread, now int64) {
 		return
 	}
 	var sc *schedStat
-	if r.cfg.Clock == proffile.ClockWall && r.readSched(t, &r.sched) {
+	if r.cfg.Clock == model.ClockWall && r.readSched(t, &r.sched) {
 		sc = &r.sched
 	}
 	r.sampleBlocked(t, weight, t0, sc)
@@ -219,7 +218,7 @@ func (r *Recorder) capture(t *thread, ws unix.WaitStatus) {
 
 // finishSample unwinds the copied stack of r.cur, reads the values and
 // writes the sample.
-func (r *Recorder) finishSample(t *thread, weight, when int64, state proffile.ThreadState, nr int32) {
+func (r *Recorder) finishSample(t *thread, weight, when int64, state model.ThreadState, nr int32) {
 	p := t.proc
 	c := r.cur
 	t0 := r.now()
@@ -275,7 +274,7 @@ func (r *Recorder) fitWindow(t *thread, c *capture, n int) {
 }
 
 // emit writes the sample.
-func (r *Recorder) emit(t *thread, weight, when int64, state proffile.ThreadState, nr int32, stack []uint64) {
+func (r *Recorder) emit(t *thread, weight, when int64, state model.ThreadState, nr int32, stack []uint64) {
 	t0 := r.now()
 	s := &r.sample
 	s.Tick, s.TimeNS, s.WeightNS = r.tickN, when, weight
@@ -398,7 +397,7 @@ func (r *Recorder) readGlobals(p *process) {
 			c := o.clusters[g.cl]
 			off := o.clOff[g.cl] + int(g.addr-c.lo)
 			bits = normalise(v.Kind, b.bytesOf(off, g.size))
-		case g.kind == dwarfschema.LocConst:
+		case g.kind == model.LocConst:
 			var raw [8]byte
 			for k := range raw {
 				raw[k] = byte(uint64(o.schema.Locs[g.loc].Offset) >> (8 * k))
@@ -408,12 +407,12 @@ func (r *Recorder) readGlobals(p *process) {
 			r.vstats.Unsupported++ // TLS and computed globals
 			continue
 		}
-		p.globals = append(p.globals, proffile.Value{Obj: o.id, Var: g.v, Bits: bits})
+		p.globals = append(p.globals, model.Value{Obj: o.id, Var: g.v, Bits: bits})
 		r.vstats.Read++
-		if v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 && o.schema.Locs[g.loc].BasicTypePtr && bits != 0 {
+		if v.Kind == model.KindPointer && v.PointeeKind != 0 && o.schema.Locs[g.loc].BasicTypePtr && bits != 0 {
 			r.ptrs = append(r.ptrs, ptrRead{idx: len(p.globals) - 1, kind: v.PointeeKind, size: int(v.PointeeSize)})
 		}
-		if o.fieldStart != nil && v.Kind == dwarfschema.KindPointer {
+		if o.fieldStart != nil && v.Kind == model.KindPointer {
 			r.queueFields(o, len(p.globals)-1, &p.globals[len(p.globals)-1], &nf)
 		}
 	}
@@ -472,7 +471,7 @@ func (r *Recorder) refreshMaps(p *process) bool {
 			continue
 		}
 		p.space.Add(unwind.Mapped{Start: e.Start, End: e.End, Bias: bias, Table: o.table, Obj: int32(o.id)})
-		r.w.AddMapping(proffile.Mapping{PID: int32(p.pid), Start: e.Start, End: e.End, Bias: bias, Obj: o.id, Reset: p.resetMaps})
+		r.w.AddMapping(model.Mapping{PID: int32(p.pid), Start: e.Start, End: e.End, Bias: bias, Obj: o.id, Reset: p.resetMaps})
 		p.resetMaps = false
 		added = true
 	}

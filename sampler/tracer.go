@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // loop runs ticks and handles tracee events until the recording ends.
@@ -30,7 +30,7 @@ func (r *Recorder) loop() {
 		}
 		switch {
 		case now < r.nextTick:
-		case r.perf != nil && r.perf.fallback == 0 && r.cfg.Clock == proffile.ClockCPU:
+		case r.perf != nil && r.perf.fallback == 0 && r.cfg.Clock == model.ClockCPU:
 			// Every thread has its perf events: no tick, only drains.
 			// (The wall clock's ticks sample the blocked threads.)
 			r.nextTick = now + int64(perfDrainEvery)
@@ -216,7 +216,7 @@ func (r *Recorder) adopt(tid int) *thread {
 			r.warn(fmt.Sprintf("new process %d: %v", tgid, err))
 			return nil
 		}
-		r.startProcess(p, proffile.ProcFork)
+		r.startProcess(p, model.ProcFork)
 		if parent == nil {
 			r.refreshMaps(p)
 		}
@@ -249,7 +249,7 @@ func (r *Recorder) execed(t *thread) *thread {
 	if err := r.loadMain(p); err != nil {
 		r.warn(fmt.Sprintf("process %d after exec: %v", p.pid, err))
 	}
-	r.w.AddProc(proffile.ProcEvent{Kind: proffile.ProcExec, PID: int32(p.pid), TimeNS: r.now(), Path: p.exe})
+	r.w.AddProc(model.ProcEvent{Kind: model.ProcExec, PID: int32(p.pid), TimeNS: r.now(), Path: p.exe})
 	leader = r.newThread(p, p.pid)
 	r.refreshMaps(p)
 	return leader
@@ -264,7 +264,7 @@ func (r *Recorder) exited(t *thread, ws unix.WaitStatus) {
 	if p == nil || t.tid != p.pid || p.exited {
 		return
 	}
-	ev := proffile.ProcEvent{Kind: proffile.ProcExit, PID: int32(p.pid), TimeNS: r.now()}
+	ev := model.ProcEvent{Kind: model.ProcExit, PID: int32(p.pid), TimeNS: r.now()}
 	status := 0
 	if ws.Exited() {
 		ev.Status = int32(ws.ExitStatus())
@@ -396,7 +396,7 @@ func (r *Recorder) detachAll() {
 	if r.w != nil {
 		for _, p := range r.procList {
 			if !p.exited {
-				r.w.AddProc(proffile.ProcEvent{Kind: proffile.ProcDetach, PID: int32(p.pid), TimeNS: r.now()})
+				r.w.AddProc(model.ProcEvent{Kind: model.ProcDetach, PID: int32(p.pid), TimeNS: r.now()})
 			}
 		}
 	}
@@ -413,7 +413,7 @@ func (r *Recorder) finish() (*Result, error) {
 	sampler := r.samplerName()
 	r.closePerf()
 	detached := !r.firstExited
-	tr := proffile.Trailer{
+	tr := model.Trailer{
 		EndNS:           end,
 		Samples:         r.samples.Load(),
 		ValueSamples:    r.vsamples.Load(),

@@ -38,7 +38,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler"
 )
 
@@ -64,14 +64,14 @@ func main() {
 	flag.Parse()
 	var vps []vprofConf
 	for _, c := range strings.Split(*clocks, ",") {
-		if c != string(proffile.ClockCPU) && c != string(proffile.ClockWall) {
+		if c != string(model.ClockCPU) && c != string(model.ClockWall) {
 			fmt.Fprintf(os.Stderr, "bench: -clocks: unknown clock %q (cpu, wall)\n", c)
 			os.Exit(2)
 		}
 		for _, smp := range strings.Split(*samplers, ",") {
-			vps = append(vps, vprofConf{sampler: smp, clock: proffile.Clock(c)})
+			vps = append(vps, vprofConf{sampler: smp, clock: model.Clock(c)})
 			if *fields {
-				vps = append(vps, vprofConf{sampler: smp, clock: proffile.Clock(c), noFields: true})
+				vps = append(vps, vprofConf{sampler: smp, clock: model.Clock(c), noFields: true})
 			}
 		}
 	}
@@ -116,7 +116,7 @@ type config struct {
 type vprofConf struct {
 	bin, label string // the command, and its NAME when several are measured
 	sampler    string
-	clock      proffile.Clock
+	clock      model.Clock
 	noFields   bool // --no-fields
 }
 
@@ -126,7 +126,7 @@ func (v vprofConf) key() string {
 	if v.label != "" {
 		k = v.label + " " + k
 	}
-	if v.clock != proffile.ClockCPU {
+	if v.clock != model.ClockCPU {
 		k = string(v.clock) + "-" + v.sampler
 	}
 	if v.noFields {

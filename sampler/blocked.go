@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // Threads blocked in system calls.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // blockedCase is one mode of testdata/blocking.c: its blocked thread sits

@@ -10,7 +10,7 @@ import (
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/pcindex"
 	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // object is one ELF object mapped by a traced process: its CFI, and for a

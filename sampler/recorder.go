@@ -22,7 +22,7 @@ import (
 
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // Config is one recording.

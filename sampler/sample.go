@@ -8,7 +8,7 @@ import (
 
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // panicAtTick makes tick panic at that tick (tests: a recorder bug must

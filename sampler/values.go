@@ -6,7 +6,7 @@ import (
 
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // normalise turns the little-endian bytes of a value of the given kind into

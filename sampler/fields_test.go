@@ -92,7 +92,7 @@ func TestReadBehind(t *testing.T) {
 		{v: 1, off: 0, size: 8, kind: dwarfschema.KindInt},
 		{v: 2, off: 8, size: 4, kind: dwarfschema.KindInt},
 	}}
-	r := &Recorder{batch: newBatch(4096)}
+	r := &sampling{batch: newBatch(4096)}
 	vals := make([]proffile.Value, 0, 8)
 	pid := os.Getpid()
 	read := func(base uint64, n int) {

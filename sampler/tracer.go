@@ -197,7 +197,7 @@ func (tr *tracer) spawn(cfg *Config) (int, error) {
 	// seize, and continue it. It has not run an instruction of its own.
 	if err := ptraceDetach(pid, int(unix.SIGSTOP)); err != nil {
 		unix.Kill(pid, unix.SIGKILL)
-		return 0, fmt.Errorf("ptrace detach of new process %d: %v", pid, err)
+		return 0, fmt.Errorf("ptrace detach of new process %d: %w", pid, err)
 	}
 	if _, ws, err = wait4(pid, unix.WUNTRACED); err != nil || !ws.Stopped() {
 		unix.Kill(pid, unix.SIGKILL)
@@ -208,7 +208,7 @@ func (tr *tracer) spawn(cfg *Config) (int, error) {
 		if errors.Is(err, unix.EPERM) {
 			return 0, &PermissionError{PID: pid, Err: err}
 		}
-		return 0, fmt.Errorf("ptrace seize of new process %d: %v", pid, err)
+		return 0, fmt.Errorf("ptrace seize of new process %d: %w", pid, err)
 	}
 	if _, ws, err = wait4(pid, 0); err != nil || !ws.Stopped() {
 		unix.Kill(pid, unix.SIGKILL)
@@ -304,7 +304,7 @@ func (tr *tracer) seize(pid int) ([]int, error) {
 				if errors.Is(err, unix.EPERM) {
 					return nil, &PermissionError{PID: pid, Err: err}
 				}
-				return nil, fmt.Errorf("ptrace seize of thread %d of process %d: %v", tid, pid, err)
+				return nil, fmt.Errorf("ptrace seize of thread %d of process %d: %w", tid, pid, err)
 			}
 			seized[tid] = true
 			fresh = append(fresh, tid)

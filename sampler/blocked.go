@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -170,10 +170,10 @@ func (sm *sampling) sampleBlocked(t *thread, weight, when int64, sc *schedStat) 
 	if cpuOK {
 		now = *sc
 	}
-	if sm.cfg.Clock != proffile.ClockWall {
+	if sm.cfg.Clock != model.ClockWall {
 		// Sampled for the CPU it used before blocking: a stop would make
 		// it use more, and sample it again at the next tick.
-		sm.lightSample(t, &st, weight, when, proffile.Running, -1)
+		sm.lightSample(t, &st, weight, when, model.Running, -1)
 		return
 	}
 	p := t.proc
@@ -227,7 +227,7 @@ func (sm *sampling) sampleBlocked(t *thread, weight, when int64, sc *schedStat) 
 	if cpuOK {
 		sm.still = stillCheck{kind: stillUnchanged, sched: now}
 	}
-	sm.lightSample(t, &st, weight, when, proffile.Blocked, call.Nr)
+	sm.lightSample(t, &st, weight, when, model.Blocked, call.Nr)
 	bs.Samples++
 	if cpuOK && !sm.unknownPC(len(sm.sample.Stack)) {
 		// Reuse it while the thread stays there, unless some frame was
@@ -257,7 +257,7 @@ func (sm *sampling) sampleEpisode(t *thread, e *blockedEpisode, weight, when int
 	sm.checkStill(t)
 	t2 := sm.now()
 	sm.steps.Light++
-	sm.emit(t, weight, when, proffile.Blocked, e.nr, e.stack)
+	sm.emit(t, weight, when, model.Blocked, e.nr, e.stack)
 	sm.steps.Read += secs(t1 - t0)
 	sm.steps.Values += secs(t2 - t1)
 	bs := &sm.blk.stats
@@ -323,7 +323,7 @@ func (sm *sampling) checkStill(t *thread) {
 
 // lightSample samples blocked thread t without stopping it: SP and PC from
 // st, the stack from memory.
-func (sm *sampling) lightSample(t *thread, st *sysState, weight, when int64, state proffile.ThreadState, nr int32) {
+func (sm *sampling) lightSample(t *thread, st *sysState, weight, when int64, state model.ThreadState, nr int32) {
 	c := sm.light
 	c.regs = unwind.Regs{}
 	c.regs.Set(unwind.RSP, st.SP)
@@ -353,7 +353,7 @@ func (sm *sampling) stopBlocked(t *thread, st *sysState, call int32, weight, whe
 	c, need := t.ensureCapture()
 	if ptraceGetRegs(t.tid, &sm.pregs) != nil {
 		sm.tr.handle(t, ws)
-		sm.lightSample(t, st, weight, when, proffile.Blocked, call)
+		sm.lightSample(t, st, weight, when, model.Blocked, call)
 		bs.Samples++
 		return
 	}
@@ -397,10 +397,10 @@ func (sm *sampling) stopBlocked(t *thread, st *sysState, call int32, weight, whe
 	}
 	bs.ByCall[call]++
 
-	state, nr := proffile.Blocked, call
+	state, nr := model.Blocked, call
 	switch {
 	case !inCall: // it returned and ran on: a sample of a running thread
-		state, nr = proffile.Running, -1
+		state, nr = model.Running, -1
 		bs.Returned++
 	case ret == -int64(unix.EINTR):
 		bs.EINTR++
@@ -417,7 +417,7 @@ func (sm *sampling) stopBlocked(t *thread, st *sysState, call int32, weight, whe
 		sm.tr.handle(t, ws)
 		bs.Stopped += secs(sm.now() - t1)
 	}
-	if state == proffile.Blocked {
+	if state == model.Blocked {
 		bs.Samples++
 		bs.WithRegs++
 	}

@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/pcindex"
-	"github.com/vprof/vprof/runtime/proffile"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -22,7 +22,7 @@ import (
 type object struct {
 	id      uint16
 	path    string
-	schema  *dwarfschema.Schema
+	schema  *model.Schema
 	index   *pcindex.Index // program objects with DWARF only
 	table   *unwind.Table  // nil: no CFI
 	program bool
@@ -38,7 +38,7 @@ type object struct {
 	clSlot      []int // per cluster: batch slot and arena offset of the current read
 	clOff       []int
 	// fieldStart[v]..fieldStart[v+1] index the fields read behind pointer
-	// variable v (dwarfschema.Field.Deref); nil when there are none.
+	// variable v (model.Field.Deref); nil when there are none.
 	fieldStart []int32
 	fields     []derefField
 }
@@ -46,17 +46,17 @@ type object struct {
 // derefField is a field read behind its pointer: Size bytes at the
 // pointer's value + off.
 type derefField struct {
-	v    dwarfschema.VarID
+	v    model.VarID
 	off  int64
 	size int32
-	kind dwarfschema.Kind
+	kind model.Kind
 }
 
 // globalRead is one global variable read at every tick.
 type globalRead struct {
 	loc  int32
-	v    dwarfschema.VarID
-	kind dwarfschema.LocKind
+	v    model.VarID
+	kind model.LocKind
 	addr uint64 // link-time (LocAddr)
 	size int
 	off  int // offset of its bytes in the cluster buffer
@@ -182,9 +182,9 @@ func (o *object) prepare() {
 	for i := range s.Locs {
 		l := &s.Locs[i]
 		switch l.Kind {
-		case dwarfschema.LocReg:
+		case model.LocReg:
 			o.needFP[i] = l.Reg >= unwind.XMM0 && l.Reg < unwind.XMM0+16
-		case dwarfschema.LocExpr:
+		case model.LocExpr:
 			o.needFP[i] = exprUsesSSE(l.Expr)
 		}
 	}
@@ -200,13 +200,13 @@ func (o *object) prepare() {
 		l := &s.Locs[li]
 		v := &s.Vars[l.Var]
 		g := globalRead{loc: li, v: l.Var, kind: l.Kind, size: int(v.Size)}
-		if v.Kind == dwarfschema.KindAggregate && g.size > aggBytes {
+		if v.Kind == model.KindAggregate && g.size > aggBytes {
 			g.size = aggBytes
 		}
 		if g.size <= 0 || g.size > aggBytes {
 			continue
 		}
-		if l.Kind == dwarfschema.LocAddr {
+		if l.Kind == model.LocAddr {
 			g.addr = l.Addr
 		}
 		gs = append(gs, g)
@@ -215,7 +215,7 @@ func (o *object) prepare() {
 	off := 0
 	for i := range gs {
 		g := &gs[i]
-		if g.kind != dwarfschema.LocAddr {
+		if g.kind != model.LocAddr {
 			g.cl = -1
 			continue
 		}
@@ -246,7 +246,7 @@ func (o *object) prepareFields() {
 	n := 0
 	for i := range s.Vars {
 		v := &s.Vars[i]
-		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != dwarfschema.KindAggregate {
+		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != model.KindAggregate {
 			count[f.Of+1]++
 			n++
 		}
@@ -262,8 +262,8 @@ func (o *object) prepareFields() {
 	fill := append([]int32(nil), count[:len(s.Vars)]...)
 	for i := range s.Vars {
 		v := &s.Vars[i]
-		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != dwarfschema.KindAggregate {
-			o.fields[fill[f.Of]] = derefField{v: dwarfschema.VarID(i), off: f.Offset, size: v.Size, kind: v.Kind}
+		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != model.KindAggregate {
+			o.fields[fill[f.Of]] = derefField{v: model.VarID(i), off: f.Offset, size: v.Size, kind: v.Kind}
 			fill[f.Of]++
 		}
 	}
@@ -285,8 +285,8 @@ func exprUsesSSE(e []byte) bool {
 }
 
 // record is the profile's description of o.
-func (o *object) record() *proffile.Object {
-	return &proffile.Object{ID: o.id, Path: o.path, BuildID: o.schema.BuildID, Program: o.program, Schema: o.schema}
+func (o *object) record() *model.Object {
+	return &model.Object{ID: o.id, Path: o.path, BuildID: o.schema.BuildID, Program: o.program, Schema: o.schema}
 }
 
 // objectCache holds the objects loaded for a recording (programs,

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // The perf backend (Config.Sampler "perf", auto's choice for both clocks
@@ -372,7 +372,7 @@ func (sm *sampling) perfOpen(t *thread) {
 		t.perf = &perfThread{ptrace: true}
 		if msg := err.Error(); !pb.why[msg] {
 			pb.why[msg] = true
-			if sm.cfg.Clock == proffile.ClockWall {
+			if sm.cfg.Clock == model.ClockWall {
 				// Never stopped while running (a stop could cut a system
 				// call short): only its blocked time is sampled.
 				sm.warn(fmt.Sprintf("thread %d: %v; its running time is not sampled, only its blocked time (raise ulimit -n, or record with --sampler ptrace)", t.tid, err))
@@ -625,7 +625,7 @@ func (sm *sampling) perfSample(rec *perfRecord) {
 	}
 	e.last = rec.count
 	sm.targetCPU += weight
-	if sm.cfg.Clock == proffile.ClockWall {
+	if sm.cfg.Clock == model.ClockWall {
 		// Its time waiting for a CPU since its previous sample counts as
 		// running (wall.go).
 		weight += t.wall.takeDelay()
@@ -666,7 +666,7 @@ func (sm *sampling) perfSample(rec *perfRecord) {
 	saved := sm.tickN
 	sm.tickN = tick
 	sm.cur = c
-	sm.finishSample(t, weight, when, proffile.Running, -1)
+	sm.finishSample(t, weight, when, model.Running, -1)
 	sm.tickN = saved
 	if !read {
 		pb.globalsRead = append(pb.globalsRead, p)

@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // perfRec builds ring-buffer records as the kernel writes them.
@@ -498,13 +498,13 @@ func TestSamplerChoice(t *testing.T) {
 	}
 	for _, c := range []struct {
 		sampler string
-		clock   proffile.Clock
+		clock   model.Clock
 		want    string
 	}{
-		{SamplerAuto, proffile.ClockWall, auto},
-		{SamplerAuto, proffile.ClockCPU, auto},
-		{SamplerPtrace, proffile.ClockWall, SamplerPtrace},
-		{SamplerPtrace, proffile.ClockCPU, SamplerPtrace},
+		{SamplerAuto, model.ClockWall, auto},
+		{SamplerAuto, model.ClockCPU, auto},
+		{SamplerPtrace, model.ClockWall, SamplerPtrace},
+		{SamplerPtrace, model.ClockCPU, SamplerPtrace},
 	} {
 		res, p := record(t, Config{Args: []string{"true"}, Clock: c.clock, Sampler: c.sampler})
 		if res.Sampler != c.want || p.hdr.Sampler != c.want || p.hdr.Clock != c.clock {

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -30,7 +30,7 @@ type Config struct {
 	PID        int           // attach mode: process to attach to
 	Interval   time.Duration // between ticks (default 1ms)
 	Jitter     bool          // exponentially distributed gaps, mean Interval
-	Clock      proffile.Clock
+	Clock      model.Clock
 	Depth      int // caller program frames with values (default 3)
 	Stack      int // PC stack frames kept (default 64, at most 128)
 	Components []string
@@ -128,7 +128,7 @@ type ValueStats = valueStats
 type Result struct {
 	Path       string
 	Sampler    string // SamplerPerf or SamplerPtrace
-	Trailer    proffile.Trailer
+	Trailer    model.Trailer
 	ExitStatus int    // vprof record's exit status: the program's, or 0
 	Reason     string // why recording stopped
 	Elapsed    time.Duration
@@ -276,9 +276,9 @@ func Record(cfg Config) (*Result, error) {
 		cfg.Interval = time.Millisecond
 	}
 	if cfg.Clock == "" {
-		cfg.Clock = proffile.ClockCPU
+		cfg.Clock = model.ClockCPU
 	}
-	if cfg.Clock != proffile.ClockCPU && cfg.Clock != proffile.ClockWall {
+	if cfg.Clock != model.ClockCPU && cfg.Clock != model.ClockWall {
 		return nil, fmt.Errorf("unknown clock %q (cpu or wall)", cfg.Clock)
 	}
 	if cfg.Stack <= 0 {
@@ -444,7 +444,7 @@ func (r *Recorder) loop() {
 		}
 		switch {
 		case now < sm.nextTick:
-		case sm.perf != nil && sm.perf.fallback == 0 && r.cfg.Clock == proffile.ClockCPU:
+		case sm.perf != nil && sm.perf.fallback == 0 && r.cfg.Clock == model.ClockCPU:
 			// Every thread has its perf events: no tick, only drains.
 			// (The wall clock's ticks sample the blocked threads.)
 			sm.nextTick = now + int64(perfDrainEvery)
@@ -527,7 +527,7 @@ func (r *Recorder) launch() error {
 		return err
 	}
 	r.tr.first = p
-	r.out.proc(proffile.ProcEvent{Kind: proffile.ProcStart, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.clk.now(), Path: p.exe})
+	r.out.proc(model.ProcEvent{Kind: model.ProcStart, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.clk.now(), Path: p.exe})
 	r.tr.addThread(p, pid)
 	r.smp.refreshMaps(p)
 	r.out.flush() // the header and layout on disk at once: readable even if vprof dies now
@@ -559,7 +559,7 @@ func (r *Recorder) attach(pid int) error {
 		return err
 	}
 	r.tr.first = p
-	r.out.proc(proffile.ProcEvent{Kind: proffile.ProcStart, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.clk.now(), Path: p.exe})
+	r.out.proc(model.ProcEvent{Kind: model.ProcStart, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.clk.now(), Path: p.exe})
 	for _, tid := range seized {
 		r.tr.addThread(p, tid)
 	}
@@ -569,7 +569,7 @@ func (r *Recorder) attach(pid int) error {
 }
 
 // checkComponents fails when one of comps matches none of the source files
-// of the first program recorded (dwarfschema.ComponentError): the
+// of the first program recorded (model.ComponentError): the
 // recording would hold no value of it. A program without DWARF is not
 // checked (it was warned about); nor are the programs it starts, which a
 // component may be meant for.
@@ -577,7 +577,7 @@ func checkComponents(comps []string, p *process) error {
 	if len(comps) == 0 || p.main == nil || p.main.schema == nil || !p.main.schema.HasDWARF {
 		return nil
 	}
-	return dwarfschema.CheckComponents(comps, p.exe, p.main.schema.Files)
+	return model.CheckComponents(comps, p.exe, p.main.schema.Files)
 }
 
 // begin starts the profile once the first process is known and stopped or
@@ -665,12 +665,12 @@ func (r *Recorder) waitExit(pid int) int {
 
 func (r *Recorder) loadProgram(p *process) error { return r.objs.loadMain(p) }
 
-func (r *Recorder) procEvent(ev proffile.ProcEvent) { r.out.proc(ev) }
+func (r *Recorder) procEvent(ev model.ProcEvent) { r.out.proc(ev) }
 
 func (r *Recorder) threadAdded(t *thread) {
 	r.smp.threadAdded(t)
 	p := t.proc
-	r.out.thread(proffile.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.clk.now(), Name: taskComm(p.pid, t.tid)})
+	r.out.thread(model.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.clk.now(), Name: taskComm(p.pid, t.tid)})
 	if r.smp.perf != nil {
 		r.smp.perfOpen(t)
 	}
@@ -679,7 +679,7 @@ func (r *Recorder) threadAdded(t *thread) {
 func (r *Recorder) threadDropped(t *thread, exited bool) {
 	r.smp.threadDropped(t)
 	if p := t.proc; p != nil && exited {
-		r.out.thread(proffile.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.clk.now(), Exit: true})
+		r.out.thread(model.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.clk.now(), Exit: true})
 	}
 }
 

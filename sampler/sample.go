@@ -8,8 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -41,7 +40,7 @@ type sampling struct {
 	stopped  []*thread
 	frames   []unwind.Frame
 	stack    []uint64
-	values   []proffile.Value
+	values   []model.Value
 	pend     []pending
 	ptrs     []ptrRead
 	freads   []fieldRead
@@ -49,7 +48,7 @@ type sampling struct {
 	stamp    uint32
 	eval     evaluator
 	exprRegs unwind.Regs // a caller frame's registers, carried-over ones included
-	sample   proffile.Sample
+	sample   model.Sample
 	tickThr  []*thread
 	procBuf  [512]byte
 	sys      sysState
@@ -76,7 +75,7 @@ func (sm *sampling) init(cfg *Config, clk *clock, w *warner, tr *tracer, objs *o
 		out:    out,
 		frames: make([]unwind.Frame, cfg.Stack),
 		stack:  make([]uint64, 0, MaxStack),
-		values: make([]proffile.Value, 0, 1024),
+		values: make([]model.Value, 0, 1024),
 		pend:   make([]pending, 0, 1024),
 		batch:  newBatch(arenaBytes),
 		rng:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
@@ -200,7 +199,7 @@ func (sm *sampling) tick(now int64) {
 	}
 	sm.stopped = sm.stopped[:0]
 	// --clock wall with the perf sampler: blocked threads only (wall.go).
-	wallPerf := sm.perf != nil && sm.cfg.Clock == proffile.ClockWall
+	wallPerf := sm.perf != nil && sm.cfg.Clock == model.ClockWall
 	for pi := 0; pi < len(sm.tr.procList); pi++ {
 		p := sm.tr.procList[pi]
 		sm.tickThr = append(sm.tickThr[:0], p.threads...)
@@ -225,7 +224,7 @@ func (sm *sampling) tick(now int64) {
 			t.captured = false
 			sm.steps.Full++
 			sm.cur = t.cap
-			sm.finishSample(t, t.pendWeight, t.pendWhen, proffile.Running, -1)
+			sm.finishSample(t, t.pendWeight, t.pendWhen, model.Running, -1)
 		}
 	}
 }
@@ -235,7 +234,7 @@ func (sm *sampling) tick(now int64) {
 func (sm *sampling) tickThread(t *thread, now int64) {
 	t0 := sm.now()
 	var weight int64
-	if sm.cfg.Clock == proffile.ClockCPU {
+	if sm.cfg.Clock == model.ClockCPU {
 		if sm.tickN < t.nextCheck {
 			return
 		}
@@ -281,7 +280,7 @@ func (sm *sampling) tickThread(t *thread, now int64) {
 		return
 	}
 	var sc *schedStat
-	if sm.cfg.Clock == proffile.ClockWall && sm.readSched(t, &sm.sched) {
+	if sm.cfg.Clock == model.ClockWall && sm.readSched(t, &sm.sched) {
 		sc = &sm.sched
 	}
 	sm.sampleBlocked(t, weight, t0, sc)
@@ -364,7 +363,7 @@ func (sm *sampling) capture(t *thread, ws unix.WaitStatus) {
 
 // finishSample unwinds the copied stack of sm.cur, reads the values and
 // writes the sample.
-func (sm *sampling) finishSample(t *thread, weight, when int64, state proffile.ThreadState, nr int32) {
+func (sm *sampling) finishSample(t *thread, weight, when int64, state model.ThreadState, nr int32) {
 	p := t.proc
 	c := sm.cur
 	t0 := sm.now()
@@ -420,7 +419,7 @@ func (sm *sampling) fitWindow(t *thread, c *capture, n int) {
 }
 
 // emit writes the sample.
-func (sm *sampling) emit(t *thread, weight, when int64, state proffile.ThreadState, nr int32, stack []uint64) {
+func (sm *sampling) emit(t *thread, weight, when int64, state model.ThreadState, nr int32, stack []uint64) {
 	t0 := sm.now()
 	s := &sm.sample
 	s.Tick, s.TimeNS, s.WeightNS = sm.tickN, when, weight
@@ -541,7 +540,7 @@ func (sm *sampling) readGlobals(p *process) {
 			c := o.clusters[g.cl]
 			off := o.clOff[g.cl] + int(g.addr-c.lo)
 			bits = normalise(v.Kind, b.bytesOf(off, g.size))
-		case g.kind == dwarfschema.LocConst:
+		case g.kind == model.LocConst:
 			var raw [8]byte
 			for k := range raw {
 				raw[k] = byte(uint64(o.schema.Locs[g.loc].Offset) >> (8 * k))
@@ -551,12 +550,12 @@ func (sm *sampling) readGlobals(p *process) {
 			sm.vstats.Unsupported++ // TLS and computed globals
 			continue
 		}
-		p.globals = append(p.globals, proffile.Value{Obj: o.id, Var: g.v, Bits: bits})
+		p.globals = append(p.globals, model.Value{Obj: o.id, Var: g.v, Bits: bits})
 		sm.vstats.Read++
-		if v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 && o.schema.Locs[g.loc].BasicTypePtr && bits != 0 {
+		if v.Kind == model.KindPointer && v.PointeeKind != 0 && o.schema.Locs[g.loc].BasicTypePtr && bits != 0 {
 			sm.ptrs = append(sm.ptrs, ptrRead{idx: len(p.globals) - 1, kind: v.PointeeKind, size: int(v.PointeeSize)})
 		}
-		if o.fieldStart != nil && v.Kind == dwarfschema.KindPointer {
+		if o.fieldStart != nil && v.Kind == model.KindPointer {
 			sm.queueFields(o, len(p.globals)-1, &p.globals[len(p.globals)-1], &nf)
 		}
 	}
@@ -615,7 +614,7 @@ func (sm *sampling) refreshMaps(p *process) bool {
 			continue
 		}
 		p.space.Add(unwind.Mapped{Start: e.Start, End: e.End, Bias: bias, Table: o.table, Obj: int32(o.id)})
-		sm.out.mapping(proffile.Mapping{PID: int32(p.pid), Start: e.Start, End: e.End, Bias: bias, Obj: o.id, Reset: p.resetMaps})
+		sm.out.mapping(model.Mapping{PID: int32(p.pid), Start: e.Start, End: e.End, Bias: bias, Obj: o.id, Reset: p.resetMaps})
 		p.resetMaps = false
 		added = true
 	}

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -52,7 +52,7 @@ type traceObserver interface {
 	// loadProgram loads the program of p's current image (p.exe, p.main).
 	loadProgram(p *process) error
 	// procEvent records a process's start, fork, exec, exit or detach.
-	procEvent(ev proffile.ProcEvent)
+	procEvent(ev model.ProcEvent)
 	// threadAdded is called once t is traced and in the tables.
 	threadAdded(t *thread)
 	// threadDropped is called once t is out of the tables: it exited, or
@@ -84,7 +84,7 @@ type process struct {
 	mapsBackoff int64
 	mapsGen     int    // counts re-reads of the maps that found new mappings
 	globalTick  uint64 // tick of globals
-	globals     []proffile.Value
+	globals     []model.Value
 	gbuf        []byte
 }
 
@@ -475,7 +475,7 @@ func (tr *tracer) adopt(tid int) *thread {
 			tr.warn(fmt.Sprintf("new process %d: %v", tgid, err))
 			return nil
 		}
-		tr.obs.procEvent(proffile.ProcEvent{Kind: proffile.ProcFork, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: tr.now(), Path: p.exe})
+		tr.obs.procEvent(model.ProcEvent{Kind: model.ProcFork, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: tr.now(), Path: p.exe})
 		if parent == nil {
 			tr.obs.mapsChanged(p)
 		}
@@ -505,7 +505,7 @@ func (tr *tracer) execed(t *thread) *thread {
 	if err := tr.obs.loadProgram(p); err != nil {
 		tr.warn(fmt.Sprintf("process %d after exec: %v", p.pid, err))
 	}
-	tr.obs.procEvent(proffile.ProcEvent{Kind: proffile.ProcExec, PID: int32(p.pid), TimeNS: tr.now(), Path: p.exe})
+	tr.obs.procEvent(model.ProcEvent{Kind: model.ProcExec, PID: int32(p.pid), TimeNS: tr.now(), Path: p.exe})
 	leader = tr.addThread(p, p.pid)
 	tr.obs.mapsChanged(p)
 	return leader
@@ -520,7 +520,7 @@ func (tr *tracer) exited(t *thread, ws unix.WaitStatus) {
 	if p == nil || t.tid != p.pid || p.exited {
 		return
 	}
-	ev := proffile.ProcEvent{Kind: proffile.ProcExit, PID: int32(p.pid), TimeNS: tr.now()}
+	ev := model.ProcEvent{Kind: model.ProcExit, PID: int32(p.pid), TimeNS: tr.now()}
 	status := 0
 	if ws.Exited() {
 		ev.Status = int32(ws.ExitStatus())
@@ -651,7 +651,7 @@ func (tr *tracer) detachAll() {
 	}
 	for _, p := range tr.procList {
 		if !p.exited {
-			tr.obs.procEvent(proffile.ProcEvent{Kind: proffile.ProcDetach, PID: int32(p.pid), TimeNS: tr.now()})
+			tr.obs.procEvent(model.ProcEvent{Kind: model.ProcDetach, PID: int32(p.pid), TimeNS: tr.now()})
 		}
 	}
 }

@@ -5,16 +5,16 @@ import (
 	"math"
 
 	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // normalise turns the little-endian bytes of a value of the given kind into
-// a proffile.Value's Bits (see its doc): integers sign- or zero-extended,
+// a model.Value's Bits (see its doc): integers sign- or zero-extended,
 // floats as float64 bits, pointers as addresses, aggregates as FNV-1a.
-func normalise(kind dwarfschema.Kind, b []byte) uint64 {
+func normalise(kind model.Kind, b []byte) uint64 {
 	switch kind {
-	case dwarfschema.KindInt, dwarfschema.KindEnum:
+	case model.KindInt, model.KindEnum:
 		if len(b) > 8 {
 			b = b[:8]
 		}
@@ -24,7 +24,7 @@ func normalise(kind dwarfschema.Kind, b []byte) uint64 {
 			v = uint64(int64(v<<shift) >> shift)
 		}
 		return v
-	case dwarfschema.KindFloat:
+	case model.KindFloat:
 		switch len(b) {
 		case 4:
 			return math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(b))))
@@ -34,7 +34,7 @@ func normalise(kind dwarfschema.Kind, b []byte) uint64 {
 			return math.Float64bits(x87ToFloat64(b[:10]))
 		}
 		return 0
-	case dwarfschema.KindAggregate:
+	case model.KindAggregate:
 		return fnv1a(b)
 	default: // uint, bool, pointer
 		if len(b) > 8 {
@@ -83,14 +83,14 @@ func x87ToFloat64(b []byte) float64 {
 // arena at off, either copied already (slot -1) or read by batch slot.
 type pending struct {
 	obj   *object
-	v     dwarfschema.VarID
-	kind  dwarfschema.Kind
+	v     model.VarID
+	kind  model.Kind
 	frame uint8
 	slot  int
 	off   int
 	size  int
 	// pointee of a pointer to a basic type
-	pkind dwarfschema.Kind
+	pkind model.Kind
 	psize int
 }
 
@@ -244,13 +244,13 @@ func (sm *sampling) readLocals(p *process, frames []unwind.Frame) {
 			o.seen[loc.Var] = sm.stamp
 			v := &o.schema.Vars[loc.Var]
 			size := int(v.Size)
-			if v.Kind == dwarfschema.KindAggregate {
+			if v.Kind == model.KindAggregate {
 				// A hash of the first bytes (duration dimension only):
 				// globals and function-scope statics up to aggBytes; a
 				// local or parameter only when small (a C++ iterator, a
 				// struct cursor: often a loop's induction variable, kept
 				// in registers and described by DW_OP_piece).
-				local := !v.Static && v.Func != dwarfschema.NoFunc
+				local := !v.Static && v.Func != model.NoFunc
 				if size <= 0 || local && size > maxScalar {
 					continue
 				}
@@ -259,25 +259,25 @@ func (sm *sampling) readLocals(p *process, frames []unwind.Frame) {
 				continue
 			}
 			pd := pending{obj: o, v: loc.Var, kind: v.Kind, frame: uint8(i), slot: -1, size: size}
-			if loc.BasicTypePtr && v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 {
+			if loc.BasicTypePtr && v.Kind == model.KindPointer && v.PointeeKind != 0 {
 				pd.pkind, pd.psize = v.PointeeKind, int(v.PointeeSize)
 			}
 			var addr uint64
 			switch loc.Kind {
-			case dwarfschema.LocConst:
+			case model.LocConst:
 				sm.immediate(&pd, uint64(loc.Offset))
 				continue
-			case dwarfschema.LocReg:
+			case model.LocReg:
 				sm.fromReg(&pd, f, i, int(loc.Reg), loc)
 				continue
-			case dwarfschema.LocRegOff:
+			case model.LocRegOff:
 				base, ok := frameReg(f, int(loc.Reg), loc)
 				if !ok {
 					sm.vstats.Unavailable++
 					continue
 				}
 				addr = base + uint64(loc.Offset)
-			case dwarfschema.LocFrame:
+			case model.LocFrame:
 				if !fbKnown {
 					fb, fbOK = sm.frameBase(o, f)
 					fbKnown = true
@@ -287,9 +287,9 @@ func (sm *sampling) readLocals(p *process, frames []unwind.Frame) {
 					continue
 				}
 				addr = fb + uint64(loc.Offset)
-			case dwarfschema.LocAddr:
+			case model.LocAddr:
 				addr = loc.Addr + f.Map.Bias
-			case dwarfschema.LocExpr:
+			case model.LocExpr:
 				sm.fromExpr(&pd, o, f, i, loc)
 				continue
 			default:
@@ -323,7 +323,7 @@ func (sm *sampling) immediate(pd *pending, bits uint64) {
 // loc (nil: no location context). In a caller frame a register the CFI does
 // not restore is used only if loc says the variable is still there after the
 // call returns: the compiler knew the callee leaves it alone (-fipa-ra).
-func frameReg(f *unwind.Frame, reg int, loc *dwarfschema.Loc) (uint64, bool) {
+func frameReg(f *unwind.Frame, reg int, loc *model.Loc) (uint64, bool) {
 	if v, ok := f.Regs.Get(reg); ok {
 		return v, true
 	}
@@ -335,7 +335,7 @@ func frameReg(f *unwind.Frame, reg int, loc *dwarfschema.Loc) (uint64, bool) {
 
 // fromReg reads a register of frame f (index i): general registers as
 // recovered by unwinding, SSE registers in the innermost frame only.
-func (sm *sampling) fromReg(pd *pending, f *unwind.Frame, i, reg int, loc *dwarfschema.Loc) {
+func (sm *sampling) fromReg(pd *pending, f *unwind.Frame, i, reg int, loc *model.Loc) {
 	if reg < unwind.NumRegs {
 		v, ok := frameReg(f, reg, loc)
 		if !ok {
@@ -388,7 +388,7 @@ func (sm *sampling) fromMem(pd *pending, addr uint64) {
 }
 
 // fromExpr evaluates a general location expression in frame f.
-func (sm *sampling) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc *dwarfschema.Loc) {
+func (sm *sampling) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc *model.Loc) {
 	expr := loc.Expr
 	regs := &f.Regs
 	if !f.Exact && f.Regs.Weak != 0 && loc.PCEnd > f.PC-f.Map.Bias {
@@ -498,13 +498,13 @@ func (sm *sampling) finishValues(pid int) {
 			sm.vstats.Faulted++
 			continue
 		}
-		val := proffile.Value{Frame: pd.frame, Obj: pd.obj.id, Var: pd.v, Bits: normalise(pd.kind, b.bytesOf(pd.off, pd.size))}
+		val := model.Value{Frame: pd.frame, Obj: pd.obj.id, Var: pd.v, Bits: normalise(pd.kind, b.bytesOf(pd.off, pd.size))}
 		sm.values = append(sm.values, val)
 		sm.vstats.Read++
 		if pd.pkind != 0 && val.Bits != 0 && pd.psize > 0 && pd.psize <= maxScalar {
 			sm.ptrs = append(sm.ptrs, ptrRead{idx: len(sm.values) - 1, kind: pd.pkind, size: pd.psize})
 		}
-		if pd.obj.fieldStart != nil && pd.kind == dwarfschema.KindPointer {
+		if pd.obj.fieldStart != nil && pd.kind == model.KindPointer {
 			sm.queueFields(pd.obj, len(sm.values)-1, &val, &nf)
 		}
 	}
@@ -513,7 +513,7 @@ func (sm *sampling) finishValues(pid int) {
 
 type ptrRead struct {
 	idx, slot, off, size int
-	kind                 dwarfschema.Kind
+	kind                 model.Kind
 }
 
 // MaxFieldReads bounds the fields read behind pointers in one sample (one
@@ -533,7 +533,7 @@ type fieldRead struct {
 
 // queueFields queues the fields behind pointer value *val, vals[idx] of
 // object o; n counts this sample's field reads.
-func (sm *sampling) queueFields(o *object, idx int, val *proffile.Value, n *int) {
+func (sm *sampling) queueFields(o *object, idx int, val *model.Value, n *int) {
 	if int(val.Var)+1 >= len(o.fieldStart) {
 		return
 	}
@@ -561,7 +561,7 @@ func (sm *sampling) queueFields(o *object, idx int, val *proffile.Value, n *int)
 // their pointer's frame. A read that faults (a dangling pointer) gives no
 // value (Faulted for a field; the pointer itself stays). With stack, a field
 // in the sampled thread's stack window is taken from the window.
-func (sm *sampling) readBehind(pid int, vals *[]proffile.Value, stack bool) {
+func (sm *sampling) readBehind(pid int, vals *[]model.Value, stack bool) {
 	if len(sm.ptrs) == 0 && len(sm.freads) == 0 {
 		return
 	}
@@ -613,7 +613,7 @@ func (sm *sampling) readBehind(pid int, vals *[]proffile.Value, stack bool) {
 		}
 		f := &fr.obj.fields[fr.f]
 		base := (*vals)[fr.idx]
-		*vals = append(*vals, proffile.Value{Frame: base.Frame, Obj: base.Obj, Var: f.v, Bits: normalise(f.kind, b.bytesOf(fr.off, int(f.size)))})
+		*vals = append(*vals, model.Value{Frame: base.Frame, Obj: base.Obj, Var: f.v, Bits: normalise(f.kind, b.bytesOf(fr.off, int(f.size)))})
 		sm.vstats.Read++
 		sm.vstats.Fields++
 	}

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
@@ -22,7 +23,7 @@ type profWriter struct {
 
 // create creates the profile at path with header h and the objects
 // loaded so far.
-func (pw *profWriter) create(path string, h proffile.Header, objs []*object) error {
+func (pw *profWriter) create(path string, h model.Header, objs []*object) error {
 	w, err := proffile.Create(path, h)
 	if err != nil {
 		return err
@@ -42,24 +43,24 @@ func (pw *profWriter) object(o *object) {
 }
 
 // proc writes a process event.
-func (pw *profWriter) proc(ev proffile.ProcEvent) {
+func (pw *profWriter) proc(ev model.ProcEvent) {
 	if pw.w != nil {
 		pw.w.AddProc(ev)
 	}
 }
 
 // thread writes a thread event.
-func (pw *profWriter) thread(ev proffile.ThreadEvent) {
+func (pw *profWriter) thread(ev model.ThreadEvent) {
 	if pw.w != nil {
 		pw.w.AddThread(ev)
 	}
 }
 
 // mapping writes a mapping.
-func (pw *profWriter) mapping(m proffile.Mapping) { pw.w.AddMapping(m) }
+func (pw *profWriter) mapping(m model.Mapping) { pw.w.AddMapping(m) }
 
 // sample writes the sample of thread tid of process pid.
-func (pw *profWriter) sample(pid, tid int, s *proffile.Sample) {
+func (pw *profWriter) sample(pid, tid int, s *model.Sample) {
 	pw.w.AddSample(int32(pid), int32(tid), s)
 	pw.samples.Add(1)
 	pw.vsamples.Add(int64(len(s.Values)))
@@ -85,8 +86,8 @@ func (pw *profWriter) abort() {
 }
 
 // header is the profile header of the first process.
-func (r *Recorder) header(p *process) proffile.Header {
-	h := proffile.Header{
+func (r *Recorder) header(p *process) model.Header {
+	h := model.Header{
 		Target:      p.exe,
 		Args:        r.cfg.Args,
 		Attached:    r.tr.attached,
@@ -110,7 +111,7 @@ func (r *Recorder) header(p *process) proffile.Header {
 // recording's statistics (ExitStatus left to the caller).
 func (r *Recorder) result(end int64, sampler string) (*Result, error) {
 	sm := &r.smp
-	tr := proffile.Trailer{
+	tr := model.Trailer{
 		EndNS:           end,
 		Samples:         r.out.samples.Load(),
 		ValueSamples:    r.out.vsamples.Load(),

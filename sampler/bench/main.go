@@ -30,7 +30,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler"
 )
 
@@ -47,14 +47,14 @@ func main() {
 	flag.Parse()
 	var vps []vprofConf
 	for _, c := range strings.Split(*clocks, ",") {
-		if c != string(proffile.ClockCPU) && c != string(proffile.ClockWall) {
+		if c != string(model.ClockCPU) && c != string(model.ClockWall) {
 			fmt.Fprintf(os.Stderr, "bench: -clocks: unknown clock %q (cpu, wall)\n", c)
 			os.Exit(2)
 		}
 		for _, smp := range strings.Split(*samplers, ",") {
-			vps = append(vps, vprofConf{sampler: smp, clock: proffile.Clock(c)})
+			vps = append(vps, vprofConf{sampler: smp, clock: model.Clock(c)})
 			if *fields {
-				vps = append(vps, vprofConf{sampler: smp, clock: proffile.Clock(c), noFields: true})
+				vps = append(vps, vprofConf{sampler: smp, clock: model.Clock(c), noFields: true})
 			}
 		}
 	}
@@ -74,7 +74,7 @@ type config struct {
 // vprofConf is a sampler and a clock of vprof record.
 type vprofConf struct {
 	sampler  string
-	clock    proffile.Clock
+	clock    model.Clock
 	noFields bool // no struct field variables
 }
 
@@ -82,7 +82,7 @@ type vprofConf struct {
 // unless cpu.
 func (v vprofConf) key() string {
 	k := v.sampler
-	if v.clock != proffile.ClockCPU {
+	if v.clock != model.ClockCPU {
 		k = string(v.clock) + "-" + v.sampler
 	}
 	if v.noFields {

@@ -91,7 +91,7 @@ func TestReadBehind(t *testing.T) {
 		{v: 1, off: 0, size: 8, kind: model.KindInt},
 		{v: 2, off: 8, size: 4, kind: model.KindInt},
 	}}
-	r := &Recorder{batch: newBatch(4096)}
+	r := &sampling{batch: newBatch(4096)}
 	vals := make([]model.Value, 0, 8)
 	pid := os.Getpid()
 	read := func(base uint64, n int) {

@@ -11,16 +11,7 @@ import (
 )
 
 // perfUsable reports whether the perf sampler can run here.
-func perfUsable() bool {
-	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
-	pb, err := r.openPerf()
-	if err != nil {
-		return false
-	}
-	r.perf = pb
-	r.closePerf()
-	return true
-}
+func perfUsable() bool { return probePerf(time.Millisecond) == nil }
 
 // TestWallWeights: with --clock wall, a thread's weights add up to its
 // wall time, split between running and blocked as it spent it.
@@ -135,7 +126,7 @@ func TestWallWeights(t *testing.T) {
 // a thread running in the kernel inside them cuts short: a 64 KiB write
 // to a full pipe (a short count), a terminal read waiting for VMIN=4
 // bytes (fewer), a socket receive with SO_RCVTIMEO and epoll_wait (EINTR).
-// The ptrace sampler harms them now and then (the package doc).
+// The ptrace sampler harms them now and then (docs/sampler.md).
 var wallHarmCases = []string{"pipe-write-big", "tty-vmin", "recv-timeo", "epoll", "epoll-timed"}
 
 func wallHarmCase(mode string) blockedCase {

@@ -517,6 +517,8 @@ func (sm *sampling) perfDrain() {
 		panic("injected recorder fault") // tests: drains stand for ticks
 	}
 	pb.draining = true
+	s := &sm.steps
+	t0, staged := sm.now(), s.Ring+s.Globals+s.Unwind+s.Values+s.Write
 	pb.globalsRead = pb.globalsRead[:0]
 	for _, g := range pb.rings {
 		g.head = atomic.LoadUint64(&g.page.Data_head)
@@ -553,6 +555,8 @@ func (sm *sampling) perfDrain() {
 	pb.retired = keep
 	pb.discard = nil
 	pb.draining = false
+	s.Drains++
+	s.Poll += max(secs(sm.now()-t0)-(s.Ring+s.Globals+s.Unwind+s.Values+s.Write-staged), 0)
 }
 
 // next reads the ring's next record into g.rec (g.ok false at the end of

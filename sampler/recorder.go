@@ -417,7 +417,11 @@ func (r *Recorder) run() (res *Result, err error) {
 	}()
 	// Precise sleeps between ticks (the default slack is 50µs).
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
-	if err := r.smp.setupPerf(); err != nil {
+	start := r.smp.setupPerf // attach: before seizing any thread
+	if len(r.cfg.Args) > 0 {
+		start = r.smp.startPerf // awaited by launch, after loading the program
+	}
+	if err := start(); err != nil {
 		return nil, err
 	}
 	if len(r.cfg.Args) > 0 {
@@ -544,6 +548,9 @@ func (r *Recorder) launch() error {
 	p, err := r.tr.addProcess(pid, os.Getpid(), nil)
 	if err == nil {
 		err = checkComponents(r.cfg.Components, p)
+	}
+	if err == nil {
+		err = r.smp.awaitPerf()
 	}
 	if err != nil {
 		unix.Kill(pid, unix.SIGKILL) // it has not run a single instruction of its own yet

@@ -28,6 +28,9 @@ type sampling struct {
 	objs *objectCache
 	out  *profWriter
 	perf *perfBackend // nil: the ptrace sampler
+	// perfOpening delivers the rings being opened (startPerf) until
+	// awaitPerf takes them.
+	perfOpening chan perfOpened
 
 	tickN    uint64
 	nextTick int64

@@ -648,6 +648,10 @@ func steps(w io.Writer, name string, ms, plain []measure) (perSample, share, lag
 		s.Resume += r.Resume
 		s.Ring += r.Ring
 		s.Unwind += r.Unwind
+		s.Globals += r.Globals
+		s.GlobalReads += r.GlobalReads
+		s.Drains += r.Drains
+		s.Poll += r.Poll
 		s.Values += r.Values
 		s.Write += r.Write
 		s.Stopped += r.Stopped
@@ -673,10 +677,12 @@ func steps(w io.Writer, name string, ms, plain []measure) (perSample, share, lag
 		fmt.Fprintf(w, "  samples: %d of running threads stopped, %d of blocked threads (%d ticks)\n", s.Full, s.Light, s.Ticks)
 	}
 	fmt.Fprintf(w, "  values per sample %.1f, of which fields behind pointers %.1f\n", float64(values)/float64(max(samples, 1)), float64(fields)/float64(max(samples, 1)))
-	staged := s.Unwind + s.Values + s.Write
+	staged := s.Unwind + s.Globals + s.Values + s.Write
 	if s.Perf > 0 {
+		fmt.Fprintf(w, "  poll    %6.1f  (draining the rings besides their records: %.1f µs per drain, %.1f samples per drain)\n",
+			us(s.Poll, n), us(s.Poll, s.Drains), float64(n)/float64(max(s.Drains, 1)))
 		fmt.Fprintf(w, "  ring    %6.1f  (a record taken from its ring: parsed, registers and stack copy)\n", us(s.Ring, n))
-		staged += s.Ring
+		staged += s.Ring + s.Poll
 	} else {
 		fmt.Fprintf(w, "  choose  %6.1f  per tick (%.1f per sample)\n", us(s.Decide, s.Ticks), us(s.Decide, n))
 		fmt.Fprintf(w, "  stop    %6.1f  (PTRACE_INTERRUPT to stopped: latency, the tracer sleeps)\n", us(s.Stop, s.Full))
@@ -685,10 +691,11 @@ func steps(w io.Writer, name string, ms, plain []measure) (perSample, share, lag
 		fmt.Fprintf(w, "  resume  %6.1f  (PTRACE_CONT)\n", us(s.Resume, s.Full))
 		staged += s.Decide + s.Regs + s.Read + s.Resume
 	}
+	fmt.Fprintf(w, "  globals %6.1f  (%.1f µs per read, once per process per drain or tick)\n", us(s.Globals, n), us(s.Globals, s.GlobalReads))
 	fmt.Fprintf(w, "  unwind  %6.1f  (CFI, cached)\n", us(s.Unwind, n))
-	fmt.Fprintf(w, "  values  %6.1f  (locations, batched reads, globals, fields)\n", us(s.Values, n))
+	fmt.Fprintf(w, "  values  %6.1f  (locations, batched reads, fields behind pointers)\n", us(s.Values, n))
 	fmt.Fprintf(w, "  write   %6.1f  (encoding into the profile)\n", us(s.Write, n))
-	fmt.Fprintf(w, "  other   %6.1f  (vprof's CPU time outside those: polling the rings, sleeping, flushes, the Go runtime)\n",
+	fmt.Fprintf(w, "  other   %6.1f  (vprof's CPU time outside those: waking up, tracee events, flushes, the Go runtime)\n",
 		us(max(tracer-staged, 0), n))
 	perSample = us(tracer, n)
 	fmt.Fprintf(w, "  = vprof's CPU %.1f per sample after start-up (start-up %.0f ms per run)\n", perSample, float64(setup.Milliseconds())/float64(len(ms)))

@@ -545,6 +545,11 @@ func (r *Recorder) launch() error {
 	if err != nil {
 		return err
 	}
+	env := r.cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	r.objs.preloadNeeded(fmt.Sprintf("/proc/%d/exe", pid), env) // meanwhile: the program's schema
 	p, err := r.tr.addProcess(pid, os.Getpid(), nil)
 	if err == nil {
 		err = checkComponents(r.cfg.Components, p)

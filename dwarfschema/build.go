@@ -11,6 +11,7 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -427,7 +428,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 				f := r
 				f.v = newV[fv]
 				f.val = r.val + uint64(s.Vars[f.v].Field.Offset)
-				f.expr = l.expr(addrExpr(f.val))
+				f.expr = l.expr(dwarfexpr.Addr(f.val))
 				recs = append(recs, f)
 			}
 		}

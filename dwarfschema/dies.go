@@ -11,7 +11,9 @@ import (
 	"sort"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/go-delve/delve/pkg/dwarf/op"
 
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -576,8 +578,8 @@ func (l *loader) member(e *dwarf.Entry) (memberRec, bool) {
 	case int64:
 		m.off = v
 	case []byte: // DWARF 2: DW_OP_plus_uconst N
-		if u, n, ok := uleb(v, 1); len(v) > 0 && v[0] == 0x23 && ok && n == len(v) && u < 1<<31 {
-			m.off = int64(u)
+		if o, rest, err := dwarfexpr.Next(v); err == nil && o.Code == op.DW_OP_plus_uconst && len(rest) == 0 && o.U < 1<<31 {
+			m.off = int64(o.U)
 		} else {
 			m.bits = true // a virtual base's computed offset
 		}
@@ -868,9 +870,9 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 		loc := locRec{v: idx}
 		switch v := cf.Val.(type) {
 		case int64:
-			loc.kind, loc.val, loc.expr = model.LocConst, uint64(v), l.expr(constExpr(v))
+			loc.kind, loc.val, loc.expr = model.LocConst, uint64(v), l.expr(dwarfexpr.Const(v))
 		case []byte:
-			loc.kind, loc.expr = model.LocExpr, l.expr(implicitValue(v))
+			loc.kind, loc.expr = model.LocExpr, l.expr(dwarfexpr.ImplicitValue(v))
 		}
 		if loc.kind != 0 {
 			l.scopeLocs(parent.scope, loc)

@@ -17,6 +17,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -321,10 +322,10 @@ func location(l *model.Loc) string {
 	case model.LocConst:
 		return "const"
 	}
-	return "expr:" + dwarfschema.FormatExpr(l.Expr)
+	return "expr:" + dwarfexpr.Format(l.Expr)
 }
 
-func regName(n uint64) string { return dwarfschema.RegName(n) }
+func regName(n uint64) string { return dwarfexpr.RegName(n) }
 
 func offset(l *model.Loc) string {
 	switch l.Kind {

@@ -645,8 +645,10 @@ func symbolAt(syms []model.Symbol, addr uint64) (string, bool) {
 }
 
 // isClone reports gcc's names for clones and split parts of a function
-// (foo.constprop.0, foo.isra.0, foo.part.0, foo.cold), whose calling
-// convention may differ from the source function's.
+// (foo.constprop.0, foo.isra.0, foo.part.0, foo.cold: see
+// symname.StripClone), whose calling convention may differ from the
+// source function's. Any dotted name counts: the other compiler-made
+// symbols (__x86.get_pc_thunk.bx) have no source signature either.
 func isClone(name string) bool {
 	return strings.Contains(name, ".")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/vprof/vprof/analyze/timeline"
 	"github.com/vprof/vprof/analyze/trace"
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // ChromeOptions tunes Chrome.
@@ -40,7 +41,7 @@ func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 	var dbg debugSyms
 	popt := trace.ProfileOptions{SampleTime: true, NameCode: func(o *model.Object, link uint64) (string, bool) {
 		name, ok := dbg.name(o.BuildID, link)
-		return demangled(name), ok
+		return symname.Demangle(name), ok
 	}}
 	if len(opt.Normal) > 0 {
 		res, aerr := analyze.Analyze(opt.Normal, []string{path}, analyze.DefaultOptions(), nil)

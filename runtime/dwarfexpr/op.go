@@ -259,6 +259,15 @@ func le(b []byte) uint64 {
 	return v
 }
 
+// BlockValue is the value of the bytes of DW_OP_implicit_value or
+// DW_OP_const_type, little-endian, when there are at most 8.
+func (o Op) BlockValue() (uint64, bool) {
+	if len(o.Block) > 8 {
+		return 0, false
+	}
+	return le(o.Block), true
+}
+
 // Register returns the register of an expression that is just a register:
 // DW_OP_reg0..31 or DW_OP_regx N (N below 1<<15), as call-site parameter
 // locations and DW_OP_entry_value operands are.

@@ -108,16 +108,18 @@ func Eval(expr []byte, ctx *Context, res *Result, initial ...uint64) error {
 			return ErrMalformed
 		}
 		pc += n
+		// The register of regN, regx, bregN and bregx is o.U, the
+		// number of litN too.
 		switch c := o.Code; {
 		case c >= op.DW_OP_lit0 && c <= op.DW_OP_lit31:
 			if !push(o.U) {
 				return ErrMalformed
 			}
 			continue
-		case c >= op.DW_OP_reg0 && c <= op.DW_OP_reg31:
+		case c >= op.DW_OP_reg0 && c <= op.DW_OP_reg31 || c == op.DW_OP_regx:
 			regLoc = int(o.U)
 			continue
-		case c >= op.DW_OP_breg0 && c <= op.DW_OP_breg31:
+		case c >= op.DW_OP_breg0 && c <= op.DW_OP_breg31 || c == op.DW_OP_bregx:
 			v, ok := ctx.reg(int(o.U))
 			if !ok {
 				return ErrUnavailable
@@ -267,21 +269,11 @@ func Eval(expr []byte, ctx *Context, res *Result, initial ...uint64) error {
 					return ErrMalformed
 				}
 			}
-		case op.DW_OP_regx:
-			regLoc = int(o.U)
 		case op.DW_OP_fbreg:
 			if !ctx.HasFB {
 				return ErrNoFrameBase
 			}
 			if !push(ctx.FrameBase + uint64(o.S)) {
-				return ErrMalformed
-			}
-		case op.DW_OP_bregx:
-			v, ok := ctx.reg(int(o.U))
-			if !ok {
-				return ErrUnavailable
-			}
-			if !push(v + uint64(o.S)) {
 				return ErrMalformed
 			}
 		case op.DW_OP_piece, op.DW_OP_bit_piece:
@@ -322,10 +314,11 @@ func Eval(expr []byte, ctx *Context, res *Result, initial ...uint64) error {
 				return ErrMalformed
 			}
 		case op.DW_OP_implicit_value:
-			if len(o.Block) > 8 {
+			v, ok := o.BlockValue()
+			if !ok {
 				return ErrUnsupported
 			}
-			implicit, hasImplicit = le(o.Block), true
+			implicit, hasImplicit = v, true
 		case op.DW_OP_stack_value:
 			isValue = true
 		case dwarfexpr.DW_OP_entry_value, dwarfexpr.DW_OP_GNU_entry_value:
@@ -340,10 +333,11 @@ func Eval(expr []byte, ctx *Context, res *Result, initial ...uint64) error {
 				return ErrMalformed
 			}
 		case dwarfexpr.DW_OP_const_type, dwarfexpr.DW_OP_GNU_const_type:
-			if len(o.Block) > 8 {
+			v, ok := o.BlockValue()
+			if !ok {
 				return ErrUnsupported
 			}
-			if !push(le(o.Block)) {
+			if !push(v) {
 				return ErrMalformed
 			}
 		case dwarfexpr.DW_OP_regval_type, dwarfexpr.DW_OP_GNU_regval_type:
@@ -394,15 +388,6 @@ func b2u(b bool) uint64 {
 		return 1
 	}
 	return 0
-}
-
-// le decodes up to 8 little-endian bytes.
-func le(b []byte) uint64 {
-	var v uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		v = v<<8 | uint64(b[i])
-	}
-	return v
 }
 
 // evaluates reports whether Eval evaluates operation c; for the others it

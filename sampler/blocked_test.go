@@ -13,7 +13,7 @@ import (
 
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // blockedCase is one mode of testdata/blocking.c: its blocked thread sits
@@ -104,7 +104,7 @@ func recordBlocking(t *testing.T, exe string, c blockedCase, cfg Config) (*Resul
 	cfg.Stdout = devNull(t)
 	cfg.Signals = make(chan os.Signal)
 	cfg.Warn = func(s string) { t.Logf("warning: %s", s) }
-	res, err := Record(cfg)
+	res, err := recordErr(cfg)
 	out := stderr()
 	if err != nil {
 		t.Fatalf("Record: %v", err)
@@ -468,8 +468,6 @@ func TestBlockedValuesNeedStops(t *testing.T) {
 // that are not restartable fail (EINTR, a short read or write).
 func TestBlockedAllowlistMatters(t *testing.T) {
 	exe := buildBlocking(t)
-	interruptAnyBlocked = true
-	defer func() { interruptAnyBlocked = false }()
 	for _, c := range blockedCases {
 		if c.stop || (c.mode != "epoll" && c.mode != "recv-timeo" && c.mode != "sigtimedwait" && c.mode != "tty-vmin" && c.mode != "pipe-write-big") {
 			continue
@@ -484,7 +482,7 @@ func TestBlockedAllowlistMatters(t *testing.T) {
 			// of three shows it.
 			var status []int
 			for range 3 {
-				res, _, _ := recordBlocking(t, exe, c, Config{})
+				res, _, _ := recordBlocking(t, exe, c, Config{test: testOptions{interruptAnyBlocked: true}})
 				if res.ExitStatus == 4 || res.ExitStatus == 6 {
 					return
 				}
@@ -500,7 +498,7 @@ func TestBlockedAllowlistMatters(t *testing.T) {
 // yet may be stopped; sockets, regular files, other devices and partial
 // terminal reads may not.
 func TestRestartableFDs(t *testing.T) {
-	r := &Recorder{}
+	r := &sampling{cfg: &Config{}}
 	self := &thread{tid: unix.Gettid(), proc: &process{pid: os.Getpid()}}
 	var pipe [2]int
 	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
@@ -717,13 +715,9 @@ func BenchmarkBlockedWall(b *testing.B) {
 		sampler string
 		noStops bool
 	}{{"ptrace", SamplerPtrace, false}, {"perf", SamplerPerf, false}, {"perf-noregs", SamplerPerf, true}}
-	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
-	if pb, err := r.openPerf(); err != nil {
+	if err := probePerf(time.Millisecond); err != nil {
 		b.Logf("perf sampler not usable here (%v): ptrace only", err)
 		confs = confs[:1]
-	} else {
-		r.perf = pb
-		r.closePerf()
 	}
 	for _, mode := range []string{"long", "short"} {
 		b.Run(mode, func(b *testing.B) {

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"runtime"
@@ -9,8 +10,6 @@ import (
 	"testing"
 	"time"
 	"unsafe"
-
-	"github.com/vprof/vprof/runtime/model"
 )
 
 // TestFields reads struct fields as variables (testdata/fields.c): behind
@@ -91,7 +90,7 @@ func TestReadBehind(t *testing.T) {
 		{v: 1, off: 0, size: 8, kind: model.KindInt},
 		{v: 2, off: 8, size: 4, kind: model.KindInt},
 	}}
-	r := &Recorder{batch: newBatch(4096)}
+	r := &sampling{batch: newBatch(4096)}
 	vals := make([]model.Value, 0, 8)
 	pid := os.Getpid()
 	read := func(base uint64, n int) {

@@ -236,7 +236,7 @@ func record(t *testing.T, cfg Config) (*Result, *prof) {
 	if cfg.Warn == nil {
 		cfg.Warn = func(s string) { warns = append(warns, s) }
 	}
-	res, err := Record(cfg)
+	res, err := recordErr(cfg)
 	if err != nil {
 		t.Fatalf("Record: %v", err)
 	}
@@ -329,4 +329,17 @@ func waitFile(t *testing.T, path string, d time.Duration) string {
 	}
 	t.Fatalf("%s: nothing written after %v", path, d)
 	return ""
+}
+
+// testSampler, when set, is the sampler of the recordings that do not
+// name one (TestSamplers runs the suite with the sampler auto does not
+// pick).
+var testSampler string
+
+// recordErr is Record with testSampler.
+func recordErr(cfg Config) (*Result, error) {
+	if cfg.Sampler == "" {
+		cfg.Sampler = testSampler
+	}
+	return Record(cfg)
 }

@@ -5,12 +5,16 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/vprof/vprof/runtime/model"
+	"io/fs"
+	"os"
 	"sort"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/pcindex"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // object is one ELF object mapped by a traced process: its CFI, and for a
@@ -283,4 +287,98 @@ func exprUsesSSE(e []byte) bool {
 // record is the profile's description of o.
 func (o *object) record() *model.Object {
 	return &model.Object{ID: o.id, Path: o.path, BuildID: o.schema.BuildID, Program: o.program, Schema: o.schema}
+}
+
+// objectCache holds the objects loaded for a recording (programs,
+// libraries, the vDSO), each loaded once and numbered in load order: the
+// profile's object ids, list[id]. Each is written to the profile as it
+// is loaded, or when the profile is created (profWriter.create).
+type objectCache struct {
+	byKey map[string]*object
+	list  []*object
+	opt   loadOptions
+	out   *profWriter
+}
+
+// get returns the object at display path, loading it on first use from
+// file (which may be a /proc path).
+func (oc *objectCache) get(file, display string, program bool) (*object, error) {
+	key := display
+	if program {
+		key = "prog:" + display
+	}
+	if o := oc.byKey[key]; o != nil {
+		return o, nil
+	}
+	var o *object
+	var err error
+	if program {
+		o, err = loadProgram(file, display, oc.opt)
+	} else {
+		o, err = loadLibrary(file, display)
+	}
+	if err != nil {
+		return nil, err
+	}
+	oc.add(key, o)
+	return o, nil
+}
+
+func (oc *objectCache) add(key string, o *object) {
+	o.id = uint16(len(oc.list))
+	oc.byKey[key] = o
+	oc.list = append(oc.list, o)
+	oc.out.object(o)
+}
+
+// loadMain loads the program object of p's current image.
+func (oc *objectCache) loadMain(p *process) error {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid))
+	if errors.Is(err, fs.ErrPermission) {
+		// The process exists (attach saw /proc/PID) but is not ours to read.
+		return &PermissionError{PID: p.pid, Err: err}
+	}
+	if err != nil {
+		return fmt.Errorf("process %d: %w", p.pid, ErrNoProcess)
+	}
+	p.exe = trimDeleted(exe)
+	o, err := oc.get(fmt.Sprintf("/proc/%d/exe", p.pid), p.exe, true)
+	if err != nil {
+		return err
+	}
+	p.main = o
+	return nil
+}
+
+func trimDeleted(s string) string {
+	const d = " (deleted)"
+	if len(s) > len(d) && s[len(s)-len(d):] == d {
+		return s[:len(s)-len(d)]
+	}
+	return s
+}
+
+// vdso returns the vDSO object, read from p's memory once (every process
+// of one kernel maps the same image).
+func (oc *objectCache) vdso(p *process, e *mapEntry) *object {
+	if o := oc.byKey["[vdso]"]; o != nil {
+		return o
+	}
+	size := int(e.End - e.Start)
+	if size <= 0 || size > 1<<20 {
+		return nil
+	}
+	img := make([]byte, size)
+	local := []unix.Iovec{{Base: &img[0]}}
+	local[0].SetLen(size)
+	remote := []unix.RemoteIovec{{Base: uintptr(e.Start), Len: size}}
+	if n, err := readv(p.pid, local, remote); err != nil || n != size {
+		return nil
+	}
+	o, err := loadImage("[vdso]", img)
+	if err != nil {
+		return nil
+	}
+	oc.add("[vdso]", o)
+	return o
 }

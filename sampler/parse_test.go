@@ -199,7 +199,7 @@ func TestNoAllocPerSample(t *testing.T) {
 		var a, b runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&a)
-		res, err := Record(Config{Args: []string{exe, n, "16"}, Depth: 3, Output: filepath.Join(t.TempDir(), "x"),
+		res, err := recordErr(Config{Args: []string{exe, n, "16"}, Depth: 3, Output: filepath.Join(t.TempDir(), "x"),
 			Signals: make(chan os.Signal), Stdout: devNull(t)})
 		runtime.ReadMemStats(&b)
 		if err != nil {

@@ -405,7 +405,7 @@ func TestSignalsDelivered(t *testing.T) {
 			done := make(chan result, 1)
 			outPath := filepath.Join(t.TempDir(), "sig.vprof")
 			go func() {
-				res, err := Record(Config{Output: outPath, Args: []string{exe, "10", "5000"}, Stdout: out, Signals: sigs})
+				res, err := recordErr(Config{Output: outPath, Args: []string{exe, "10", "5000"}, Stdout: out, Signals: sigs})
 				done <- result{res, err}
 			}()
 			// The program installs its handlers, prints its pid, sends
@@ -457,7 +457,7 @@ func TestTargetKilled(t *testing.T) {
 	outPath := filepath.Join(t.TempDir(), "k.vprof")
 	done := make(chan *Result, 1)
 	go func() {
-		res, err := Record(Config{Output: outPath, Args: []string{exe, "2", "5000"}, Signals: make(chan os.Signal)})
+		res, err := recordErr(Config{Output: outPath, Args: []string{exe, "2", "5000"}, Signals: make(chan os.Signal)})
 		if err != nil {
 			t.Error(err)
 		}
@@ -557,7 +557,7 @@ func TestGroupStop(t *testing.T) {
 	outPath := filepath.Join(t.TempDir(), "g.vprof")
 	done := make(chan *Result, 1)
 	go func() {
-		res, err := Record(Config{Output: outPath, Args: []string{exe, "2", "600"}, Signals: make(chan os.Signal)})
+		res, err := recordErr(Config{Output: outPath, Args: []string{exe, "2", "600"}, Signals: make(chan os.Signal)})
 		if err != nil {
 			t.Error(err)
 		}
@@ -704,7 +704,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		c.cfg.Output = filepath.Join(dir, "x.vprof")
-		_, err := Record(c.cfg)
+		_, err := recordErr(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.cfg.Args, err, c.want)
 		}
@@ -924,11 +924,9 @@ func TestRecorderPanicDetaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	panicAtTick = 50
-	defer func() { panicAtTick = 0 }()
 	out, read := pipeStdout(t)
 	prof := filepath.Join(t.TempDir(), "p.vprof")
-	_, err = Record(Config{Output: prof, Args: []string{exe, "150"}, Stdout: out, Signals: make(chan os.Signal)})
+	_, err = recordErr(Config{Output: prof, Args: []string{exe, "150"}, Stdout: out, Signals: make(chan os.Signal), test: testOptions{panicAtTick: 50}})
 	if err == nil || !strings.Contains(err.Error(), "internal error") || !strings.Contains(err.Error(), "left running") {
 		t.Fatalf("Record after an injected panic: %v", err)
 	}
@@ -967,7 +965,7 @@ func TestAttachSIGINTDetaches(t *testing.T) {
 
 func TestScheduleJitter(t *testing.T) {
 	for _, jitter := range []bool{false, true} {
-		r := &Recorder{cfg: Config{Interval: time.Millisecond, Jitter: jitter}, rng: rand.New(rand.NewPCG(1, 2))}
+		r := &sampling{cfg: &Config{Interval: time.Millisecond, Jitter: jitter}, rng: rand.New(rand.NewPCG(1, 2))}
 		var gaps []float64
 		now := int64(0)
 		for i := 0; i < 20000; i++ {
@@ -998,7 +996,7 @@ func TestScheduleJitter(t *testing.T) {
 		}
 	}
 	// A tick taken late: the missed ticks are counted, not taken in a burst.
-	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
+	r := &sampling{cfg: &Config{Interval: time.Millisecond}}
 	r.nextTick = 1e6
 	r.schedule(5.5e6)
 	if r.steps.Lost != 4 || r.nextTick != 6.5e6 {

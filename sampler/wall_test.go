@@ -11,16 +11,7 @@ import (
 )
 
 // perfUsable reports whether the perf sampler can run here.
-func perfUsable() bool {
-	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
-	pb, err := r.openPerf()
-	if err != nil {
-		return false
-	}
-	r.perf = pb
-	r.closePerf()
-	return true
-}
+func perfUsable() bool { return probePerf(time.Millisecond) == nil }
 
 // TestWallWeights: with --clock wall, a thread's weights add up to its
 // wall time, split between running and blocked as it spent it.

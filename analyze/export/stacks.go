@@ -1,6 +1,11 @@
 // Package export writes vprof profiles in the formats of the tools that
 // profiler users already use: pprof protobuf, collapsed stacks (flame
 // graphs), speedscope JSON and Chrome trace events.
+//
+// Use: Pprof, Collapsed, Speedscope or Chrome(w, path, opt) write the
+// profile at path to w; Walk visits its symbolized stacks for another
+// format. Chrome's counter tracks are the variables in opt.Vars
+// (report.Vars picks the most anomalous).
 package export
 
 import (

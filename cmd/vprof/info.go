@@ -61,7 +61,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			if _, e2 := os.Stat(path + proffile.PartialSuffix); e2 == nil {
-				return fmt.Errorf("%v (a recording cut short left %s%s: try that)", err, path, proffile.PartialSuffix)
+				return fmt.Errorf("%w (a recording cut short left %s%s: try that)", err, path, proffile.PartialSuffix)
 			}
 		}
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/analyze/report"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
@@ -241,7 +242,7 @@ func TestReportComponent(t *testing.T) {
 		if code := mainStatus(append(args, n, b), &so, &se); code != 0 {
 			t.Fatalf("%v: exit %d: %s", tt.comps, code, se.String())
 		}
-		var rep reportJSON
+		var rep report.JSON
 		if err := json.Unmarshal(so.Bytes(), &rep); err != nil {
 			t.Fatal(err)
 		}

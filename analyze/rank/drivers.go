@@ -1,4 +1,4 @@
-package analyze
+package rank
 
 import "github.com/vprof/vprof/runtime/model"
 

@@ -1,4 +1,4 @@
-package analyze
+package rank
 
 import (
 	"errors"
@@ -310,7 +310,7 @@ func (r *Run) feedFrom(rg *reading, size int64, progress Progress) error {
 		} else {
 			r.quiesce()
 			if err := r.Record(it.rec); err != nil {
-				return fmt.Errorf("%s: %v", r.Name, err)
+				return fmt.Errorf("%s: %w", r.Name, err)
 			}
 		}
 		if progress != nil && it.bytes >= next {

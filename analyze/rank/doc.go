@@ -1,16 +1,17 @@
-// Package analyze is vprof's post-profiling analysis
-// (docs/method.md §4-8): it streams normal and buggy profiles,
-// computes each function's PC cost and variable-based cost, calibrates the
-// raw cost with the variable-discounter (k-sample Anderson-Darling and
-// Hellinger distance per dimension of every variable) and the
-// hist-discounter, ranks functions by calibrated cost, infers the bug
-// pattern of the top functions and points at the source lines and basic
-// blocks where the anomalous values were read. It also builds the plain,
-// gprof-style flat profile that serves as the baseline.
+// Package rank is vprof's post-profiling analysis (docs/method.md §4-8):
+// it compares normal and slow (buggy) runs of one program and ranks the
+// functions most likely to be the root cause. Per function it computes the
+// PC cost and the variable-based cost, calibrates the raw cost with the
+// variable-discounter (Anderson-Darling and Hellinger per dimension of
+// every variable, analyze/stats) or the hist-discounter, infers the bug
+// pattern of the top functions and locates the source lines and basic
+// blocks where anomalous values were read. It also builds the gprof-style
+// flat profile that serves as the baseline. The outputs (analyze/report,
+// analyze/timeline, analyze/export) read its Result.
 //
-// Use: New, then BeginRun and Run.Record for every record of every normal
-// run, then of every buggy run (or AddFile / Analyze for files), then
-// Result.
+// Use: Analyze(normal, buggy, DefaultOptions(), nil) for files, or New,
+// then BeginRun and Run.Record for every record of every normal run, then
+// of every buggy run, then Result. FlatFile for one run's flat profile.
 //
 // # Memory
 //
@@ -18,58 +19,22 @@
 // functions, variables, threads and (variable, PC) pairs with abnormal
 // samples, not with the number of samples. Per variable, dimension and kind
 // of run, the samples are kept as counts of distinct values, exact up to
-// Options.MaxDistinct distinct values (the tests then see exactly what
-// scipy would on the full sample); beyond that, as a uniform reservoir of
-// MaxDistinct samples drawn over the whole run (deterministic seeds), with
-// count, minimum and maximum still exact. The Anderson-Darling p-value and
-// the Hellinger distance of such a variable are those of the reservoir.
-// Each run also keeps its own value set of each variable (value dimension
-// only, 512 distinct values, then a reservoir), for run noise (method.md
-// D7), and the buggy runs per function the seconds it was on the stack
-// and the threads it ran on, for driver frames (D5). The buffers in flight are fixed: per profile being read a 1 MiB read
-// buffer and one decoded block (two profiles at a time), and 4 batches of
-// 64 Ki value records (40 bytes, twice: as written and grouped), about
-// 25 MiB. BenchmarkAnalyzeMemory (a 128 MiB normal and a 1 GiB buggy
-// synthetic profile, 2000 functions, 6040 variables) peaks at 311 MiB
-// resident (275 MiB with the first, per-block pipeline).
+// Options.MaxDistinct distinct values; beyond that, as a uniform reservoir
+// of MaxDistinct samples drawn over the whole run (deterministic seeds),
+// with count, minimum and maximum still exact. Each run also keeps its own
+// value set of each variable (512 distinct values, then a reservoir), for
+// run noise (method.md D7). The buffers in flight are fixed (about 25 MiB).
+// Figures: docs/benchmarks.md.
 //
 // # Speed
 //
-// A file streams through three stages (pipeline.go). A goroutine reads
-// each profile's head (header, objects, mappings, up to the first block)
-// ahead, while the run before is analysed, the first two profiles at
-// once: objects carry their schemas as JSON, a tenth of a second for a
-// large program. The feeding goroutine then decodes the blocks itself,
-// into one buffer that stays in its core's cache (decoding on another core
-// cost more in cache-line transfers than the decoding), does what needs
-// whole samples (PC and variable-based costs, frames through a PC cache)
-// and writes a 40-byte record per value sample. Every 64 Ki records (or
-// 32 blocks) it groups them by variable (a stable counting sort), worker
-// by worker. Workers (GOMAXPROCS-1 of them, the feeding goroutine keeping
-// a core, at least 1, at most 4) own the variables v with v % workers ==
-// their number and take each variable's records of the batch in one pass,
-// its state loaded once, the variables in the order of their indices: the
-// thread's last value and run (delta, duration), abnormal samples
-// located, the observations of each dimension gathered and added at once
-// (sampleSet.addAll, the set's header in registers; the same counts and
-// the same switch to a reservoir as one at a time). Each variable's
-// observations reach its sets in file order, and runs still open at a
-// process's exit or the profile's end close in the order of their threads,
-// so results do not depend on scheduling or on the number of workers. The
-// variable verdicts are computed by a goroutine per processor.
-//
-// BenchmarkAnalyze (a normal and a buggy synthetic profile of 64 MiB, 2000
-// functions, 6040 variables, 10 value samples a sample) against the first
-// pipeline (decoding in its own goroutine, a block per batch, a worker per
-// processor), side by side on the 2-core development machine: 78 -> 114
-// MB/s of profile (43 -> 66 MB per CPU-second), 326 -> 287 MB allocated
-// and 511 -> 337 K allocations per analysis; 90 -> 133 MB/s on
-// BenchmarkAnalyzeMemory's 1.15 GB. BenchmarkRead, the decoding alone, 287
-// -> 322 MB per CPU-second. Where the CPU goes now: the feeding goroutine
-// 48% (decoding 15%, value records 13%, frames 10%, grouping 9%), the
-// worker 34% (updating the sets 23%, mostly waiting for the memory of each
-// variable's state), heads 7% (5% the JSON of schemas), verdicts 7%. The
-// feeding goroutine is busy over four fifths of the time: it is the limit.
+// A file streams through three stages (pipeline.go): profile heads read
+// ahead by a goroutine; the feeding goroutine decodes blocks, computes what
+// needs whole samples and writes a 40-byte record per value sample;
+// workers own the variables v with v % workers == their number and fold
+// each batch's records into their sets. Each variable's observations
+// reach its sets in file order, so results do not depend on scheduling or
+// on the number of workers. Figures: docs/benchmarks.md.
 //
 // # Decisions where method.md is silent
 //
@@ -187,4 +152,4 @@
 //     a component, an inlined body is its own function (method.md §2).
 //   - Hellinger equal-frequency bins: cut points at pooled sorted indices
 //     floor(t N / 64), t = 1..63; x falls in bin #{t : cut_t <= x}.
-package analyze
+package rank

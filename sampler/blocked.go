@@ -2,13 +2,13 @@ package sampler
 
 import (
 	"bytes"
-	"github.com/vprof/vprof/runtime/model"
 	"strconv"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 

@@ -3,7 +3,6 @@ package sampler
 import (
 	"errors"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 
 	"os"
 
@@ -19,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 

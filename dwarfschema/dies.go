@@ -206,7 +206,7 @@ func (l *loader) run() error {
 		// so that records stay sorted by dieOff.
 		us, err := readUnitHeaders(sup.info, supBase)
 		if err != nil {
-			return fmt.Errorf("supplementary file: %v", err)
+			return fmt.Errorf("supplementary file: %w", err)
 		}
 		l.units = append(l.units, us...)
 		main := l.w
@@ -214,7 +214,7 @@ func (l *loader) run() error {
 		err = l.walk()
 		l.w, l.d, l.base = main, main.d, 0
 		if err != nil {
-			return fmt.Errorf("supplementary file: %v", err)
+			return fmt.Errorf("supplementary file: %w", err)
 		}
 	}
 	return l.build()
@@ -376,7 +376,7 @@ func (l *loader) walk() error {
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return fmt.Errorf("reading DWARF: %v", err)
+			return fmt.Errorf("reading DWARF: %w", err)
 		}
 		if e == nil {
 			break
@@ -533,7 +533,7 @@ func (l *loader) children(r *dwarf.Reader, budget *int, f func(c *dwarf.Entry)) 
 	for depth > 0 {
 		c, err := r.Next()
 		if err != nil {
-			return fmt.Errorf("reading DWARF: %v", err)
+			return fmt.Errorf("reading DWARF: %w", err)
 		}
 		if c == nil {
 			return nil
@@ -643,7 +643,7 @@ func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {
 	}
 	lr, err := l.d.LineReader(e)
 	if err != nil {
-		return fmt.Errorf("unit at offset %#x: line table: %v", e.Offset, err)
+		return fmt.Errorf("unit at offset %#x: line table: %w", e.Offset, err)
 	}
 	if lr != nil {
 		files := lr.Files()
@@ -657,7 +657,7 @@ func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {
 			}
 		}
 		if err := l.lines(lr, byPtr, ci.compDir); err != nil {
-			return fmt.Errorf("unit at offset %#x: line table: %v", e.Offset, err)
+			return fmt.Errorf("unit at offset %#x: line table: %w", e.Offset, err)
 		}
 	}
 	l.cus = append(l.cus, ci)
@@ -863,7 +863,7 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 				break // a global with a location list: not a fixed place
 			}
 			if err := l.locList(idx, cu, lf.Class == dwarf.ClassLocList, off); err != nil {
-				return fmt.Errorf("variable %q (DIE %#x): %v", vr.name, e.Offset, err)
+				return fmt.Errorf("variable %q (DIE %#x): %w", vr.name, e.Offset, err)
 			}
 		}
 	} else if cf := e.AttrField(dwarf.AttrConstValue); cf != nil && parent.scope != nil && parent.container != noContainer {

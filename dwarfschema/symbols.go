@@ -68,7 +68,7 @@ func symbolSchema(name string, ef *elf.File) (*model.Schema, error) {
 	}
 	syms, err := readSymbols(ef)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	s.Symbols = syms
 	return s, nil

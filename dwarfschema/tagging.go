@@ -283,7 +283,7 @@ func imageOf(ef *elf.File) (*cfg.Image, error) {
 		}
 		b, err := sec.Data()
 		if err != nil {
-			return nil, fmt.Errorf("reading section %s: %v", sec.Name, err)
+			return nil, fmt.Errorf("reading section %s: %w", sec.Name, err)
 		}
 		img.Add(sec.Addr, b)
 	}
@@ -355,7 +355,7 @@ func scanCalls(d *dwarf.Data, syms []model.Symbol, from, stop dwarf.Offset) (*ca
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return nil, fmt.Errorf("reading call sites: %v", err)
+			return nil, fmt.Errorf("reading call sites: %w", err)
 		}
 		if e == nil || e.Offset >= stop {
 			break
@@ -487,7 +487,7 @@ func listUnits(d *dwarf.Data) ([]dwarf.Offset, error) {
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return nil, fmt.Errorf("reading call sites: %v", err)
+			return nil, fmt.Errorf("reading call sites: %w", err)
 		}
 		if e == nil {
 			break

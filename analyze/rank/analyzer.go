@@ -200,7 +200,8 @@ type Analyzer struct {
 
 	stamp     uint64   // sampling event counter
 	funcStamp []uint64 // per function: last event that counted it
-	stk       stackCover
+	stk       stackCover // buggy runs
+	stkNormal stackCover // normal runs
 	grpCount  []int32 // per variable: scratch of Run.flushValues, zero between blocks
 
 	// Abnormal-sample counters, one table per worker: a variable's samples

@@ -61,6 +61,11 @@ type (
 // NoFunc marks a global variable's Func.
 const NoFunc FuncID = -1
 
+// GlobalFunc is the name that stands for the function of a global or
+// file-scope static where one is named: the function column of vprof
+// schema, the --func regular expression, the analyzer's variable keys.
+const GlobalFunc = "#global"
+
 // PCRange is the half-open range [Lo, Hi).
 type PCRange struct {
 	Lo uint64 `json:"lo"`

@@ -459,22 +459,32 @@ func (t *strie) dfs(stack *[]int32) []Node {
 // calls. It returns the trace without its calls (trace.Stream) and one
 // summary per thread, in the trace's order, as All would.
 func StreamFile(path, format string, p Params) (*trace.Trace, []*Summary, error) {
+	return TwoPass(path, p, func(sinks func(pid, tid int64) trace.Sink, second bool) (*trace.Trace, error) {
+		return trace.Stream(path, format, sinks)
+	})
+}
+
+// TwoPass runs read twice, first to scan each thread, then to compress
+// it, and returns the second pass's trace (without calls) and its
+// threads' summaries, as All would give for the trace with its calls. read
+// reads the input named path (for errors) with the sinks given.
+func TwoPass(path string, p Params, read func(sinks func(pid, tid int64) trace.Sink, second bool) (*trace.Trace, error)) (*trace.Trace, []*Summary, error) {
 	scans := map[[2]int64]*Scan{}
-	tr, err := trace.Stream(path, format, func(pid, tid int64) trace.Sink {
+	tr1, err := read(func(pid, tid int64) trace.Sink {
 		s := &Scan{}
 		scans[[2]int64{pid, tid}] = s
 		return s
-	})
+	}, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	threads := map[[2]int64]*trace.Thread{}
-	for _, th := range tr.Threads {
+	for _, th := range tr1.Threads {
 		threads[[2]int64{th.PID, th.TID}] = th
 	}
 	streams := map[[2]int64]*Streamer{}
-	var changed bool
-	if _, err := trace.Stream(path, format, func(pid, tid int64) trace.Sink {
+	changed := false
+	tr, err := read(func(pid, tid int64) trace.Sink {
 		k := [2]int64{pid, tid}
 		th := threads[k]
 		if th == nil {
@@ -484,16 +494,18 @@ func StreamFile(path, format string, p Params) (*trace.Trace, []*Summary, error)
 		st := NewStreamer(th, scans[k], p)
 		streams[k] = st
 		return st
-	}); err != nil {
+	}, true)
+	if err != nil {
 		return nil, nil, err
 	}
 	out := make([]*Summary, len(tr.Threads))
 	for i, th := range tr.Threads {
 		st := streams[[2]int64{th.PID, th.TID}]
-		if st == nil || changed {
-			return nil, nil, fmt.Errorf("%s: the trace changed while it was read", path)
+		if st == nil || changed || len(tr.Threads) != len(tr1.Threads) {
+			return nil, nil, fmt.Errorf("%s: the input changed while it was read", path)
 		}
 		out[i] = st.Summary()
+		out[i].Thread = th
 	}
 	return tr, out, nil
 }

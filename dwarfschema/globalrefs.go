@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // narrowGlobals restricts each global's location, which DWARF makes valid
@@ -48,26 +50,26 @@ import (
 // one, and its whole inclusive time as variable-based cost.
 //
 // It returns the number of globals narrowed and of those left unsampled.
-func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, unreferenced int) {
+func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) (narrowed, unreferenced int) {
 	type glob struct {
 		lo, hi uint64
-		v      VarID
+		v      model.VarID
 		loc    int
 	}
 	var gs []glob
 	// The fields of a struct global follow the struct: they are read
 	// wherever any of it is (one struct is one unit of reading, and code
 	// that reaches it through its address, lea or GOT, names its start).
-	var fieldLocs map[VarID][]int // struct -> its fields' Locs
+	var fieldLocs map[model.VarID][]int // struct -> its fields' Locs
 	for i := range s.Locs {
 		l := &s.Locs[i]
-		if l.Kind != LocAddr || l.PCStart != 0 || l.PCEnd != ^uint64(0) || s.Vars[l.Var].Func != NoFunc {
+		if l.Kind != model.LocAddr || l.PCStart != 0 || l.PCEnd != ^uint64(0) || s.Vars[l.Var].Func != model.NoFunc {
 			continue
 		}
 		if f := s.Vars[l.Var].Field; f != nil {
 			if !f.Deref && f.Of >= 0 {
 				if fieldLocs == nil {
-					fieldLocs = map[VarID][]int{}
+					fieldLocs = map[model.VarID][]int{}
 				}
 				fieldLocs[f.Of] = append(fieldLocs[f.Of], i)
 			}
@@ -115,7 +117,7 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 		}
 	}
 	data := map[*elf.Section][]byte{}
-	code := func(r PCRange) []byte {
+	code := func(r model.PCRange) []byte {
 		for _, sec := range text {
 			if r.Lo >= sec.Addr && r.Hi <= sec.Addr+sec.Size {
 				b, ok := data[sec]
@@ -133,8 +135,8 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 	}
 
 	code2fn := innermostFuncs(s)
-	users := make([]map[FuncID]bool, len(gs)) // per global, the functions reading it
-	var insts []decoded                       // one range's instructions, reused
+	users := make([]map[model.FuncID]bool, len(gs)) // per global, the functions reading it
+	var insts []decoded                             // one range's instructions, reused
 	for fi := range s.Funcs {
 		f := &s.Funcs[fi]
 		for _, r := range f.Ranges {
@@ -182,11 +184,11 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 					}
 					if addrOnly {
 						dst, isReg := in.Args[0].(x86asm.Reg)
-						if !isReg || !readsThrough(insts[k+1:], dst, s.Vars[gs[g].v].Kind == KindAggregate) {
+						if !isReg || !readsThrough(insts[k+1:], dst, s.Vars[gs[g].v].Kind == model.KindAggregate) {
 							continue
 						}
 					}
-					reader := FuncID(fi)
+					reader := model.FuncID(fi)
 					if j := code2fn.find(pc); j >= 0 {
 						reader = code2fn.fn[j]
 					}
@@ -194,7 +196,7 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 						continue
 					}
 					if users[g] == nil {
-						users[g] = map[FuncID]bool{}
+						users[g] = map[model.FuncID]bool{}
 					}
 					users[g][reader] = true
 				}
@@ -203,7 +205,7 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 	}
 
 	drop := make([]bool, len(s.Locs))
-	var add []Loc
+	var add []model.Loc
 	for i, g := range gs {
 		drop[g.loc] = true
 		for _, fl := range fieldLocs[g.v] {
@@ -245,7 +247,7 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 		}
 	}
 	s.Locs = append(out, add...)
-	slices.SortStableFunc(s.Locs, func(a, b Loc) int {
+	slices.SortStableFunc(s.Locs, func(a, b model.Loc) int {
 		switch {
 		case a.PCStart < b.PCStart:
 			return -1
@@ -328,7 +330,7 @@ func storeOnly(op x86asm.Op) bool {
 // there, sorted by lo.
 type codeMap struct {
 	lo, hi []uint64
-	fn     []FuncID
+	fn     []model.FuncID
 }
 
 // find returns the index of the range holding pc, or -1.
@@ -344,15 +346,15 @@ func (m *codeMap) find(pc uint64) int {
 // s.Inlines into disjoint ranges, each owned by the deepest instance
 // covering it (the innermost inlined function executing there; on equal
 // depth, the lower FuncID, for determinism).
-func innermostFuncs(s *Schema) codeMap {
+func innermostFuncs(s *model.Schema) codeMap {
 	type event struct {
 		pc    uint64
-		fn    FuncID
+		fn    model.FuncID
 		depth int32
 		start bool
 	}
 	var ev []event
-	add := func(fn FuncID, depth int32, rs []PCRange) {
+	add := func(fn model.FuncID, depth int32, rs []model.PCRange) {
 		for _, r := range rs {
 			if r.Hi > r.Lo {
 				ev = append(ev, event{r.Lo, fn, depth, true}, event{r.Hi, fn, depth, false})
@@ -360,7 +362,7 @@ func innermostFuncs(s *Schema) codeMap {
 		}
 	}
 	for i := range s.Funcs {
-		add(FuncID(i), 0, s.Funcs[i].Ranges)
+		add(model.FuncID(i), 0, s.Funcs[i].Ranges)
 	}
 	for i := range s.Inlines {
 		add(s.Inlines[i].Func, s.Inlines[i].Depth, s.Inlines[i].Ranges)
@@ -381,7 +383,7 @@ func innermostFuncs(s *Schema) codeMap {
 		return 0
 	})
 	type live struct {
-		fn    FuncID
+		fn    model.FuncID
 		depth int32
 	}
 	var act []live

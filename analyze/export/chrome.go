@@ -10,7 +10,7 @@ import (
 
 	"github.com/vprof/vprof/analyze/timeline"
 	"github.com/vprof/vprof/analyze/trace"
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // ChromeOptions tunes Chrome.
@@ -33,7 +33,7 @@ func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 		err    error
 	)
 	var dbg debugSyms
-	popt := trace.ProfileOptions{SampleTime: true, NameCode: func(o *proffile.Object, link uint64) (string, bool) {
+	popt := trace.ProfileOptions{SampleTime: true, NameCode: func(o *model.Object, link uint64) (string, bool) {
 		name, ok := dbg.name(o.BuildID, link)
 		return demangled(name), ok
 	}}

@@ -8,8 +8,7 @@ import (
 	"testing"
 
 	"github.com/vprof/vprof/analyze/stats"
-	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 func TestCosts(t *testing.T) {
@@ -17,25 +16,25 @@ func TestCosts(t *testing.T) {
 	feed(t, a, Normal, "n1", []ev{{tid: 1, tick: 1, ms: 4, stack: []uint64{P(pcWork)}}})
 	buggy := []ev{
 		// work, with i read in it: PC cost and variable-based cost 1.
-		{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, 1)}},
+		{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vI, 1)}},
 		// memcpy inside qsort called by work: charged to work, via qsort.
 		{tid: 1, tick: 2, stack: []uint64{L(pcMemcpy), L(pcQsort), P(pcWork)}},
 		// the comparator called back by qsort keeps its own sample.
 		{tid: 1, tick: 3, stack: []uint64{P(pcCmp), L(pcQsort), P(pcWork)}},
 		// helper called by main: n read in helper, start_time in main's frame.
-		{tid: 1, tick: 4, stack: []uint64{P(pcHelper), P(pcMain)}, vals: []proffile.Value{val(0, vN, 1), val(1, vStart, 5)}},
+		{tid: 1, tick: 4, stack: []uint64{P(pcHelper), P(pcMain)}, vals: []model.Value{val(0, vN, 1), val(1, vStart, 5)}},
 		// two variables read in helper at one event count once; g read
 		// again in a caller frame is ignored (read once per tick).
-		{tid: 1, tick: 5, stack: []uint64{P(pcHelper), P(pcMain)}, vals: []proffile.Value{val(0, vN, 2), val(0, vG, 3), val(1, vG, 4)}},
+		{tid: 1, tick: 5, stack: []uint64{P(pcHelper), P(pcMain)}, vals: []model.Value{val(0, vN, 2), val(0, vG, 3), val(1, vG, 4)}},
 		// no program frame at all: only the flat profile sees it.
 		{tid: 2, tick: 5, stack: []uint64{L(pcMemcpy)}},
 		// the inlined body belongs to the inlined function.
-		{tid: 2, tick: 6, ms: 3, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vX, 1)}},
+		{tid: 2, tick: 6, ms: 3, stack: []uint64{P(pcWorkInl)}, vals: []model.Value{val(0, vX, 1)}},
 		// work's own variable read inside the body inlined into it: read in
 		// work's logical frame, as at a call site of a callee not inlined.
-		{tid: 2, tick: 7, ms: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 2)}},
+		{tid: 2, tick: 7, ms: 2, stack: []uint64{P(pcWorkInl)}, vals: []model.Value{val(0, vI, 2)}},
 		// a global read there is read in the code of inl, the innermost.
-		{tid: 2, tick: 8, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vG, 7)}},
+		{tid: 2, tick: 8, stack: []uint64{P(pcWorkInl)}, vals: []model.Value{val(0, vG, 7)}},
 	}
 	b1 := feed(t, a, Buggy, "b1", buggy)
 	feed(t, a, Buggy, "b2", nil) // absent from b2: means halve
@@ -134,7 +133,7 @@ func samplesOf(t *testing.T, a *Analyzer, fn, name string, k Kind) [numDims][]fl
 
 func TestDimensions(t *testing.T) {
 	a := New(DefaultOptions())
-	at := func(tid int32, tick uint64, pc uint64, vs ...proffile.Value) ev {
+	at := func(tid int32, tick uint64, pc uint64, vs ...model.Value) ev {
 		return ev{tid: tid, tick: tick, stack: []uint64{P(pc)}, vals: vs}
 	}
 	feed(t, a, Normal, "n", []ev{
@@ -150,7 +149,7 @@ func TestDimensions(t *testing.T) {
 		at(3, 1, pcWork, ptr(0, vP, 0x1000, 3)),
 		at(3, 2, pcWork, ptr(0, vP, 0x2000, 3)),
 		at(3, 3, pcWork, ptr(0, vP, 0x3000, 4)),
-		at(3, 4, pcWork, proffile.Value{Frame: 0, Var: vP, Bits: 0}), // NULL: skipped
+		at(3, 4, pcWork, model.Value{Frame: 0, Var: vP, Bits: 0}), // NULL: skipped
 		// node: a pointer to a struct: null (0) or not (1) in value and
 		// delta, never its address; duration of its address.
 		at(4, 1, pcHelper, val(0, vNode, 0xa0)),
@@ -374,10 +373,10 @@ func TestFunctionDiscount(t *testing.T) {
 		var evs []ev
 		for i := range 30 {
 			evs = append(evs, ev{tid: 1, tick: uint64(2 * i), stack: []uint64{P(pcHelper), P(pcMain)},
-				vals: []proffile.Value{val(0, vN, int64(i%5)), val(0, vNode, 0x10)}})
+				vals: []model.Value{val(0, vN, int64(i%5)), val(0, vNode, 0x10)}})
 		}
 		for i, x := range gv {
-			evs = append(evs, ev{tid: 2, tick: uint64(i), stack: []uint64{P(pcMain)}, vals: []proffile.Value{val(0, vG, x)}})
+			evs = append(evs, ev{tid: 2, tick: uint64(i), stack: []uint64{P(pcMain)}, vals: []model.Value{val(0, vG, x)}})
 		}
 		return evs
 	}
@@ -399,7 +398,7 @@ func TestFunctionDiscount(t *testing.T) {
 	gIn := func(x []int64) []ev {
 		var evs []ev
 		for i, v := range x {
-			evs = append(evs, ev{tid: 3, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []proffile.Value{val(0, vG, v), val(0, vN, 1)}})
+			evs = append(evs, ev{tid: 3, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []model.Value{val(0, vG, v), val(0, vN, 1)}})
 		}
 		return evs
 	}
@@ -538,13 +537,13 @@ func TestRankingOrder(t *testing.T) {
 
 func TestClassify(t *testing.T) {
 	o := DefaultOptions()
-	L, C, A := dwarfschema.TagLoop, dwarfschema.TagCond, dwarfschema.TagArgs
+	L, C, A := model.TagLoop, model.TagCond, model.TagArgs
 	vv := func(r float64, d Dimension, n, b float64) *VarVerdict {
 		return &VarVerdict{OK: true, R: r, Dim: d, HasDim: true, Normal: n, Buggy: b}
 	}
 	cases := []struct {
 		name string
-		tags dwarfschema.Tags
+		tags model.Tags
 		v    *VarVerdict
 		want string
 	}{
@@ -579,19 +578,19 @@ func TestAbnormalLocations(t *testing.T) {
 	a := New(DefaultOptions())
 	var normal []ev
 	for i := range 101 {
-		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, int64(i))}})
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vI, int64(i))}})
 	}
 	feed(t, a, Normal, "n", normal)
 	// Normal range [0, 100]; with 5% slack abnormal is > 105 or < 0.
 	buggy := []ev{
-		{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, 104)}},  // inside slack
-		{tid: 1, tick: 2, stack: []uint64{P(pcWork2)}, vals: []proffile.Value{val(0, vI, 106)}}, // line 25, bb1
-		{tid: 1, tick: 3, stack: []uint64{P(pcWork2)}, vals: []proffile.Value{val(0, vI, 300)}},
-		{tid: 1, tick: 4, stack: []uint64{P(pcWork2 + 4)}, vals: []proffile.Value{val(0, vI, 301)}},
-		{tid: 1, tick: 5, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, -1)}}, // line 20, bb0
-		{tid: 1, tick: 6, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, 50)}},
+		{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vI, 104)}},  // inside slack
+		{tid: 1, tick: 2, stack: []uint64{P(pcWork2)}, vals: []model.Value{val(0, vI, 106)}}, // line 25, bb1
+		{tid: 1, tick: 3, stack: []uint64{P(pcWork2)}, vals: []model.Value{val(0, vI, 300)}},
+		{tid: 1, tick: 4, stack: []uint64{P(pcWork2 + 4)}, vals: []model.Value{val(0, vI, 301)}},
+		{tid: 1, tick: 5, stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vI, -1)}}, // line 20, bb0
+		{tid: 1, tick: 6, stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vI, 50)}},
 		// read in a caller frame: located at the return address - 1.
-		{tid: 1, tick: 7, stack: []uint64{P(pcHelper), P(0x11a1)}, vals: []proffile.Value{val(1, vI, 500)}}, // 0x11a0: line 26
+		{tid: 1, tick: 7, stack: []uint64{P(pcHelper), P(0x11a1)}, vals: []model.Value{val(1, vI, 500)}}, // 0x11a0: line 26
 	}
 	feed(t, a, Buggy, "b", buggy)
 	gi := a.varIdx["work\x00i"]
@@ -614,12 +613,12 @@ func TestAbnormalLocations(t *testing.T) {
 	a = New(DefaultOptions())
 	normal = nil
 	for i := range 101 {
-		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vG, int64(i))}})
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vG, int64(i))}})
 	}
 	feed(t, a, Normal, "n", normal)
 	feed(t, a, Buggy, "b", []ev{
-		{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vG, 500)}},    // line 20
-		{tid: 1, tick: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vG, 600)}}, // line 30, inl
+		{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vG, 500)}},    // line 20
+		{tid: 1, tick: 2, stack: []uint64{P(pcWorkInl)}, vals: []model.Value{val(0, vG, 600)}}, // line 30, inl
 	})
 	gg := a.abnormalIndex()[abGroup{a.varIdx["#global\x00g"], DimValue}]
 	for _, c := range []struct {
@@ -648,21 +647,21 @@ func TestComponentInlined(t *testing.T) {
 		if comps != nil {
 			s.Components, s.ComponentFiles = []string{"../checkout/prog.c"}, comps
 		}
-		h[0] = &proffile.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+		h[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
 		return h
 	}
 	hdr := func() []any { return hdrWith([]string{"/src/prog.c"}) }
 	a := New(DefaultOptions())
 	var normal []ev
 	for i := range 101 {
-		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, int64(i))}})
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vI, int64(i))}})
 	}
 	feedWith(t, a, Normal, "n", hdr(), normal)
 	buggy := []ev{
-		{tid: 1, tick: 1, ms: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 500)}},
-		{tid: 1, tick: 2, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 501)}},
-		{tid: 1, tick: 3, stack: []uint64{P(pcWorkInl)}, vals: []proffile.Value{val(0, vI, 502)}},
-		{tid: 1, tick: 4, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, 50)}},
+		{tid: 1, tick: 1, ms: 2, stack: []uint64{P(pcWorkInl)}, vals: []model.Value{val(0, vI, 500)}},
+		{tid: 1, tick: 2, stack: []uint64{P(pcWorkInl)}, vals: []model.Value{val(0, vI, 501)}},
+		{tid: 1, tick: 3, stack: []uint64{P(pcWorkInl)}, vals: []model.Value{val(0, vI, 502)}},
+		{tid: 1, tick: 4, stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vI, 50)}},
 	}
 	feedWith(t, a, Buggy, "b", hdr(), buggy)
 	res := a.Result()
@@ -723,16 +722,16 @@ func TestEndToEndPatterns(t *testing.T) {
 		// while main is costlier but normal.
 		var n, b []ev
 		for i := range 100 {
-			n = append(n, ev{tid: 9, tick: uint64(i), ms: 3, stack: []uint64{P(pcMain)}, vals: []proffile.Value{val(0, vG, int64(i%7))}})
-			b = append(b, ev{tid: 9, tick: uint64(i), ms: 3, stack: []uint64{P(pcMain)}, vals: []proffile.Value{val(0, vG, int64(i%7))}})
+			n = append(n, ev{tid: 9, tick: uint64(i), ms: 3, stack: []uint64{P(pcMain)}, vals: []model.Value{val(0, vG, int64(i%7))}})
+			b = append(b, ev{tid: 9, tick: uint64(i), ms: 3, stack: []uint64{P(pcMain)}, vals: []model.Value{val(0, vG, int64(i%7))}})
 		}
 		for tid := int32(1); tid <= 4; tid++ {
 			for i := range 50 {
-				n = append(n, ev{tid: tid, tick: uint64(i), stack: []uint64{P(pcWork2)}, vals: []proffile.Value{val(0, vI, int64(i%10))}})
+				n = append(n, ev{tid: tid, tick: uint64(i), stack: []uint64{P(pcWork2)}, vals: []model.Value{val(0, vI, int64(i%10))}})
 			}
 			// The hang makes the slow run longer.
 			for i := range 100 {
-				b = append(b, ev{tid: tid, tick: uint64(i), stack: []uint64{P(pcWork2)}, vals: []proffile.Value{val(0, vI, int64(tid+2))}})
+				b = append(b, ev{tid: tid, tick: uint64(i), stack: []uint64{P(pcWork2)}, vals: []model.Value{val(0, vI, int64(tid+2))}})
 			}
 		}
 		feed(t, a, Normal, "n", n)
@@ -753,8 +752,8 @@ func TestEndToEndPatterns(t *testing.T) {
 		a := New(DefaultOptions())
 		var n, b []ev
 		for i := range 100 {
-			n = append(n, ev{tid: 1, tick: uint64(2 * i), stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vFlag, int64(i%4))}})
-			b = append(b, ev{tid: 1, tick: uint64(2 * i), stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vFlag, int64(i%4)+1000)}})
+			n = append(n, ev{tid: 1, tick: uint64(2 * i), stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vFlag, int64(i%4))}})
+			b = append(b, ev{tid: 1, tick: uint64(2 * i), stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vFlag, int64(i%4)+1000)}})
 		}
 		feed(t, a, Normal, "n", n)
 		feed(t, a, Buggy, "b", b)
@@ -777,14 +776,14 @@ func TestEndToEndPatterns(t *testing.T) {
 func TestRunOrder(t *testing.T) {
 	a := New(DefaultOptions())
 	feed(t, a, Buggy, "b", nil)
-	if _, err := a.BeginRun(Normal, "n", proffile.Header{}); err == nil {
+	if _, err := a.BeginRun(Normal, "n", model.Header{}); err == nil {
 		t.Error("normal run after buggy run accepted")
 	}
 	a = New(DefaultOptions())
-	if _, err := a.BeginRun(Normal, "n", proffile.Header{}); err != nil {
+	if _, err := a.BeginRun(Normal, "n", model.Header{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.BeginRun(Buggy, "b", proffile.Header{}); err == nil {
+	if _, err := a.BeginRun(Buggy, "b", model.Header{}); err == nil {
 		t.Error("buggy run begun while a normal run is open")
 	}
 }
@@ -915,11 +914,11 @@ func TestSampleSetModes(t *testing.T) {
 // located where it was read, as the abnormal samples of its verdict.
 func TestPresentOnlyWhenSlowLocations(t *testing.T) {
 	a := New(DefaultOptions())
-	feed(t, a, Normal, "n", []ev{{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []proffile.Value{val(0, vI, 1)}}})
+	feed(t, a, Normal, "n", []ev{{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vI, 1)}}})
 	var buggy []ev
 	for i := range 4 {
 		buggy = append(buggy, ev{tid: 1, tick: uint64(i + 1), stack: []uint64{P(pcHelper)},
-			vals: []proffile.Value{ptr(0, vNode, 0x5000+uint64(i)*64, 0)}})
+			vals: []model.Value{ptr(0, vNode, 0x5000+uint64(i)*64, 0)}})
 	}
 	feed(t, a, Buggy, "b", buggy)
 	res := a.Result()
@@ -951,14 +950,14 @@ func TestRareWhenNormal(t *testing.T) {
 		a := New(DefaultOptions())
 		var normal, buggy []ev
 		for i := range c.nNormal {
-			normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []proffile.Value{val(0, vN, int64(i%2))}})
+			normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []model.Value{val(0, vN, int64(i%2))}})
 		}
 		for i := range c.fill {
 			normal = append(normal, ev{tid: 1, tick: uint64(100 + i), stack: []uint64{P(pcWork)}})
 		}
 		for i := range 20 {
 			// Up and down: not a counter (whose value is not compared).
-			buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []proffile.Value{val(0, vN, int64(100+i%5))}})
+			buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []model.Value{val(0, vN, int64(100+i%5))}})
 		}
 		feed(t, a, Normal, "n", normal)
 		feed(t, a, Buggy, "b", buggy)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/pcindex"
 	"github.com/vprof/vprof/runtime/proffile"
 )
@@ -107,7 +107,7 @@ const (
 	// modePtrNull: other pointers. An address differs between runs by
 	// nature: value and delta are of null (0) / non-null (1); duration is
 	// of the address (how long it stays the same). What the pointer
-	// points to is analysed through its fields (dwarfschema.Field).
+	// points to is analysed through its fields (model.Field).
 	modePtrNull
 )
 
@@ -115,23 +115,23 @@ const (
 // fields read for every value sample come first, to share cache lines.
 type varInfo struct {
 	mode    varMode
-	natural bool             // differs between runs by nature: no value dimension
-	kind    dwarfschema.Kind //
-	pkind   dwarfschema.Kind // pointee kind of a pointer to a basic type
-	has     [numDims]bool    // the normal runs have samples in that dimension
-	fn      int32            // defining function, -1 for globals
-	last    int32            // cache of the last function added to funcs
-	count   [2]float64       // value samples per kind
-	changed [2]bool          // per kind: the value changed on some thread
-	down    bool             // some thread of some run saw the value decrease
-	up      bool             // ... or increase
+	natural bool          // differs between runs by nature: no value dimension
+	kind    model.Kind    //
+	pkind   model.Kind    // pointee kind of a pointer to a basic type
+	has     [numDims]bool // the normal runs have samples in that dimension
+	fn      int32         // defining function, -1 for globals
+	last    int32         // cache of the last function added to funcs
+	count   [2]float64    // value samples per kind
+	changed [2]bool       // per kind: the value changed on some thread
+	down    bool          // some thread of some run saw the value decrease
+	up      bool          // ... or increase
 	sets    [2][numDims]*sampleSet
 	lo      [numDims]float64 // normal range with slack (buggy runs)
 	hi      [numDims]float64 //
 
 	key   string
 	name  string // for people: the source name, "#N" added for the Nth of a name in one function
-	tags  dwarfschema.Tags
+	tags  model.Tags
 	typ   string
 	funcs map[int32]struct{} // globals: functions with a PC where it was sampled
 
@@ -145,7 +145,7 @@ type objInfo struct {
 	path    string
 	buildID string
 	program bool
-	schema  *dwarfschema.Schema
+	schema  *model.Schema
 	funcMap []int32 // schema FuncID (or len(Funcs)+symbol index) -> global function
 	varMap  []int32 // schema VarID -> global variable, -1 if not monitored
 	global  []bool  // schema VarID -> a global variable
@@ -199,7 +199,8 @@ type Analyzer struct {
 
 	stamp     uint64   // sampling event counter
 	funcStamp []uint64 // per function: last event that counted it
-	stk       stackCover
+	stk       stackCover // buggy runs
+	stkNormal stackCover // normal runs
 	grpCount  []int32 // per variable: scratch of Run.flushValues, zero between blocks
 
 	// Abnormal-sample counters, one table per worker: a variable's samples
@@ -330,7 +331,7 @@ func naturallyVarying(name, typ string) bool {
 
 // loadObject interns an object's functions and variables. Objects with the
 // same build-id and path are loaded once across runs.
-func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
+func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 	key := ""
 	if o.BuildID != "" {
 		key = o.BuildID + "\x00" + o.Path
@@ -340,7 +341,7 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 	}
 	s := o.Schema
 	if s == nil {
-		s = &dwarfschema.Schema{Path: o.Path}
+		s = &model.Schema{Path: o.Path}
 	}
 	if len(a.opt.Components) == 0 && len(s.Components) > 0 {
 		if a.compFiles == nil {
@@ -461,7 +462,7 @@ func (a *Analyzer) loadObject(o *proffile.Object) *objInfo {
 // ("buf0lru.c", "storage/innobase/buf/") matches from any directory
 // boundary of the file's path, as the compilation directory the recorder
 // matched against is not in the profile.
-func (a *Analyzer) inComponent(s *dwarfschema.Schema, v *dwarfschema.Var) bool {
+func (a *Analyzer) inComponent(s *model.Schema, v *model.Var) bool {
 	if len(a.opt.Components) == 0 {
 		return true
 	}
@@ -490,10 +491,10 @@ func (a *Analyzer) funcInComponent(f int32) bool {
 	return a.funcComp[f] > 0
 }
 
-// matchComponent is the rule of record and schema (dwarfschema.MatchComponent).
-func matchComponent(file string, comps []string) bool { return dwarfschema.MatchComponent(file, comps) }
+// matchComponent is the rule of record and schema (model.MatchComponent).
+func matchComponent(file string, comps []string) bool { return model.MatchComponent(file, comps) }
 
-func (a *Analyzer) internVar(key, name string, fn int32, v *dwarfschema.Var) int32 {
+func (a *Analyzer) internVar(key, name string, fn int32, v *model.Var) int32 {
 	if i, ok := a.varIdx[key]; ok {
 		a.vars[i].tags |= v.Tags
 		return i
@@ -501,11 +502,11 @@ func (a *Analyzer) internVar(key, name string, fn int32, v *dwarfschema.Var) int
 	i := int32(len(a.vars))
 	vi := varInfo{key: key, name: name, fn: fn, tags: v.Tags, kind: v.Kind, pkind: v.PointeeKind, typ: v.Type, last: -1}
 	switch {
-	case v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 && v.PointeeKind != dwarfschema.KindPointer && v.PointeeKind != dwarfschema.KindAggregate:
+	case v.Kind == model.KindPointer && v.PointeeKind != 0 && v.PointeeKind != model.KindPointer && v.PointeeKind != model.KindAggregate:
 		vi.mode = modePtrBasic
-	case v.Kind == dwarfschema.KindPointer:
+	case v.Kind == model.KindPointer:
 		vi.mode = modePtrNull
-	case v.Kind == dwarfschema.KindAggregate:
+	case v.Kind == model.KindAggregate:
 		vi.mode = modeDurOnly
 	}
 	vi.natural = naturallyVarying(v.Name, v.Type)

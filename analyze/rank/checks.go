@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // This file holds the checks a report makes of its own inputs: mistakes a
@@ -21,7 +21,7 @@ import (
 const MinRunSamples = 100
 
 // checkComponents fails when one of Options.Components matches none of the
-// source files of the runs' program objects (dwarfschema.ComponentError,
+// source files of the runs' program objects (model.ComponentError,
 // the rule record and schema use): almost always a typo, which would
 // otherwise leave every function to the hist-discounter without a word.
 func (a *Analyzer) checkComponents() error {
@@ -47,7 +47,7 @@ func (a *Analyzer) checkComponents() error {
 	if len(names) == 0 {
 		return nil // no DWARF: no variables to narrow, and nothing to check against
 	}
-	return dwarfschema.CheckComponents(a.opt.Components, strings.Join(names, ", "), files)
+	return model.CheckComponents(a.opt.Components, strings.Join(names, ", "), files)
 }
 
 // inputWarnings checks the runs given as normal and buggy: a file given

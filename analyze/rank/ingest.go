@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
@@ -18,7 +18,7 @@ type Run struct {
 	Kind Kind
 	Name string
 
-	hdr      proffile.Header
+	hdr      model.Header
 	interval float64 // seconds: weight of a sample that carries none
 	space    *proffile.AddrSpace
 	objs     []*objInfo // by proffile Object.ID
@@ -54,7 +54,7 @@ type Run struct {
 	values       int64
 	badValues    int64 // value samples naming an unknown object or variable
 	programBuild string
-	trailer      *proffile.Trailer
+	trailer      *model.Trailer
 	flatOnly     bool
 	ended        bool
 }
@@ -101,7 +101,7 @@ const maxWalk = 128
 // BeginRun starts feeding a run. All normal runs must be fed (and ended)
 // before the first buggy run: the buggy runs' abnormal samples are found
 // against the normal runs' ranges as they stream by.
-func (a *Analyzer) BeginRun(kind Kind, name string, hdr proffile.Header) (*Run, error) {
+func (a *Analyzer) BeginRun(kind Kind, name string, hdr model.Header) (*Run, error) {
 	if kind == Normal && a.frozen {
 		return nil, errors.New("analyze: normal runs must be added before buggy runs")
 	}
@@ -144,7 +144,7 @@ func (r *Run) Record(rec any) error {
 		return fmt.Errorf("analyze: run %s already ended", r.Name)
 	}
 	switch x := rec.(type) {
-	case *proffile.Object:
+	case *model.Object:
 		r.gen++
 		oi := r.a.loadObject(x)
 		for len(r.objs) <= int(x.ID) {
@@ -158,18 +158,18 @@ func (r *Run) Record(rec any) error {
 		for len(r.vsets) < len(r.a.vars) {
 			r.vsets = append(r.vsets, nil)
 		}
-	case *proffile.Mapping:
+	case *model.Mapping:
 		r.gen++
 		r.space.Observe(x)
-	case *proffile.ProcEvent:
+	case *model.ProcEvent:
 		r.gen++
 		r.space.Observe(x)
-		if x.Kind == proffile.ProcExit || x.Kind == proffile.ProcExec {
+		if x.Kind == model.ProcExit || x.Kind == model.ProcExec {
 			// A process that exits or replaces its image ends its threads'
 			// runs of equal values.
 			r.flushThreads(func(ts *threadState) bool { return ts.pid == x.PID })
 		}
-	case *proffile.ThreadEvent:
+	case *model.ThreadEvent:
 		if x.Exit {
 			k := threadKey(x.PID, x.TID)
 			if ts := r.threads[k]; ts != nil {
@@ -178,13 +178,13 @@ func (r *Run) Record(rec any) error {
 				r.lastTS = nil
 			}
 		}
-	case *proffile.Block:
+	case *model.Block:
 		r.beginBlock(r.thread(x.PID, x.TID))
 		for i := range x.Samples {
 			r.sample(x.PID, &x.Samples[i])
 		}
 		r.flushValues()
-	case *proffile.Trailer:
+	case *model.Trailer:
 		t := *x
 		r.trailer = &t
 	case nil:
@@ -291,7 +291,7 @@ func (r *Run) thread(pid, tid int32) *threadState {
 
 // frame resolves frame i of s: the innermost frame at its PC, callers at
 // their return address minus one (inside the call instruction).
-func (r *Run) frame(pid int32, s *proffile.Sample, i int, stamp uint64) *frameRes {
+func (r *Run) frame(pid int32, s *model.Sample, i int, stamp uint64) *frameRes {
 	fr := &r.frames[i]
 	if r.fstamp[i] == stamp {
 		return fr
@@ -358,7 +358,7 @@ type pcEntry struct {
 	res frameRes
 }
 
-func (r *Run) sample(pid int32, s *proffile.Sample) {
+func (r *Run) sample(pid int32, s *model.Sample) {
 	a := r.a
 	a.stamp++
 	stamp := a.stamp
@@ -404,7 +404,7 @@ func (r *Run) sample(pid int32, s *proffile.Sample) {
 	if r.flatOnly {
 		return
 	}
-	if r.Kind == Buggy && nf > 0 && len(r.bts) > 0 {
+	if nf > 0 && len(r.bts) > 0 {
 		r.onStack(pid, s, nf, w, stamp, r.bts[len(r.bts)-1])
 	}
 	// Records are written in place, in room made for all the values.
@@ -435,7 +435,7 @@ type valRec struct {
 // value does what needs the sample (dedupe, the frame's PC, the
 // variable-based cost) and writes the value's record for its variable to
 // rec, or returns false when the value is not analysed.
-func (r *Run) value(pid int32, s *proffile.Sample, v *proffile.Value, nf int, w float64, stamp uint64, rec *valRec) bool {
+func (r *Run) value(pid int32, s *model.Sample, v *model.Value, nf int, w float64, stamp uint64, rec *valRec) bool {
 	a := r.a
 	if int(v.Obj) >= len(r.objs) || r.objs[v.Obj] == nil {
 		r.badValues++
@@ -784,12 +784,12 @@ func (r *Run) flushThread(ts *threadState) {
 	}
 }
 
-// toFloat interprets normalised value bits by kind (proffile.Value).
-func toFloat(bits uint64, k dwarfschema.Kind) float64 {
+// toFloat interprets normalised value bits by kind (model.Value).
+func toFloat(bits uint64, k model.Kind) float64 {
 	switch k {
-	case dwarfschema.KindUint, dwarfschema.KindBool, dwarfschema.KindPointer, dwarfschema.KindAggregate:
+	case model.KindUint, model.KindBool, model.KindPointer, model.KindAggregate:
 		return float64(bits)
-	case dwarfschema.KindFloat:
+	case model.KindFloat:
 		return math.Float64frombits(bits)
 	}
 	return float64(int64(bits))

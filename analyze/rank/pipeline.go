@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
@@ -181,7 +182,7 @@ func (rg *reading) readHead() {
 func (rg *reading) read() (it item, block bool) {
 	rec, err := rg.rd.NextInto(rg.buf)
 	it = item{rec: rec, err: err, bytes: rg.rd.Recovery().Bytes}
-	if _, ok := rec.(*proffile.Block); ok && err == nil {
+	if _, ok := rec.(*model.Block); ok && err == nil {
 		it.blk, it.rec, block = rg.buf, nil, true
 	}
 	return it, block
@@ -309,7 +310,7 @@ func (r *Run) feedFrom(rg *reading, size int64, progress Progress) error {
 		} else {
 			r.quiesce()
 			if err := r.Record(it.rec); err != nil {
-				return fmt.Errorf("%s: %v", r.Name, err)
+				return fmt.Errorf("%s: %w", r.Name, err)
 			}
 		}
 		if progress != nil && it.bytes >= next {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // Bug patterns (method.md §8).
@@ -284,8 +284,8 @@ const noPatternHist = "no variable verdict (hist-discounter): nothing to classif
 // classify applies the bug-pattern rules of method.md §8 to the verdict
 // of v* (the variable that gave a function its discount), first match
 // wins, and says which rule matched or why none did.
-func classify(tags dwarfschema.Tags, vv *VarVerdict, o *Options) (pattern, reason string) {
-	loop, cond := tags&dwarfschema.TagLoop != 0, tags&dwarfschema.TagCond != 0
+func classify(tags model.Tags, vv *VarVerdict, o *Options) (pattern, reason string) {
+	loop, cond := tags&model.TagLoop != 0, tags&model.TagCond != 0
 	low := vv.R < o.DefaultDiscount
 	dim := vv.Dim.String()
 	switch {

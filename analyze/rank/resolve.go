@@ -7,7 +7,7 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // chainAt returns the inline chain executing at link-time pc, innermost
@@ -112,7 +112,7 @@ func (oi *objInfo) callLine(pc uint64, k int) (file string, line int32, ok bool)
 
 // blockAt returns the index and start address of the basic block of f
 // containing pc (Func.Blocks is sorted), or -1.
-func blockAt(f *dwarfschema.Func, pc uint64) (int, uint64) {
+func blockAt(f *model.Func, pc uint64) (int, uint64) {
 	i := sort.Search(len(f.Blocks), func(i int) bool { return f.Blocks[i] > pc }) - 1
 	if i < 0 {
 		return -1, 0

@@ -1,9 +1,10 @@
 package rank
 
 import (
+	"slices"
 	"testing"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // TestDriverFrame: a function on the stack of every sample of its thread
@@ -17,11 +18,11 @@ func TestDriverFrame(t *testing.T) {
 	var normal, buggy []ev
 	for i := range 60 {
 		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork), P(pcMain)},
-			vals: []proffile.Value{val(0, vI, int64(i%10)), val(1, vStart, int64(i%3))}})
+			vals: []model.Value{val(0, vI, int64(i%10)), val(1, vStart, int64(i%3))}})
 	}
 	for i := range 120 {
 		buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork), P(pcMain)},
-			vals: []proffile.Value{val(0, vI, int64(i%100)), val(1, vStart, int64(i/40))}})
+			vals: []model.Value{val(0, vI, int64(i%100)), val(1, vStart, int64(i/40))}})
 	}
 	feed(t, a, Normal, "n", normal)
 	feed(t, a, Buggy, "b", buggy)
@@ -48,6 +49,19 @@ func TestDriverFrame(t *testing.T) {
 	if m := findFunc(t, a.Result(), "main"); !near(m.Raw, 120e-3) {
 		t.Errorf("main (no driver) raw %g ms, want 120", m.Raw*1e3)
 	}
+	// On every sample of its thread in the buggy runs but on half of them
+	// in the normal runs, main is no driver either (D9): the bug made it
+	// cover its thread, the program's structure does not.
+	a = New(DefaultOptions())
+	half := slices.Clone(normal)
+	for i := range 60 {
+		half = append(half, ev{tid: 1, tick: uint64(100 + i), stack: []uint64{P(pcHelper)}})
+	}
+	feed(t, a, Normal, "n", half)
+	feed(t, a, Buggy, "b", buggy[:120])
+	if m := findFunc(t, a.Result(), "main"); !near(m.Raw, 120e-3) {
+		t.Errorf("main, on every slow sample but half the normal ones: raw %g ms, want 120 (no driver)", m.Raw*1e3)
+	}
 }
 
 // TestCounter: a value that only grows (a statistics counter, a clock)
@@ -57,10 +71,10 @@ func TestCounter(t *testing.T) {
 	a := New(DefaultOptions())
 	var normal, buggy []ev
 	for i := range 50 {
-		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []proffile.Value{val(0, vG, int64(2*i))}})
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []model.Value{val(0, vG, int64(2*i))}})
 	}
 	for i := range 200 {
-		buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []proffile.Value{val(0, vG, int64(2*i))}})
+		buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcHelper)}, vals: []model.Value{val(0, vG, int64(2*i))}})
 	}
 	feed(t, a, Normal, "n", normal)
 	feed(t, a, Buggy, "b", buggy)
@@ -90,7 +104,7 @@ func TestSystemHeaderInlined(t *testing.T) {
 	s.Files = append(s.Files, "/usr/include/c++/12/bits/stl_algo.h")
 	s.Funcs[fInl].File = 1
 	hdr := header()
-	hdr[0] = &proffile.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+	hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
 	a := New(DefaultOptions())
 	feedWith(t, a, Buggy, "b", hdr, []ev{
 		{tid: 1, tick: 1, ms: 3, stack: []uint64{P(pcWorkInl)}},
@@ -138,7 +152,7 @@ func TestRunNoise(t *testing.T) {
 				var evs []ev
 				for i := range 20 {
 					evs = append(evs, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)},
-						vals: []proffile.Value{val(0, vFlag, c.value(k, run+3*int(k), i))}})
+						vals: []model.Value{val(0, vFlag, c.value(k, run+3*int(k), i))}})
 				}
 				feed(t, a, k, k.String()+string(rune('0'+run)), evs)
 			}
@@ -195,7 +209,7 @@ func TestNewCostWeight(t *testing.T) {
 	add := func(evs *[]ev, pc uint64, v int32, base int64, n int) {
 		for i := range n {
 			*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: []uint64{P(pc)},
-				vals: []proffile.Value{val(0, v, base+int64(i%7))}})
+				vals: []model.Value{val(0, v, base+int64(i%7))}})
 		}
 	}
 	add(&normal, pcWork, vI, 0, 100)

@@ -2,7 +2,7 @@ package rank
 
 import (
 	"github.com/vprof/vprof/analyze/stats"
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // Reasons a discount ratio has the value it has.
@@ -225,7 +225,7 @@ func (r *Run) vset(v int32) *sampleSet {
 // and durations, not by value. An induction variable keeps its value
 // dimension: a loop that runs further is the evidence of a scalability bug.
 func (vi *varInfo) counter() bool {
-	return vi.up && !vi.down && vi.tags&dwarfschema.TagLoop == 0
+	return vi.up && !vi.down && vi.tags&model.TagLoop == 0
 }
 
 // analyses reports whether variable vi is analysed in dimension d.

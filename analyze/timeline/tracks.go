@@ -1,12 +1,11 @@
 package timeline
 
 import (
+	"github.com/vprof/vprof/runtime/model"
 	"math"
 
 	"github.com/vprof/vprof/analyze/regtime"
 	"github.com/vprof/vprof/analyze/trace"
-	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
 )
 
 // VarRef names a variable as the analyzer reports it: its defining
@@ -18,12 +17,12 @@ type VarRef struct {
 }
 
 // keepVars selects the value samples of vars in a profile.
-func keepVars(vars []VarRef) func(o *proffile.Object, v dwarfschema.VarID) bool {
+func keepVars(vars []VarRef) func(o *model.Object, v model.VarID) bool {
 	want := map[[2]string]bool{}
 	for _, r := range vars {
 		want[[2]string{r.Function, r.Name}] = true
 	}
-	return func(o *proffile.Object, v dwarfschema.VarID) bool {
+	return func(o *model.Object, v model.VarID) bool {
 		va := &o.Schema.Vars[v]
 		fn := ""
 		if va.Func >= 0 && int(va.Func) < len(o.Schema.Funcs) {
@@ -101,7 +100,7 @@ func tracksOf(prof *trace.Profile, vars []VarRef) map[*trace.Thread][]Track {
 	return tracks
 }
 
-func funcName(s *dwarfschema.Schema, f dwarfschema.FuncID) string {
+func funcName(s *model.Schema, f model.FuncID) string {
 	if f < 0 || int(f) >= len(s.Funcs) {
 		return ""
 	}
@@ -112,11 +111,11 @@ func funcName(s *dwarfschema.Schema, f dwarfschema.FuncID) string {
 }
 
 // valueOf reads a sampled value as a number for plotting.
-func valueOf(v *dwarfschema.Var, bits uint64) float64 {
+func valueOf(v *model.Var, bits uint64) float64 {
 	switch v.Kind {
-	case dwarfschema.KindInt, dwarfschema.KindEnum:
+	case model.KindInt, model.KindEnum:
 		return float64(int64(bits))
-	case dwarfschema.KindFloat:
+	case model.KindFloat:
 		f := math.Float64frombits(bits)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return 0

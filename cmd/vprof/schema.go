@@ -15,6 +15,7 @@ import (
 
 	"github.com/vprof/vprof/analyze/report"
 	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 const schemaHelp = `
@@ -106,7 +107,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	}
 	if err == nil {
 		// A component that names nothing is a mistake, as for record and report.
-		if cerr := dwarfschema.CheckComponents(components, fs.Arg(0), s.Files); cerr != nil {
+		if cerr := model.CheckComponents(components, fs.Arg(0), s.Files); cerr != nil {
 			return cerr
 		}
 	}
@@ -139,7 +140,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	}
 	globals, tagged := 0, 0
 	for _, v := range s.Vars {
-		if v.Func == dwarfschema.NoFunc {
+		if v.Func == model.NoFunc {
 			globals++
 		} else if v.Tags != 0 {
 			tagged++
@@ -156,11 +157,11 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 
 // schemaView formats a Schema for people.
 type schemaView struct {
-	s   *dwarfschema.Schema
+	s   *model.Schema
 	cwd string
 }
 
-func newSchemaView(s *dwarfschema.Schema) *schemaView {
+func newSchemaView(s *model.Schema) *schemaView {
 	cwd, _ := os.Getwd()
 	return &schemaView{s: s, cwd: cwd}
 }
@@ -180,22 +181,22 @@ func (sv *schemaView) file(i int32) string {
 	return p
 }
 
-func (sv *schemaView) function(v *dwarfschema.Var) string {
-	if v.Func == dwarfschema.NoFunc {
+func (sv *schemaView) function(v *model.Var) string {
+	if v.Func == model.NoFunc {
 		return dwarfschema.GlobalFunc
 	}
 	return sv.s.Funcs[v.Func].Display
 }
 
 // varName qualifies a local with its function, as gdb does (fn::var).
-func (sv *schemaView) varName(v *dwarfschema.Var) string {
-	if v.Func == dwarfschema.NoFunc {
+func (sv *schemaView) varName(v *model.Var) string {
+	if v.Func == model.NoFunc {
 		return v.Name
 	}
 	return sv.s.Funcs[v.Func].Display + "::" + v.Name
 }
 
-func tagsOrDash(t dwarfschema.Tags) string {
+func tagsOrDash(t model.Tags) string {
 	if t == 0 {
 		return "-"
 	}
@@ -213,17 +214,17 @@ func (sv *schemaView) writeSchema(w io.Writer) error {
 
 // location spells a Loc's place: reg:rdi, fbreg, addr:0x4028, breg:rsp,
 // const, expr:DW_OP_...
-func location(l *dwarfschema.Loc) string {
+func location(l *model.Loc) string {
 	switch l.Kind {
-	case dwarfschema.LocReg:
+	case model.LocReg:
 		return "reg:" + regName(uint64(l.Reg))
-	case dwarfschema.LocFrame:
+	case model.LocFrame:
 		return "fbreg"
-	case dwarfschema.LocAddr:
+	case model.LocAddr:
 		return "addr:0x" + strconv.FormatUint(l.Addr, 16)
-	case dwarfschema.LocRegOff:
+	case model.LocRegOff:
 		return "breg:" + regName(uint64(l.Reg))
-	case dwarfschema.LocConst:
+	case model.LocConst:
 		return "const"
 	}
 	return "expr:" + dwarfschema.FormatExpr(l.Expr)
@@ -231,15 +232,15 @@ func location(l *dwarfschema.Loc) string {
 
 func regName(n uint64) string { return dwarfschema.RegName(n) }
 
-func offset(l *dwarfschema.Loc) string {
+func offset(l *model.Loc) string {
 	switch l.Kind {
-	case dwarfschema.LocFrame, dwarfschema.LocRegOff, dwarfschema.LocConst:
+	case model.LocFrame, model.LocRegOff, model.LocConst:
 		return strconv.FormatInt(l.Offset, 10)
 	}
 	return "-"
 }
 
-func pcRange(l *dwarfschema.Loc) (string, string) {
+func pcRange(l *model.Loc) (string, string) {
 	if l.PCStart == 0 && l.PCEnd == ^uint64(0) {
 		return "*", "*"
 	}
@@ -266,11 +267,11 @@ func (sv *schemaView) writeMetadata(w io.Writer) error {
 // derefFields lists the fields read behind each pointer variable: they
 // have no locations of their own, and are read wherever the pointer is
 // (location deref:POINTER, offset from the pointer's value).
-func derefFields(s *dwarfschema.Schema) map[dwarfschema.VarID][]dwarfschema.VarID {
-	m := map[dwarfschema.VarID][]dwarfschema.VarID{}
+func derefFields(s *model.Schema) map[model.VarID][]model.VarID {
+	m := map[model.VarID][]model.VarID{}
 	for i := range s.Vars {
 		if f := s.Vars[i].Field; f != nil && f.Deref && f.Of >= 0 {
-			m[f.Of] = append(m[f.Of], dwarfschema.VarID(i))
+			m[f.Of] = append(m[f.Of], model.VarID(i))
 		}
 	}
 	return m
@@ -360,7 +361,7 @@ func (sv *schemaView) writeJSON(w io.Writer) error {
 	behind := derefFields(s)
 	type metaRow struct {
 		loc   int
-		field dwarfschema.VarID // -1: the Loc itself
+		field model.VarID // -1: the Loc itself
 	}
 	var meta []metaRow
 	for i := range s.Locs {
@@ -394,7 +395,7 @@ func (sv *schemaView) writeJSON(w io.Writer) error {
 }
 
 // writeFuncs lists the functions of a binary without DWARF.
-func writeFuncs(w io.Writer, s *dwarfschema.Schema, format string) error {
+func writeFuncs(w io.Writer, s *model.Schema, format string) error {
 	type fn struct {
 		Name  string `json:"function"`
 		Start string `json:"start"`

@@ -7,9 +7,9 @@
 package testprof
 
 import (
+	"github.com/vprof/vprof/runtime/model"
 	"path/filepath"
 
-	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
@@ -17,47 +17,47 @@ import (
 // its loop variable budget counts down: each value of budgets lasts 10
 // ticks, workTicks of which are spent in work().
 func WriteRun(path string, budgets []int64, workTicks int) error {
-	r := func(lo, hi uint64) []dwarfschema.PCRange { return []dwarfschema.PCRange{{Lo: lo, Hi: hi}} }
-	schema := &dwarfschema.Schema{
+	r := func(lo, hi uint64) []model.PCRange { return []model.PCRange{{Lo: lo, Hi: hi}} }
+	schema := &model.Schema{
 		Path: "/bin/srv", Type: "exec", HasDWARF: true, Files: []string{"/src/srv.c"},
-		Funcs: []dwarfschema.Func{
+		Funcs: []model.Func{
 			{Name: "main", Display: "main", Line: 10, Ranges: r(0x1000, 0x1100)},
 			{Name: "recover_loop", Display: "recover_loop", Line: 20, Ranges: r(0x1100, 0x1200)},
 			{Name: "do_work", Display: "do_work", Line: 40, Ranges: r(0x1200, 0x1300)},
 		},
-		Vars: []dwarfschema.Var{
-			{Name: "budget", Func: 1, Line: 21, Type: "long", Kind: dwarfschema.KindInt, Size: 8, Tags: dwarfschema.TagLoop | dwarfschema.TagCond},
+		Vars: []model.Var{
+			{Name: "budget", Func: 1, Line: 21, Type: "long", Kind: model.KindInt, Size: 8, Tags: model.TagLoop | model.TagCond},
 		},
-		Locs:  []dwarfschema.Loc{{Var: 0, PCStart: 0x1100, PCEnd: 0x1200, Kind: dwarfschema.LocFrame, Offset: -24, Size: 8}},
-		Lines: []dwarfschema.LineRow{{PC: 0x1000, Line: 10}, {PC: 0x1100, Line: 20}, {PC: 0x1200, Line: 40}, {PC: 0x1300}},
+		Locs:  []model.Loc{{Var: 0, PCStart: 0x1100, PCEnd: 0x1200, Kind: model.LocFrame, Offset: -24, Size: 8}},
+		Lines: []model.LineRow{{PC: 0x1000, Line: 10}, {PC: 0x1100, Line: 20}, {PC: 0x1200, Line: 40}, {PC: 0x1300}},
 	}
 	const bias = 0x400000
-	w, err := proffile.Create(path, proffile.Header{Target: "/bin/srv", PID: 5, IntervalNS: 1e6, Clock: proffile.ClockCPU, Depth: 3, Stack: 64})
+	w, err := proffile.Create(path, model.Header{Target: "/bin/srv", PID: 5, IntervalNS: 1e6, Clock: model.ClockCPU, Depth: 3, Stack: 64})
 	if err != nil {
 		return err
 	}
-	w.AddObject(&proffile.Object{ID: 0, Path: "/bin/srv", Program: true, Schema: schema})
-	w.AddMapping(proffile.Mapping{PID: 5, Start: bias + 0x1000, End: bias + 0x2000, Bias: bias, Obj: 0})
-	w.AddProc(proffile.ProcEvent{Kind: proffile.ProcStart, PID: 5, Path: "/bin/srv"})
-	w.AddThread(proffile.ThreadEvent{PID: 5, TID: 6, Name: "recovery"})
+	w.AddObject(&model.Object{ID: 0, Path: "/bin/srv", Program: true, Schema: schema})
+	w.AddMapping(model.Mapping{PID: 5, Start: bias + 0x1000, End: bias + 0x2000, Bias: bias, Obj: 0})
+	w.AddProc(model.ProcEvent{Kind: model.ProcStart, PID: 5, Path: "/bin/srv"})
+	w.AddThread(model.ThreadEvent{PID: 5, TID: 6, Name: "recovery"})
 	tick := uint64(1)
 	// main's own start-up: recover_loop is not on every sample of the
 	// thread (no driver frame, method.md §4).
 	for ; tick <= 10; tick++ {
-		s := proffile.Sample{Tick: tick, TimeNS: int64(tick) * 1e6, WeightNS: 1e6, Stack: []uint64{bias + 0x1011}}
+		s := model.Sample{Tick: tick, TimeNS: int64(tick) * 1e6, WeightNS: 1e6, Stack: []uint64{bias + 0x1011}}
 		if err := w.AddSample(5, 6, &s); err != nil {
 			return err
 		}
 	}
 	for _, b := range budgets {
 		for k := 0; k < 10; k++ {
-			s := proffile.Sample{Tick: tick, TimeNS: int64(tick) * 1e6, WeightNS: 1e6}
+			s := model.Sample{Tick: tick, TimeNS: int64(tick) * 1e6, WeightNS: 1e6}
 			if k < workTicks {
 				s.Stack = []uint64{bias + 0x1210, bias + 0x1121, bias + 0x1011}
-				s.Values = []proffile.Value{{Frame: 1, Obj: 0, Var: 0, Bits: uint64(b)}}
+				s.Values = []model.Value{{Frame: 1, Obj: 0, Var: 0, Bits: uint64(b)}}
 			} else {
 				s.Stack = []uint64{bias + 0x1110, bias + 0x1011}
-				s.Values = []proffile.Value{{Frame: 0, Obj: 0, Var: 0, Bits: uint64(b)}}
+				s.Values = []model.Value{{Frame: 0, Obj: 0, Var: 0, Bits: uint64(b)}}
 			}
 			if err := w.AddSample(5, 6, &s); err != nil {
 				return err
@@ -65,7 +65,7 @@ func WriteRun(path string, budgets []int64, workTicks int) error {
 			tick++
 		}
 	}
-	return w.Close(proffile.Trailer{EndNS: int64(tick) * 1e6})
+	return w.Close(model.Trailer{EndNS: int64(tick) * 1e6})
 }
 
 // Runs writes a normal run (budget 1 to 5 over and over, 2 ticks in 10 in

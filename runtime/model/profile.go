@@ -1,24 +1,4 @@
-// Package proffile is the vprof profile file: a versioned, self-describing,
-// streamed record of one run.
-//
-// Layout: an 8-byte magic ("VPROF\x00" + version u16 LE), then records. Each
-// record is kind (1 byte), payload length (uvarint), payload, CRC-32C of
-// kind+payload (4 bytes LE). The first record is the Header; objects (their
-// schema: the layout log), mappings, process and thread events and
-// per-thread sample blocks follow in the order they happened; a Trailer ends
-// a complete file. An object's record holds the object's JSON without its
-// schema, then the schema's JSON deflated (RFC 1951): a large program's
-// schema is tens of megabytes of JSON that deflate to an eighth, and most
-// of a short run's profile. A file cut anywhere (recorder killed) still yields every
-// complete record before the cut; the reader reports how much it recovered.
-package proffile
-
-import "github.com/vprof/vprof/dwarfschema"
-
-// Version is the format version written by this package. Version 1 wrote
-// an object's record as plain JSON, schema included; this package reads
-// both.
-const Version = 2
+package model
 
 // Clock is how ticks select threads (method.md §3).
 type Clock string
@@ -53,11 +33,11 @@ type Header struct {
 // Program objects (by default the main executable) are the ones whose
 // functions are ranked; libraries and the vDSO carry symbols only.
 type Object struct {
-	ID      uint16              `json:"id"`
-	Path    string              `json:"path"`
-	BuildID string              `json:"build_id,omitempty"`
-	Program bool                `json:"program"`
-	Schema  *dwarfschema.Schema `json:"schema"`
+	ID      uint16  `json:"id"`
+	Path    string  `json:"path"`
+	BuildID string  `json:"build_id,omitempty"`
+	Program bool    `json:"program"`
+	Schema  *Schema `json:"schema"`
 }
 
 // Mapping places an object's executable segment in a process: a PC in
@@ -120,21 +100,23 @@ const (
 // enums and chars sign- or zero-extended to 64 bits, floats as the bits of a
 // float64, pointers as the address, aggregates as FNV-1a of their first 64
 // bytes. For a pointer to a basic type, Pointee holds the pointee's value,
-// normalised the same way, when HasPointee.
+// normalised the same way, when HasPointee. Obj is the ID of an Object
+// recorded before the sample, and Var indexes its schema's Vars.
 type Value struct {
-	Frame      uint8             `json:"frame"`
-	Obj        uint16            `json:"obj"`
-	Var        dwarfschema.VarID `json:"var"`
-	Bits       uint64            `json:"bits"`
-	Pointee    uint64            `json:"pointee,omitempty"`
-	HasPointee bool              `json:"has_pointee,omitempty"`
+	Frame      uint8  `json:"frame"`
+	Obj        uint16 `json:"obj"`
+	Var        VarID  `json:"var"`
+	Bits       uint64 `json:"bits"`
+	Pointee    uint64 `json:"pointee,omitempty"`
+	HasPointee bool   `json:"has_pointee,omitempty"`
 }
 
 // Sample is one PC sample of one thread with its value samples.
 //
 // Stack[0] is the PC of the innermost frame; Stack[i>0] are return
 // addresses as unwound (look them up at Stack[i]-1). All are runtime
-// addresses of process PID (see Mapping).
+// addresses of process PID (see Mapping). Each value's Frame indexes
+// Stack; Syscall is -1 unless the thread was Blocked.
 type Sample struct {
 	Tick     uint64      `json:"tick"`      // tick number since recording start
 	TimeNS   int64       `json:"time_ns"`   // since recording start

@@ -1,4 +1,4 @@
-package dwarfschema
+package model
 
 import (
 	"fmt"

@@ -1,20 +1,26 @@
-// Package dwarfschema reads an ELF executable or shared object with its DWARF
-// debugging information and produces the value-profiling schema of
-// docs/method.md §2: which variables shape performance (globals,
-// loop induction variables, variables read by conditions, call arguments),
-// their tags, and where each one lives over every PC range.
+// Package model is vprof's data model: the plain types that every stage
+// shares, with no reader behind them. dwarfschema fills a Schema from an
+// ELF object and its DWARF; the sampler writes Headers, Objects, Mappings,
+// events and Samples; runtime/proffile encodes and decodes them; the
+// analyzer and its outputs read them. It imports only the standard library,
+// so a reader of profiles links no DWARF decoder or disassembler.
 //
-// A Schema is plain data: it is what `vprof schema` prints and what the
-// profile file stores as its layout log, so the analyzer never needs the
-// binary. Addresses are link-time (unrelocated) virtual addresses; the
-// sampler adds the load bias of each mapping.
-package dwarfschema
+// The schema (method.md §2) is which variables shape performance (globals,
+// loop induction variables, variables read by conditions, call arguments),
+// their tags, and where each one lives over every PC range. Addresses are
+// link-time (unrelocated) virtual addresses; the sampler adds the load bias
+// of each mapping. Each type states its invariants; CheckValid checks them.
+package model
 
 // Schema is everything vprof knows about one object file.
 //
-// Invariants: Funcs, Vars and Locs index each other by position (FuncID,
-// VarID); Locs is sorted by PCStart; Lines is sorted by PC; Symbols is sorted
-// by Value; CallSites is sorted by ReturnPC, one entry per return address. A
+// Invariants (CheckValid checks them): Funcs, Vars and Locs index each
+// other by position (FuncID, VarID), and Funcs, Inlines, Vars and Lines
+// index Files (-1: unknown); every PC range is non-empty, and a list of
+// them sorted and disjoint; Locs is sorted by PCStart, each of the size of
+// its variable; Lines is sorted by PC, one row per PC; Symbols is sorted by
+// Value; CallSites is sorted by ReturnPC, one entry per return address,
+// each with at least one parameter. A
 // Schema loaded from a binary without DWARF (or by LoadSymbols) has
 // HasDWARF false, Symbols filled and Funcs built from the symbol table (no
 // Vars, no Locs, no CallSites).
@@ -158,10 +164,6 @@ type Var struct {
 	// class or union variable (method.md §2): `pool.n_free` of a global
 	// pool, `this->pending` behind a pointer.
 	Field *Field `json:"field,omitempty"`
-
-	// replaced marks, during Load, a struct global whose fields cover
-	// every member: it is dropped once narrowGlobals has used its extent.
-	replaced bool
 }
 
 // Field says where a field variable lives relative to the variable it is a

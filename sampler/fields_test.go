@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"runtime"
@@ -9,8 +10,6 @@ import (
 	"testing"
 	"time"
 	"unsafe"
-
-	"github.com/vprof/vprof/runtime/model"
 )
 
 // TestFields reads struct fields as variables (testdata/fields.c): behind

@@ -3,6 +3,7 @@ package sampler
 import (
 	"errors"
 	"fmt"
+	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"strconv"
 	"strings"
@@ -11,8 +12,6 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/vprof/vprof/runtime/model"
 )
 
 // The perf backend (Config.Sampler "perf", auto's choice for both clocks

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"sync/atomic"
 	"time"

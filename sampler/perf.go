@@ -3,7 +3,6 @@ package sampler
 import (
 	"errors"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // The perf backend (Config.Sampler "perf", auto's choice for both clocks

@@ -1,7 +1,6 @@
 package sampler
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"sync/atomic"
 	"time"

@@ -20,7 +20,7 @@ import (
 // task clock and writes its registers and a copy of its stack into ring
 // buffers; vprof drains them every few milliseconds and turns each record
 // into a sample with the same code as the ptrace path (finishSample). No
-// thread is ever stopped for a sample. See the package doc.
+// thread is ever stopped for a sample. See docs/sampler.md.
 //
 // Events are per thread and per CPU (pid=tid, cpu=c): the kernel only lets
 // events of different threads share a ring buffer (PERF_EVENT_IOC_SET_OUTPUT)

@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 VPROF   := $(BIN)/vprof
 
-.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo perf-tools
+.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench bench-memory eval clean chromium xray-tools xray-demo perf-tools
 
 all: build testprogs
 
@@ -76,6 +76,13 @@ bench: build perf-tools
 perf-tools:
 	@command -v perf >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf; }
+
+# Peak memory of the analysis on big inputs (writes ~3.5 GB to the temporary
+# directory, VPROF_BENCH_DIR to keep them): report's on a 128 MiB normal and a
+# 1 GiB buggy profile; timeline's RegTime on a 50 M-call trace, streamed and
+# whole in memory side by side.
+bench-memory:
+	VPROF_BENCH_MEMORY=1 $(GO) test -run - -bench 'AnalyzeMemory|TimelineMemory' -benchtime 1x -timeout 60m ./analyze/rank ./analyze/regtime
 
 eval: build testprogs
 	$(MAKE) -C testprogs pg

@@ -2,7 +2,9 @@ package sampler
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -71,5 +73,29 @@ func TestBatchSpans(t *testing.T) {
 				t.Errorf("%d calls for %d reads in at most 2 readable pages", b.calls, len(tc.reads))
 			}
 		})
+	}
+}
+
+// TestGrowFDTable: the descriptor table holds 64 threads' perf events
+// afterwards (FDSize in /proc/self/status), unless the limit is lower.
+func TestGrowFDTable(t *testing.T) {
+	growFDTable()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip(err)
+	}
+	var size int
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(l, []byte("FDSize:")); ok {
+			fmt.Sscan(string(v), &size)
+		}
+	}
+	want := fdThreads*(runtime.NumCPU()+fdsPerThread) + runtime.NumCPU() + 64
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && uint64(want) > lim.Cur {
+		want = int(lim.Cur)
+	}
+	if size < want {
+		t.Errorf("FDSize %d after growFDTable, want at least %d", size, want)
 	}
 }

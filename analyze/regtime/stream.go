@@ -17,9 +17,9 @@ import (
 // and the filter needs every function's cumulative duration, so a first
 // pass (Scan) gathers per function its cumulative duration and its first
 // start and last end; the second (Streamer) compresses the calls as they
-// close, replayed from a compact temporary copy of the events (Stream). What either keeps grows
-// with the functions, the call depth and the distinct callstacks of an
-// expression, not with the calls:
+// close, replayed from a compact temporary copy of the events (Stream).
+// What either keeps grows with the functions, the call depth and the
+// distinct callstacks of an expression, not with the calls:
 //
 //   - A call is long once its duration reaches CDT*T, which is known while
 //     it is still open (the time passed since it started) and implies
@@ -40,7 +40,8 @@ import (
 // same thread, entry for entry and node for node.
 
 // Scan is the first pass over one thread: a trace.Sink that measures
-// each function's calls.
+// each function's calls (24-32 bytes per function id up to the thread's
+// highest).
 type Scan struct {
 	Calls int // calls of the thread
 	fns   []int32
@@ -83,18 +84,21 @@ type Streamer struct {
 	p                Params
 	th               *trace.Thread
 	long, gap, total float64
-	drop             []bool // by function id: filtered out
-	before           int
-	records          int
-	kept             int64 // kept calls entered: pre-order index of the next
-	all              []bool
+	drop             []bool   // by function id: filtered out
+	before           int      // calls
+	records          int      // trace records of the kept calls (Summary.Records)
+	kept             int64    // kept calls entered: pre-order index of the next
+	all              []bool   // open calls, kept or not, outermost first
 	stack            []sframe // kept open calls; stack[0] is the thread
 	known            int      // stack[:known] are known to be long
-	plainEntries     []seqEntry
-	out              []seqEntry
-	pool             []*strie
-	scratch          []int32
-	plainOver        bool
+	// plainEntries are the kept calls as plain entries while there are
+	// at most MinRecords+1 of them (plainOver after): the summary of a
+	// thread too small to compress.
+	plainEntries []seqEntry
+	plainOver    bool
+	out          []seqEntry // entries of the compressed summary, any order
+	pool         []*strie   // tries to reuse
+	scratch      []int32
 }
 
 type seqEntry struct {

@@ -3,7 +3,6 @@ package sampler
 import (
 	"errors"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // The perf backend (Config.Sampler "perf", auto's choice for both clocks
@@ -19,7 +20,7 @@ import (
 // task clock and writes its registers and a copy of its stack into ring
 // buffers; vprof drains them every few milliseconds and turns each record
 // into a sample with the same code as the ptrace path (finishSample). No
-// thread is ever stopped for a sample. See the package doc.
+// thread is ever stopped for a sample. See docs/sampler.md.
 //
 // Events are per thread and per CPU (pid=tid, cpu=c): the kernel only lets
 // events of different threads share a ring buffer (PERF_EVENT_IOC_SET_OUTPUT)

@@ -3,7 +3,6 @@ package sampler
 import (
 	"errors"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 
 	"os"
 
@@ -19,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -47,7 +47,7 @@ type Config struct {
 	// perf events: no running thread is stopped; with --clock wall the
 	// ticks sample the blocked threads), SamplerPtrace (each running
 	// thread stopped at each tick, which may cut a system call it is in
-	// short: see the package doc), or SamplerAuto ("": perf where the
+	// short: see docs/sampler.md), or SamplerAuto ("": perf where the
 	// kernel allows it, else ptrace with a warning saying why).
 	Sampler string
 	// Warn receives warnings (no DWARF, no CFI...). Nil drops them.
@@ -268,7 +268,7 @@ const (
 	tracerNice    = -10
 )
 
-// Record runs a recording to its end (see the package doc) and returns how
+// Record runs a recording to its end (docs/sampler.md) and returns how
 // it ended. The profile is complete when err is nil; on an error after
 // recording started, the partial profile is kept and named in the error.
 func Record(cfg Config) (*Result, error) {
@@ -465,7 +465,8 @@ func (r *Recorder) loop() {
 }
 
 // checkSignals handles a pending SIGINT, SIGTERM or SIGHUP to vprof and
-// reports whether recording must stop (see the package doc).
+// reports whether recording must stop (docs/sampler.md, "Ending a
+// recording").
 func (r *Recorder) checkSignals() bool {
 	select {
 	case s := <-r.sigs:

@@ -2,13 +2,13 @@ package sampler
 
 import (
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"math/rand/v2"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 

@@ -1,11 +1,11 @@
 package timeline
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"math"
 
 	"github.com/vprof/vprof/analyze/regtime"
 	"github.com/vprof/vprof/analyze/trace"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // VarRef names a variable as the analyzer reports it: its defining

@@ -77,7 +77,7 @@ perf-tools:
 	@command -v perf >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf; }
 
-# Peak memory of the analysis on big inputs (writes ~3.5 GB to the temporary
+# Peak memory of the analysis on big inputs (writes ~4 GB to the temporary
 # directory, VPROF_BENCH_DIR to keep them): report's on a 128 MiB normal and a
 # 1 GiB buggy profile; timeline's RegTime on a 50 M-call trace, streamed and
 # whole in memory side by side.

@@ -14,6 +14,11 @@ type stackCover struct {
 	stamp   []uint64                    // per function: last sample counted
 	last    []*threadState              // per function: thread of the last sample counted
 	threads []map[*threadState]struct{} // per function: threads it was on
+	// pairs: seconds with both functions on the stack, the first (high 32
+	// bits) outside the second (low 32 bits): who runs under whom (buggy
+	// runs only).
+	pairs map[uint64]float64
+	seen  []int32 // scratch: the sample's distinct functions, innermost first
 }
 
 // DriverShare is the share of its threads' samples on which a function
@@ -41,6 +46,7 @@ func (r *Run) onStack(pid int32, s *model.Sample, nf int, w float64, stamp uint6
 		c.threads = append(c.threads, nil)
 	}
 	ts.total += w
+	c.seen = c.seen[:0]
 	for i := 0; i < nf && i < maxWalk; i++ {
 		fr := r.frame(pid, s, i, stamp)
 		if !fr.prog {
@@ -52,6 +58,7 @@ func (r *Run) onStack(pid int32, s *model.Sample, nf int, w float64, stamp uint6
 			}
 			c.stamp[f] = stamp
 			c.on[f] += w
+			c.seen = append(c.seen, f)
 			if c.last[f] != ts {
 				c.last[f] = ts
 				if c.threads[f] == nil {
@@ -61,6 +68,22 @@ func (r *Run) onStack(pid int32, s *model.Sample, nf int, w float64, stamp uint6
 			}
 		}
 	}
+	if r.Kind != Buggy {
+		return // pairs are used for the slow runs only (callerDecides)
+	}
+	if c.pairs == nil {
+		c.pairs = map[uint64]float64{}
+	}
+	for j, in := range c.seen {
+		for _, out := range c.seen[j+1:] {
+			c.pairs[uint64(out)<<32|uint64(uint32(in))] += w
+		}
+	}
+}
+
+// under is the time with outer on the stack outside inner.
+func (c *stackCover) under(outer, inner int) float64 {
+	return c.pairs[uint64(outer)<<32|uint64(uint32(inner))]
 }
 
 // share is the part of the time of the threads f runs on during which f

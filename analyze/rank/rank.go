@@ -218,6 +218,7 @@ func (a *Analyzer) Result() *Result {
 		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
 		res.Functions = append(res.Functions, fn)
 	}
+	a.callerDecides(res.Functions, drivers, len(buggy))
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable
@@ -557,3 +558,70 @@ func short(s string) string {
 	}
 	return s
 }
+
+// SoleCallee is the share of a callee's slow-run stack time spent under
+// its caller, and of the caller's stack time spent in that callee, from
+// which the two are one piece of work (method.md §7, decision D10).
+const SoleCallee = 0.95
+
+// CallerEvidence is the share of the callee's slow-run stack time during
+// which the caller's own variables must have been read for the caller to
+// take the callee's place (method.md §7, decision D10).
+const CallerEvidence = 0.9
+
+// callerDecides gives a caller the place of a callee that is all of its
+// time (method.md §7, decision D10). In the slow runs callee D runs under
+// caller A (SoleCallee of D's stack time), A spends its time in D
+// (SoleCallee of A's stack time), A is no driver frame, its own variables
+// went wrong (a variable verdict below DefaultDiscount) and were read
+// during CallerEvidence of D's time, and D has a variable verdict: then
+// D's cost and evidence are what A decided to do, and A takes D's
+// calibrated cost if it is larger, D taking A's. A caller that spends part
+// of its time elsewhere (its own instructions, other callees: where
+// several anomalies meet) is left alone. Of several such callers of one
+// callee the outermost (most stack time) is taken.
+func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
+	row := make(map[int32]int, len(fns))
+	for i := range fns {
+		row[a.funcIdx[fns[i].Key]] = i
+	}
+	c := &a.stk
+	best := map[int]int{} // callee row -> outermost qualifying caller row
+	for k, t := range c.pairs {
+		A, D := int(k>>32), int(uint32(k))
+		ia, okA := row[int32(A)]
+		id, okD := row[int32(D)]
+		if !okA || !okD || drivers[A] {
+			continue
+		}
+		fa, fd := &fns[ia], &fns[id]
+		if fa.Source != SourceVariable || fa.Discount >= a.opt.DefaultDiscount || fd.Source != SourceVariable {
+			continue
+		}
+		if t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
+			continue
+		}
+		// c.on sums the buggy runs; VarCost is their mean.
+		if fa.VarCost*float64(nBuggy) < CallerEvidence*c.on[D] {
+			continue
+		}
+		// The outermost caller; then the stronger evidence; the name only
+		// makes the choice the same from run to run.
+		if j, ok := best[id]; !ok || cmp.Or(cmp.Compare(c.on[A], c.on[a.funcIdx[fns[j].Key]]),
+			cmp.Compare(fns[j].Discount, fa.Discount), strings.Compare(fns[j].Name, fa.Name)) > 0 {
+			best[id] = ia
+		}
+	}
+	ids := make([]int, 0, len(best))
+	for id := range best {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(x, y int) int { return cmp.Or(cmp.Compare(fns[y].Calibrated, fns[x].Calibrated), cmp.Compare(x, y)) })
+	for _, id := range ids {
+		ia := best[id]
+		if fns[id].Calibrated > fns[ia].Calibrated {
+			fns[id].Calibrated, fns[ia].Calibrated = fns[ia].Calibrated, fns[id].Calibrated
+		}
+	}
+}
+

@@ -225,3 +225,56 @@ func TestNewCostWeight(t *testing.T) {
 			h.Rank, h.Extra, h.Discount, w.Rank, w.Extra, w.Discount)
 	}
 }
+
+// TestCallerDecides: a caller whose slow-run time is all one callee's, and
+// whose own variable went wrong during it, takes the callee's place though
+// the callee's evidence is stronger: it decided to make the call that costs
+// (method.md §7, D10). A caller with time of its own beside the callee,
+// or whose variables were read during only part of the callee's time,
+// keeps its place.
+func TestCallerDecides(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		own       int // slow samples of work outside helper
+		readEvery int // work's flag is read at every readEvery-th helper sample
+		want      string
+	}{
+		{"all of its time", 0, 1, "work"},
+		{"time of its own", 60, 1, "helper"},
+		{"evidence during half", 0, 2, "helper"},
+	} {
+		a := New(DefaultOptions())
+		var normal, buggy []ev
+		add := func(evs *[]ev, stack []uint64, vals ...model.Value) {
+			*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: stack, vals: vals})
+		}
+		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+		for i := range 40 {
+			add(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vFlag, int64(i%4)))
+			add(&normal, []uint64{P(pcMain)})
+		}
+		for i := range 150 {
+			vals := []model.Value{val(0, vN, int64(100+i%5))} // r = 0
+			if i%c.readEvery == 0 {
+				vals = append(vals, val(1, vFlag, int64(i/c.readEvery%8))) // wider: 0 < r < 0.8
+			}
+			add(&buggy, inHelper, vals...)
+		}
+		for i := range c.own {
+			add(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(i%8)))
+		}
+		for range 40 {
+			add(&buggy, []uint64{P(pcMain)}) // main: the driver, work is not
+		}
+		feed(t, a, Normal, "n", normal)
+		feed(t, a, Buggy, "b", buggy)
+		res := a.Result()
+		w, h := findFunc(t, res, "work"), findFunc(t, res, "helper")
+		if w.Discount <= h.Discount || w.Discount >= DefaultOptions().DefaultDiscount {
+			t.Fatalf("%s: work r %g, helper r %g: want helper's evidence stronger, work's below the default", c.name, w.Discount, h.Discount)
+		}
+		if got := res.Functions[0].Name; got != c.want {
+			t.Errorf("%s: ranked %v, want %s first", c.name, names(res), c.want)
+		}
+	}
+}

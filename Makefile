@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 VPROF   := $(BIN)/vprof
 
-.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
+.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench bench-memory eval clean chromium xray-tools xray-demo
 
 all: build testprogs
 
@@ -68,6 +68,13 @@ demo: build testprogs
 # interleaved; medians, ratios, vprof's cost per sample and a rate sweep.
 bench:
 	$(GO) run ./sampler/bench $(BENCH_FLAGS)
+
+# Peak memory of the analysis on big inputs (writes ~3.5 GB to the temporary
+# directory, VPROF_BENCH_DIR to keep them): report's on a 128 MiB normal and a
+# 1 GiB buggy profile; timeline's RegTime on a 50 M-call trace, streamed and
+# whole in memory side by side.
+bench-memory:
+	VPROF_BENCH_MEMORY=1 $(GO) test -run - -bench 'AnalyzeMemory|TimelineMemory' -benchtime 1x -timeout 60m ./analyze/rank ./analyze/regtime
 
 eval: build testprogs
 	$(MAKE) -C testprogs pg

@@ -11,7 +11,9 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // maxOriginChain bounds abstract-origin/specification chains (a cycle is
@@ -105,7 +107,7 @@ func (b *builder) funcOf(i int) model.FuncID {
 		fn = model.FuncID(len(b.s.Funcs))
 		f := model.Func{Name: key.name, Display: key.name, File: file, Line: line}
 		if linkage != "" {
-			f.Display = demangle.Filter(linkage)
+			f.Display = symname.Demangle(linkage)
 		} else if name != "" {
 			f.Display = name
 		}
@@ -427,7 +429,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 				f := r
 				f.v = newV[fv]
 				f.val = r.val + uint64(s.Vars[f.v].Field.Offset)
-				f.expr = l.expr(addrExpr(f.val))
+				f.expr = l.expr(dwarfexpr.Addr(f.val))
 				recs = append(recs, f)
 			}
 		}
@@ -629,7 +631,7 @@ func funcsFromSymbols(funcs []model.Func, syms []model.Symbol) []model.Func {
 		i, ok := byName[name]
 		if !ok {
 			i = len(funcs)
-			funcs = append(funcs, model.Func{Name: name, Display: demangle.Filter(name), File: -1})
+			funcs = append(funcs, model.Func{Name: name, Display: symname.Demangle(name), File: -1})
 			byName[name] = i
 		}
 		funcs[i].Ranges = append(funcs[i].Ranges, model.PCRange{Lo: sy.Value, Hi: sy.Value + sy.Size})
@@ -642,26 +644,6 @@ func funcsFromSymbols(funcs []model.Func, syms []model.Symbol) []model.Func {
 		slices.SortStableFunc(funcs, func(a, b model.Func) int { return compareFuncs(&a, &b) })
 	}
 	return funcs
-}
-
-// stripClone removes GCC's clone suffixes: foo.cold, foo.constprop.0,
-// foo.isra.0, foo.part.0, foo.lto_priv.0 and combinations. A name with any
-// other dotted part (__x86.get_pc_thunk.bx) is kept as it is.
-func stripClone(name string) string {
-	i := strings.IndexByte(name, '.')
-	if i <= 0 {
-		return name
-	}
-	for part := range strings.SplitSeq(name[i+1:], ".") {
-		switch part {
-		case "cold", "constprop", "isra", "part", "lto_priv", "localalias", "clone":
-			continue
-		}
-		if part == "" || strings.Trim(part, "0123456789") != "" {
-			return name
-		}
-	}
-	return name[:i]
 }
 
 // dropUntagged removes locals and parameters without a tag (method.md §2),
@@ -772,13 +754,13 @@ func nameFromSymbols(funcs []model.Func, syms []model.Symbol) {
 		for _, r := range f.Ranges {
 			k := sort.Search(len(syms), func(k int) bool { return syms[k].Value >= r.Lo })
 			for ; k < len(syms) && syms[k].Value == r.Lo; k++ {
-				name := stripClone(syms[k].Name)
+				name := symname.StripClone(syms[k].Name)
 				if !strings.HasPrefix(name, "_Z") {
 					continue
 				}
-				if demangle.Filter(name, demangle.NoParams, demangle.NoTemplateParams) == f.Name ||
-					demangle.Filter(name, demangle.NoParams) == f.Name {
-					f.Name, f.Display = name, demangle.Filter(name)
+				if symname.Demangle(name, demangle.NoParams, demangle.NoTemplateParams) == f.Name ||
+					symname.Demangle(name, demangle.NoParams) == f.Name {
+					f.Name, f.Display = name, symname.Demangle(name)
 					break
 				}
 			}

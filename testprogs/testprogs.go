@@ -31,6 +31,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // Pattern is a bug pattern of method.md §8.
@@ -173,9 +175,9 @@ func (p Program) InComponent(v KeyVariable) bool {
 
 // MatchesSymbol reports whether the ELF symbol sym is the root-cause function
 // or one of gcc's clones or parts of it (NAME.constprop.0, NAME.isra.0,
-// NAME.part.0, NAME.cold).
+// NAME.part.0, NAME.cold: symname.StripClone).
 func (p Program) MatchesSymbol(sym string) bool {
-	return sym == p.RootCauseFunction || strings.HasPrefix(sym, p.RootCauseFunction+".")
+	return symname.StripClone(sym) == p.RootCauseFunction
 }
 
 type manifestFile struct {

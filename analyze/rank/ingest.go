@@ -404,7 +404,7 @@ func (r *Run) sample(pid int32, s *model.Sample) {
 	if r.flatOnly {
 		return
 	}
-	if r.Kind == Buggy && nf > 0 && len(r.bts) > 0 {
+	if nf > 0 && len(r.bts) > 0 {
 		r.onStack(pid, s, nf, w, stamp, r.bts[len(r.bts)-1])
 	}
 	// Records are written in place, in room made for all the values.

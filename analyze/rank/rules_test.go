@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/vprof/vprof/runtime/model"
@@ -47,6 +48,19 @@ func TestDriverFrame(t *testing.T) {
 	feed(t, a, Buggy, "b", buggy)
 	if m := findFunc(t, a.Result(), "main"); !near(m.Raw, 120e-3) {
 		t.Errorf("main (no driver) raw %g ms, want 120", m.Raw*1e3)
+	}
+	// On every sample of its thread in the buggy runs but on half of them
+	// in the normal runs, main is no driver either (D9): the bug made it
+	// cover its thread, the program's structure does not.
+	a = New(DefaultOptions())
+	half := slices.Clone(normal)
+	for i := range 60 {
+		half = append(half, ev{tid: 1, tick: uint64(100 + i), stack: []uint64{P(pcHelper)}})
+	}
+	feed(t, a, Normal, "n", half)
+	feed(t, a, Buggy, "b", buggy[:120])
+	if m := findFunc(t, a.Result(), "main"); !near(m.Raw, 120e-3) {
+		t.Errorf("main, on every slow sample but half the normal ones: raw %g ms, want 120 (no driver)", m.Raw*1e3)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vprof/vprof/runtime/symname"
 	"github.com/vprof/vprof/testprogs"
 )
 
@@ -634,8 +635,8 @@ func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 		}
 		rank++
 		name := m[1]
-		if name == p.RootCauseFunction || name == p.RootCauseDisplay || sameFunc(name, p.RootCauseDisplay) ||
-			strings.HasPrefix(name, p.RootCauseFunction+".") { // gcc clones: f.constprop.0
+		if name == p.RootCauseDisplay || sameFunc(name, p.RootCauseDisplay) ||
+			symname.StripClone(name) == p.RootCauseFunction { // gcc clones: f.constprop.0
 			return rank
 		}
 	}

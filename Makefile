@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 VPROF   := $(BIN)/vprof
 
-.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench bench-memory eval clean chromium xray-tools xray-demo
+.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench bench-memory eval clean chromium xray-tools xray-demo perf-tools
 
 all: build testprogs
 
@@ -64,12 +64,20 @@ demo: build testprogs
 # and narrowed to the root cause's file, the thesis' protocol), by a plain PC
 # profile and by gprof (-pg builds). EVAL_FLAGS='-only a,b -trials 1 -runs 1'
 # for a quick look (later flags win).
-# Recording overhead: plain vs vprof record vs perf record vs gprof (-pg),
-# interleaved; medians, ratios, vprof's cost per sample and a rate sweep.
-bench:
-	$(GO) run ./sampler/bench $(BENCH_FLAGS)
+# Recording overhead at 1, 4 and 16 threads of a server-shaped workload:
+# plain vs the whole vprof record command vs perf record -F 1000
+# --call-graph dwarf, interleaved; ratios (median over pairs of runs) and
+# vprof's per-stage breakdown. BENCH_FLAGS='-fields -kernel -gprof -rates
+# 1000,5000' adds configurations; see go run ./sampler/bench -h.
+bench: build perf-tools
+	$(GO) run ./sampler/bench -vprof $(VPROF) $(BENCH_FLAGS)
 
-# Peak memory of the analysis on big inputs (writes ~3.5 GB to the temporary
+# perf (Debian's linux-perf), which make bench compares vprof with.
+perf-tools:
+	@command -v perf >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf; }
+
+# Peak memory of the analysis on big inputs (writes ~4 GB to the temporary
 # directory, VPROF_BENCH_DIR to keep them): report's on a 128 MiB normal and a
 # 1 GiB buggy profile; timeline's RegTime on a 50 M-call trace, streamed and
 # whole in memory side by side.

@@ -255,7 +255,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 	idx := make(map[varKey]model.VarID, l.vars.len()/2)
 	vid := make([]model.VarID, l.vars.len())
 	funcSel := make([]int8, len(s.Funcs)) // 0 unknown, 1 selected, -1 not
-	globalSel := l.opt.FuncRegex == nil || l.opt.FuncRegex.MatchString(GlobalFunc)
+	globalSel := l.opt.FuncRegex == nil || l.opt.FuncRegex.MatchString(model.GlobalFunc)
 	s.Vars = make([]model.Var, 0, l.vars.len())
 	var cands []fieldCand
 	for i := range vid {

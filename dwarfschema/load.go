@@ -42,9 +42,6 @@ type Options struct {
 	NoFields bool
 }
 
-// GlobalFunc is the function column of a global or file-scope static.
-const GlobalFunc = "#global"
-
 // ErrNoDWARF is wrapped by Load's error for a binary without debugging
 // information; the Schema returned with it still lists functions from the
 // symbol table.

@@ -44,6 +44,7 @@ type tracer struct {
 	firstExited bool
 
 	nproc, nthr int          // processes and threads met
+	lifecycle   int          // task creations, execs and exits handled
 	live        atomic.Int64 // threads traced now (read by the progress goroutine)
 }
 
@@ -427,6 +428,7 @@ func isStopSignal(s syscall.Signal) bool {
 func (tr *tracer) handle(t *thread, ws unix.WaitStatus) {
 	switch {
 	case ws.Exited() || ws.Signaled():
+		tr.lifecycle++
 		tr.exited(t, ws)
 		return
 	case !ws.Stopped():
@@ -451,6 +453,7 @@ func (tr *tracer) handle(t *thread, ws unix.WaitStatus) {
 		t.listening = false // an interrupt trap, a new task's first stop, or SIGCONT
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
+		tr.lifecycle++
 		if msg, err := ptraceEventMsg(t.tid); err == nil && msg > 0 {
 			if tr.threads[int(msg)] == nil {
 				tr.adopt(int(msg))
@@ -464,9 +467,11 @@ func (tr *tracer) handle(t *thread, ws unix.WaitStatus) {
 		t.vfork = false
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_EXEC:
+		tr.lifecycle++
 		t = tr.execed(t)
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_EXIT:
+		tr.lifecycle++
 		t.exiting = true
 		tr.obs.drainSamples(nil) // its last samples, while its memory is there
 		ptraceCont(t.tid, 0)

@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/symname"
 )
 
@@ -70,7 +71,7 @@ func (p Pattern) Valid() bool {
 var Shapes = []string{"noise-values", "clock", "heap-pointers", "driver-above", "cheap-caller", "costly-callee", "fields", "input-driven"}
 
 // Global is the Function of a key variable that is a global or file static.
-const Global = "#global"
+const Global = model.GlobalFunc
 
 // KeyVariable is a variable that carries the anomaly of a buggy run.
 type KeyVariable struct {

@@ -198,11 +198,11 @@ type Analyzer struct {
 	runs   []*Run
 	frozen bool // normal runs are over: normal ranges computed
 
-	stamp     uint64   // sampling event counter
-	funcStamp []uint64 // per function: last event that counted it
+	stamp     uint64     // sampling event counter
+	funcStamp []uint64   // per function: last event that counted it
 	stk       stackCover // buggy runs
 	stkNormal stackCover // normal runs
-	grpCount  []int32 // per variable: scratch of Run.flushValues, zero between blocks
+	grpCount  []int32    // per variable: scratch of Run.flushValues, zero between blocks
 
 	// Abnormal-sample counters, one table per worker: a variable's samples
 	// are processed by worker v % workers only (see pipeline.go).
@@ -432,7 +432,7 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 	for _, i := range order {
 		v := &s.Vars[i]
 		fn := int32(-1)
-		fkey := "#global"
+		fkey := model.GlobalFunc
 		if v.Func >= 0 && int(v.Func) < len(s.Funcs) {
 			fn = oi.funcMap[v.Func]
 			fkey = a.funcs[fn].key

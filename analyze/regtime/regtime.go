@@ -5,9 +5,8 @@
 // cumulative durations; long calls, long gaps and long runs stay visible.
 //
 // Use: All(tr, Thesis) summarises a trace held in memory; StreamFile (text
-// traces) and TwoPass (any reader taking trace.Sinks) give the same
-// summaries from two streaming passes over the input, keeping no calls,
-// for inputs too large to hold (stream.go).
+// traces) and Stream (any reader taking trace.Sinks) give the same
+// summaries keeping no calls, for inputs too large to hold (stream.go).
 package regtime
 
 import (

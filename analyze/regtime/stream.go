@@ -1,21 +1,25 @@
 package regtime
 
 import (
+	"bufio"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"slices"
 
 	"github.com/vprof/vprof/analyze/trace"
 )
 
-// Streaming RegTime: the summary of a trace read twice (trace.Stream),
-// without its calls in memory. The thresholds are fractions of the
-// thread's span, after the filter, and the filter needs every function's
-// cumulative duration, so a first pass (Scan) gathers per function its
-// cumulative duration and its first start and last end; the second
-// (Streamer) compresses the calls as they close. What either keeps grows
-// with the functions, the call depth and the distinct callstacks of an
-// expression, not with the calls:
+// Streaming RegTime: the summary of a trace without its calls in memory.
+// The thresholds are fractions of the thread's span, after the filter,
+// and the filter needs every function's cumulative duration, so a first
+// pass (Scan) gathers per function its cumulative duration and its first
+// start and last end; the second (Streamer) compresses the calls as they
+// close, replayed from a compact temporary copy of the events (Stream).
+// What either keeps grows with the functions, the call depth and the
+// distinct callstacks of an expression, not with the calls:
 //
 //   - A call is long once its duration reaches CDT*T, which is known while
 //     it is still open (the time passed since it started) and implies
@@ -36,7 +40,8 @@ import (
 // same thread, entry for entry and node for node.
 
 // Scan is the first pass over one thread: a trace.Sink that measures
-// each function's calls.
+// each function's calls (24-32 bytes per function id up to the thread's
+// highest).
 type Scan struct {
 	Calls int // calls of the thread
 	fns   []int32
@@ -79,18 +84,21 @@ type Streamer struct {
 	p                Params
 	th               *trace.Thread
 	long, gap, total float64
-	drop             []bool // by function id: filtered out
-	before           int
-	records          int
-	kept             int64 // kept calls entered: pre-order index of the next
-	all              []bool
+	drop             []bool   // by function id: filtered out
+	before           int      // calls
+	records          int      // trace records of the kept calls (Summary.Records)
+	kept             int64    // kept calls entered: pre-order index of the next
+	all              []bool   // open calls, kept or not, outermost first
 	stack            []sframe // kept open calls; stack[0] is the thread
 	known            int      // stack[:known] are known to be long
-	plainEntries     []seqEntry
-	out              []seqEntry
-	pool             []*strie
-	scratch          []int32
-	plainOver        bool
+	// plainEntries are the kept calls as plain entries while there are
+	// at most MinRecords+1 of them (plainOver after): the summary of a
+	// thread too small to compress.
+	plainEntries []seqEntry
+	plainOver    bool
+	out          []seqEntry // entries of the compressed summary, any order
+	pool         []*strie   // tries to reuse
+	scratch      []int32
 }
 
 type seqEntry struct {
@@ -454,58 +462,178 @@ func (t *strie) dfs(stack *[]int32) []Node {
 }
 
 // StreamFile summarises every thread of the trace at path (a format that
-// trace.Streams accepts) in two streaming passes over the file: memory
-// grows with the functions, threads and the summaries, not with the
-// calls. It returns the trace without its calls (trace.Stream) and one
-// summary per thread, in the trace's order, as All would.
+// trace.Streams accepts) without holding its calls (see Stream). It
+// returns the trace without its calls and one summary per thread, in the
+// trace's order, as All would.
 func StreamFile(path, format string, p Params) (*trace.Trace, []*Summary, error) {
-	return TwoPass(path, p, func(sinks func(pid, tid int64) trace.Sink, second bool) (*trace.Trace, error) {
+	return Stream(p, func(sinks func(pid, tid int64) trace.Sink) (*trace.Trace, error) {
 		return trace.Stream(path, format, sinks)
 	})
 }
 
-// TwoPass runs read twice, first to scan each thread, then to compress
-// it, and returns the second pass's trace (without calls) and its
-// threads' summaries, as All would give for the trace with its calls. read
-// reads the input named path (for errors) with the sinks given.
-func TwoPass(path string, p Params, read func(sinks func(pid, tid int64) trace.Sink, second bool) (*trace.Trace, error)) (*trace.Trace, []*Summary, error) {
-	scans := map[[2]int64]*Scan{}
-	tr1, err := read(func(pid, tid int64) trace.Sink {
-		s := &Scan{}
-		scans[[2]int64{pid, tid}] = s
-		return s
-	}, false)
+// Stream summarises the threads of an input that read passes, as events,
+// to the sinks it is given, and returns read's trace (without calls) and
+// one summary per thread in its order, as All would give for the trace
+// with its calls. The thresholds need every thread's whole span first, so
+// while read scans the input (Scan) the events are also written compactly
+// (about 5 bytes each) to a temporary file, which the second pass
+// (Streamer) replays: the input is parsed once and no call is held.
+func Stream(p Params, read func(sinks func(pid, tid int64) trace.Sink) (*trace.Trace, error)) (*trace.Trace, []*Summary, error) {
+	sp, err := newSpill()
 	if err != nil {
 		return nil, nil, err
 	}
-	threads := map[[2]int64]*trace.Thread{}
-	for _, th := range tr1.Threads {
-		threads[[2]int64{th.PID, th.TID}] = th
-	}
-	streams := map[[2]int64]*Streamer{}
-	changed := false
+	defer sp.close()
+	var scans []*Scan
+	var keys [][2]int64
 	tr, err := read(func(pid, tid int64) trace.Sink {
-		k := [2]int64{pid, tid}
-		th := threads[k]
-		if th == nil {
-			changed = true
-			return &Scan{}
-		}
-		st := NewStreamer(th, scans[k], p)
-		streams[k] = st
-		return st
-	}, true)
+		s := &Scan{}
+		scans = append(scans, s)
+		keys = append(keys, [2]int64{pid, tid})
+		return &spillSink{sp: sp, th: uint64(len(scans) - 1), scan: s}
+	})
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := sp.rewind(); err != nil {
+		return nil, nil, err
+	}
+	index := map[[2]int64]int{}
+	for i, k := range keys {
+		index[k] = i
+	}
+	streams := make([]*Streamer, len(scans))
+	for _, th := range tr.Threads {
+		i, ok := index[[2]int64{th.PID, th.TID}]
+		if !ok {
+			return nil, nil, fmt.Errorf("regtime: thread %s has no events", th.Name)
+		}
+		streams[i] = NewStreamer(th, scans[i], p)
+	}
+	for i, st := range streams {
+		if st == nil {
+			return nil, nil, fmt.Errorf("regtime: events of thread %d of process %d, which the trace does not list", keys[i][1], keys[i][0])
+		}
+	}
+	if err := sp.replay(streams); err != nil {
 		return nil, nil, err
 	}
 	out := make([]*Summary, len(tr.Threads))
 	for i, th := range tr.Threads {
-		st := streams[[2]int64{th.PID, th.TID}]
-		if st == nil || changed || len(tr.Threads) != len(tr1.Threads) {
-			return nil, nil, fmt.Errorf("%s: the input changed while it was read", path)
-		}
-		out[i] = st.Summary()
+		out[i] = streams[index[[2]int64{th.PID, th.TID}]].Summary()
 		out[i].Thread = th
 	}
 	return tr, out, nil
+}
+
+// spill is the temporary file of Stream's events: per event, uvarint(thread
+// index << 1 | exit), for an enter uvarint(function), then the zigzag
+// varint of the time since the thread's previous event.
+type spill struct {
+	f    *os.File
+	w    *bufio.Writer
+	last []int64 // per thread: time of its previous event
+	buf  [3 * binary.MaxVarintLen64]byte
+	err  error
+}
+
+func newSpill() (*spill, error) {
+	f, err := os.CreateTemp("", "vprof-regtime-*")
+	if err != nil {
+		return nil, err
+	}
+	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+func (sp *spill) event(th uint64, exit bool, fn int32, t int64) {
+	for int(th) >= len(sp.last) {
+		sp.last = append(sp.last, 0)
+	}
+	tag := th << 1
+	if exit {
+		tag |= 1
+	}
+	b := binary.AppendUvarint(sp.buf[:0], tag)
+	if !exit {
+		b = binary.AppendUvarint(b, uint64(fn))
+	}
+	b = binary.AppendVarint(b, t-sp.last[th])
+	sp.last[th] = t
+	if _, err := sp.w.Write(b); err != nil && sp.err == nil {
+		sp.err = err
+	}
+}
+
+func (sp *spill) rewind() error {
+	if sp.err != nil {
+		return fmt.Errorf("regtime: writing %s: %w", sp.f.Name(), sp.err)
+	}
+	if err := sp.w.Flush(); err != nil {
+		return fmt.Errorf("regtime: writing %s: %w", sp.f.Name(), err)
+	}
+	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	clear(sp.last)
+	return nil
+}
+
+// replay passes the spilled events to the streams, by thread index.
+func (sp *spill) replay(streams []*Streamer) error {
+	r := bufio.NewReaderSize(sp.f, 1<<20)
+	bad := func(err error) error {
+		return fmt.Errorf("regtime: reading back %s: %w", sp.f.Name(), err)
+	}
+	for {
+		tag, err := binary.ReadUvarint(r)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return bad(err)
+		}
+		th := tag >> 1
+		if th >= uint64(len(streams)) {
+			return bad(fmt.Errorf("thread index %d of %d", th, len(streams)))
+		}
+		var fn uint64
+		if tag&1 == 0 {
+			if fn, err = binary.ReadUvarint(r); err != nil {
+				return bad(err)
+			}
+		}
+		d, err := binary.ReadVarint(r)
+		if err != nil {
+			return bad(err)
+		}
+		t := sp.last[th] + d
+		sp.last[th] = t
+		if tag&1 == 0 {
+			streams[th].Enter(int32(fn), t)
+		} else {
+			streams[th].Exit(t)
+		}
+	}
+}
+
+func (sp *spill) close() {
+	sp.f.Close()
+	os.Remove(sp.f.Name())
+}
+
+// spillSink scans a thread's events and spills them.
+type spillSink struct {
+	sp   *spill
+	th   uint64
+	scan *Scan
+}
+
+func (s *spillSink) Enter(fn int32, t int64) {
+	s.scan.Enter(fn, t)
+	s.sp.event(s.th, false, fn, t)
+}
+
+func (s *spillSink) Exit(t int64) {
+	s.scan.Exit(t)
+	s.sp.event(s.th, true, 0, t)
 }

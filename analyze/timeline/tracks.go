@@ -54,18 +54,13 @@ func ReadProfileTracks(path string, vars []VarRef, opt trace.ProfileOptions) (*t
 }
 
 // StreamProfile reads a vprof profile as ReadProfileWithTracks does and
-// summarises its threads with RegTime, as regtime.All would, in two
-// streaming passes over the file (regtime.TwoPass): the calls are not
-// kept, so memory grows with the functions and the value samples of vars,
-// not with the samples.
+// summarises its threads with RegTime, as regtime.All would, streaming
+// (regtime.Stream): the calls are not kept, so memory grows with the
+// functions and the value samples of vars, not with the samples.
 func StreamProfile(path string, vars []VarRef, p regtime.Params) (*trace.Trace, []*regtime.Summary, map[*trace.Thread][]Track, error) {
 	var prof *trace.Profile
-	tr, sums, err := regtime.TwoPass(path, p, func(sinks func(pid, tid int64) trace.Sink, second bool) (*trace.Trace, error) {
-		opt := trace.ProfileOptions{Sinks: sinks}
-		if second {
-			opt.KeepValue = keepVars(vars)
-		}
-		tr, pr, err := trace.ReadProfile(path, opt)
+	tr, sums, err := regtime.Stream(p, func(sinks func(pid, tid int64) trace.Sink) (*trace.Trace, error) {
+		tr, pr, err := trace.ReadProfile(path, trace.ProfileOptions{Sinks: sinks, KeepValue: keepVars(vars)})
 		prof = pr
 		return tr, err
 	})

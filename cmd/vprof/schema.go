@@ -184,7 +184,7 @@ func (sv *schemaView) file(i int32) string {
 
 func (sv *schemaView) function(v *model.Var) string {
 	if v.Func == model.NoFunc {
-		return dwarfschema.GlobalFunc
+		return model.GlobalFunc
 	}
 	return sv.s.Funcs[v.Func].Display
 }

@@ -3,6 +3,7 @@ package rank
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -218,6 +219,8 @@ func (a *Analyzer) Result() *Result {
 		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
 		res.Functions = append(res.Functions, fn)
 	}
+	// Where several anomalies meet (D11), then who decided (D10).
+	a.mergingCallers(res.Functions, drivers)
 	a.callerDecides(res.Functions, drivers, len(buggy))
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
@@ -616,7 +619,9 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	for id := range best {
 		ids = append(ids, id)
 	}
-	slices.SortFunc(ids, func(x, y int) int { return cmp.Or(cmp.Compare(fns[y].Calibrated, fns[x].Calibrated), cmp.Compare(x, y)) })
+	slices.SortFunc(ids, func(x, y int) int {
+		return cmp.Or(cmp.Compare(fns[y].Calibrated, fns[x].Calibrated), cmp.Compare(x, y))
+	})
 	for _, id := range ids {
 		ia := best[id]
 		if fns[id].Calibrated > fns[ia].Calibrated {
@@ -625,3 +630,65 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	}
 }
 
+// MergeShare is the share of a caller's slow-run stack time that each of
+// two anomalous callees must take for the caller to be where they meet
+// (method.md §7, decision D11).
+const MergeShare = 0.25
+
+// mergingCallers ranks a caller where several anomalies meet just below
+// the best of them (method.md §7, decision D11). Callee D counts for
+// caller A when, in the slow runs, D runs under A (SoleCallee of D's
+// stack time), takes MergeShare or more of A's stack time but not all of
+// it (less than SoleCallee: else D10 applies), and has a variable verdict
+// below DefaultDiscount. When two such callees of A are neither under the
+// other, A's inclusive cost is the sum of two anomalies and larger than
+// either by construction, whatever its own evidence: A's calibrated cost
+// is capped just below the larger of theirs.
+func (a *Analyzer) mergingCallers(fns []Function, drivers []bool) {
+	row := make(map[int32]int, len(fns))
+	for i := range fns {
+		row[a.funcIdx[fns[i].Key]] = i
+	}
+	c := &a.stk
+	under := map[int][]int{} // caller row -> callee rows that count
+	for k, t := range c.pairs {
+		A, D := int(k>>32), int(uint32(k))
+		ia, okA := row[int32(A)]
+		id, okD := row[int32(D)]
+		if !okA || !okD || drivers[A] {
+			continue
+		}
+		fd := &fns[id]
+		if fd.Source != SourceVariable || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
+			continue
+		}
+		if t < SoleCallee*c.on[D] || c.on[D] < MergeShare*c.on[A] || c.on[D] >= SoleCallee*c.on[A] {
+			continue
+		}
+		under[ia] = append(under[ia], id)
+	}
+	// The caps are computed on the calibrated costs before any cap.
+	type capTo struct {
+		row int
+		to  float64
+	}
+	var caps []capTo
+	for ia, ds := range under {
+		best := -1.0
+		for i, x := range ds {
+			fx := int(a.funcIdx[fns[x].Key])
+			for _, y := range ds[i+1:] {
+				fy := int(a.funcIdx[fns[y].Key])
+				if c.under(fx, fy) < (1-SoleCallee)*c.on[fy] && c.under(fy, fx) < (1-SoleCallee)*c.on[fx] {
+					best = max(best, fns[x].Calibrated, fns[y].Calibrated)
+				}
+			}
+		}
+		if best > 0 && fns[ia].Calibrated >= best {
+			caps = append(caps, capTo{ia, math.Nextafter(best, 0)})
+		}
+	}
+	for _, x := range caps {
+		fns[x.row].Calibrated = x.to
+	}
+}

@@ -278,3 +278,58 @@ func TestCallerDecides(t *testing.T) {
 		}
 	}
 }
+
+// TestMergingCaller: a caller whose time holds two anomalous callees,
+// neither under the other, each a quarter of its time or more, ranks just
+// below the better of them, though its own variable went wrong too and its
+// extra cost is their sum (method.md §7, D11). With one anomalous callee
+// and time of its own it keeps its place.
+func TestMergingCaller(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		cmp, own   int // slow samples of work in cmp, in itself
+		want       string
+		workSecond bool
+	}{
+		{"two callees", 80, 0, "helper", true},
+		{"one callee and its own time", 0, 80, "work", false},
+	} {
+		a := New(DefaultOptions())
+		var normal, buggy []ev
+		add := func(evs *[]ev, stack []uint64, vals ...model.Value) {
+			*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: stack, vals: vals})
+		}
+		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+		inCmp := []uint64{P(pcCmp), P(pcWork), P(pcMain)}
+		for i := range 20 {
+			add(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vFlag, int64(i%4)))
+			add(&normal, inCmp, val(0, vG, int64(i%5)), val(1, vFlag, int64(i%4)))
+			add(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(i%4)))
+			add(&normal, []uint64{P(pcMain)})
+		}
+		for i := range 90 {
+			add(&buggy, inHelper, val(0, vN, int64(100+i%5)), val(1, vFlag, int64(50+i%4)))
+		}
+		for i := range c.cmp {
+			add(&buggy, inCmp, val(0, vG, int64(100+i%5)), val(1, vFlag, int64(50+i%4)))
+		}
+		for i := range c.own {
+			add(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(50+i%4)))
+		}
+		for range 40 {
+			add(&buggy, []uint64{P(pcMain)})
+		}
+		feed(t, a, Normal, "n", normal)
+		feed(t, a, Buggy, "b", buggy)
+		res := a.Result()
+		if w := findFunc(t, res, "work"); w.Discount != 0 {
+			t.Fatalf("%s: work r %g, want 0 (its own variable went wrong)", c.name, w.Discount)
+		}
+		if got := res.Functions[0].Name; got != c.want {
+			t.Errorf("%s: ranked %v, want %s first", c.name, names(res), c.want)
+		}
+		if c.workSecond && (len(res.Functions) < 2 || res.Functions[1].Name != "work") {
+			t.Errorf("%s: ranked %v, want work right below helper", c.name, names(res))
+		}
+	}
+}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/vprof/vprof/runtime/model"
 )
 
 // Bug patterns (method.md §8).
@@ -262,7 +260,7 @@ func (a *Analyzer) Result() *Result {
 			fn.Locations = a.locations(ab[abGroup{vv.Var, vv.Dim}], f, vv.Global, o.Locations)
 		}
 		if i < o.PatternTop {
-			fn.Pattern, fn.PatternReason = classify(a.vars[vv.Var].tags, vv, o)
+			fn.Pattern, fn.PatternReason = a.pattern(res, fn, vv)
 		}
 	}
 	return res
@@ -280,32 +278,6 @@ func (a *Analyzer) bestOf(res *Result, fn *Function) *VarVerdict {
 }
 
 const noPatternHist = "no variable verdict (hist-discounter): nothing to classify"
-
-// classify applies the bug-pattern rules of method.md §8 to the verdict
-// of v* (the variable that gave a function its discount), first match
-// wins, and says which rule matched or why none did.
-func classify(tags model.Tags, vv *VarVerdict, o *Options) (pattern, reason string) {
-	loop, cond := tags&model.TagLoop != 0, tags&model.TagCond != 0
-	low := vv.R < o.DefaultDiscount
-	dim := vv.Dim.String()
-	switch {
-	case (loop || cond) && vv.HasDim && vv.Dim == DimDuration && low:
-		return PatternMissing, fmt.Sprintf("%s (%s) holds its values longer than normal: a loop or wait that should have stopped", vv.Name, tags)
-	case loop && vv.HasDim && (vv.Dim == DimValue || vv.Dim == DimDelta) && low:
-		return PatternScalability, fmt.Sprintf("loop variable %s goes further (%s)", vv.Name, dim)
-	case cond && low:
-		return PatternWrong, fmt.Sprintf("condition variable %s takes abnormal values (%s)", vv.Name, dim)
-	case vv.HasDim && vv.Dim == DimDuration && vv.R >= o.DefaultDiscount:
-		return PatternScalability, "values look normal but last as long as normal: it runs more, on more data"
-	case vv.Normal == 0 && vv.Buggy > 0:
-		return PatternScalability, fmt.Sprintf("%s is sampled in slow runs only", vv.Name)
-	case !loop && !cond && low:
-		return "", fmt.Sprintf("%s went wrong (%s) but is neither a loop nor a condition variable", vv.Name, dim)
-	case !vv.HasDim:
-		return "", fmt.Sprintf("%s: %s", vv.Name, vv.Reason)
-	}
-	return "", fmt.Sprintf("its variables look normal (%s: %s, r %.2f)", vv.Name, dim, vv.R)
-}
 
 // histNear counts the (buggy, normal) run pairs in which a function is
 // ranked in both runs (rank > 0) with ranks at most window apart.

@@ -191,7 +191,7 @@ func (tr *tracer) spawn(cfg *Config) (int, error) {
 	}
 	_, ws, err := wait4(pid, 0)
 	if err != nil || !ws.Stopped() {
-		return 0, fmt.Errorf("%s did not start under ptrace (status %v, %v)", path, ws, err)
+		return 0, fmt.Errorf("%s did not start under ptrace: %w", path, notStopped(ws, err))
 	}
 	// Hand the child over from TRACEME to SEIZE (needed for
 	// PTRACE_INTERRUPT and PTRACE_LISTEN): detach into a SIGSTOP stop,
@@ -202,7 +202,7 @@ func (tr *tracer) spawn(cfg *Config) (int, error) {
 	}
 	if _, ws, err = wait4(pid, unix.WUNTRACED); err != nil || !ws.Stopped() {
 		unix.Kill(pid, unix.SIGKILL)
-		return 0, fmt.Errorf("new process %d did not stop (status %v, %v)", pid, ws, err)
+		return 0, fmt.Errorf("new process %d did not stop: %w", pid, notStopped(ws, err))
 	}
 	if err := ptraceSeize(pid); err != nil {
 		unix.Kill(pid, unix.SIGKILL)
@@ -213,9 +213,23 @@ func (tr *tracer) spawn(cfg *Config) (int, error) {
 	}
 	if _, ws, err = wait4(pid, 0); err != nil || !ws.Stopped() {
 		unix.Kill(pid, unix.SIGKILL)
-		return 0, fmt.Errorf("new process %d: no stop after seize (status %v, %v)", pid, ws, err)
+		return 0, fmt.Errorf("new process %d: no stop after seize: %w", pid, notStopped(ws, err))
 	}
 	return pid, nil
+}
+
+// notStopped says why a wait for a stop saw none: the wait's error, or
+// what the status says instead.
+func notStopped(ws unix.WaitStatus, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case ws.Exited():
+		return fmt.Errorf("it exited with status %d", ws.ExitStatus())
+	case ws.Signaled():
+		return fmt.Errorf("it was killed by %s", unix.SignalName(ws.Signal()))
+	}
+	return fmt.Errorf("wait status %#x", uint32(ws))
 }
 
 // release lets a spawned program run: out of the SIGSTOP group-stop by a

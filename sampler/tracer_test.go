@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -8,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/runtime/model"
 )
@@ -138,5 +141,23 @@ func TestTracerFollowsTasks(t *testing.T) {
 	}
 	if log.loads != 1 || log.drains < 5 {
 		t.Errorf("%d programs loaded (forks share their parent's), %d drains (one at least per thread's end)", log.loads, log.drains)
+	}
+}
+
+func TestNotStopped(t *testing.T) {
+	for _, c := range []struct {
+		ws   unix.WaitStatus
+		err  error
+		want string
+	}{
+		{0, unix.ECHILD, unix.ECHILD.Error()},
+		{3 << 8, nil, "it exited with status 3"},
+		{unix.WaitStatus(unix.SIGKILL), nil, "it was killed by SIGKILL"},
+		{0xffff, nil, "wait status 0xffff"}, // continued
+	} {
+		got := notStopped(c.ws, c.err)
+		if got.Error() != c.want || (c.err != nil && !errors.Is(got, c.err)) {
+			t.Errorf("notStopped(%#x, %v) = %v, want %s", uint32(c.ws), c.err, got, c.want)
+		}
 	}
 }

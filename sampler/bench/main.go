@@ -360,7 +360,7 @@ func findVprof(given, dir string) (string, error) {
 	}
 	out := filepath.Join(dir, "vprof")
 	if b, err := exec.Command("go", "build", "-o", out, "github.com/vprof/vprof/cmd/vprof").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building vprof (or give -vprof): %v\n%s", err, b)
+		return "", fmt.Errorf("building vprof (or give -vprof): %w\n%s", err, b)
 	}
 	return out, nil
 }
@@ -489,15 +489,15 @@ func vprofRun(vprof, dir string, args []string, interval time.Duration, vp vprof
 		err := cmd.Run()
 		m := measure{wall: time.Since(t0), cpu: childCPU() - c0}
 		if err != nil {
-			return m, fmt.Errorf("%v: %s", err, stderr.String())
+			return m, fmt.Errorf("%w: %s", err, stderr.String())
 		}
 		b, err := os.ReadFile(resPath)
 		if err != nil {
-			return m, fmt.Errorf("vprof wrote no result (%v): %s", err, stderr.String())
+			return m, fmt.Errorf("vprof wrote no result (%w): %s", err, stderr.String())
 		}
 		var res sampler.Result
 		if err := json.Unmarshal(b, &res); err != nil {
-			return m, fmt.Errorf("%s: %v", resPath, err)
+			return m, fmt.Errorf("%s: %w", resPath, err)
 		}
 		if res.ExitStatus != 0 {
 			return m, errors.New("workload failed under vprof")

@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 VPROF   := $(BIN)/vprof
 
-.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench eval clean chromium xray-tools xray-demo
+.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench bench-schema eval clean chromium xray-tools xray-demo
 
 all: build testprogs
 
@@ -67,6 +67,13 @@ demo: build testprogs
 # interleaved; medians, ratios, vprof's cost per sample and a rate sweep.
 bench:
 	$(GO) run ./sampler/bench $(BENCH_FLAGS)
+
+# Schema reading vs gdb -batch -readnow on the same binaries, alternated:
+# medians of wall, CPU and peak RSS, ratios side by side. Binaries:
+# BENCH_SCHEMA_BINS (default gold, whose DWARF is in Debian's
+# binutils-x86-64-linux-gnu-dbg); skips cleanly without gdb or DWARF.
+bench-schema: build
+	$(GO) run ./dwarfschema/bench $(BENCH_SCHEMA_FLAGS) $(BENCH_SCHEMA_BINS)
 
 eval: build testprogs
 	$(MAKE) -C testprogs pg

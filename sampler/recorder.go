@@ -70,6 +70,10 @@ type Config struct {
 	// NoBlockedStops never stops a thread blocked in a system call
 	// (blocked.go): with --clock wall its samples then carry no registers.
 	NoBlockedStops bool
+	// SchemaCache is the directory where program schemas are cached by
+	// build-id (dwarfschema.Cache): a program recorded again is not read
+	// again. "" builds every schema.
+	SchemaCache string
 }
 
 // MaxStack caps Config.Stack.
@@ -401,6 +405,7 @@ func Record(cfg Config) (*Result, error) {
 	r.eval.r = r
 	r.loadOpt = loadOptions{
 		schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars, NoFields: cfg.NoFields},
+		cache:  &dwarfschema.Cache{Dir: cfg.SchemaCache, Warn: r.warn},
 		warn:   r.warn,
 	}
 

@@ -1,6 +1,7 @@
 package dwarfschema
 
 import (
+	"cmp"
 	"debug/elf"
 	"slices"
 	"sort"
@@ -202,8 +203,15 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 		}
 	}
 
+	// The new Locs are copies of a global's (or its fields') Loc over
+	// other ranges: listed as such (no pointers, no copying of Locs as
+	// the list grows), made once sorted.
+	type addRec struct {
+		lo, hi uint64
+		src    int32 // the index in s.Locs of the Loc copied
+	}
 	drop := make([]bool, len(s.Locs))
-	var add []Loc
+	var add []addRec
 	for i, g := range gs {
 		drop[g.loc] = true
 		for _, fl := range fieldLocs[g.v] {
@@ -215,45 +223,71 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 		}
 		narrowed++
 		first := len(add)
-		base := s.Locs[g.loc]
+		v := s.Locs[g.loc].Var
 		for j := range code2fn.fn {
 			if !users[i][code2fn.fn[j]] {
 				continue
 			}
 			lo, hi := code2fn.lo[j], code2fn.hi[j]
-			if n := len(add); n > 0 && add[n-1].Var == base.Var && add[n-1].PCEnd == lo {
-				add[n-1].PCEnd = hi // adjacent code of readers: one entry
+			if n := len(add); n > 0 && s.Locs[add[n-1].src].Var == v && add[n-1].hi == lo {
+				add[n-1].hi = hi // adjacent code of readers: one entry
 				continue
 			}
-			l := base
-			l.PCStart, l.PCEnd = lo, hi
-			add = append(add, l)
+			add = append(add, addRec{lo, hi, int32(g.loc)})
 		}
 		last := len(add)
 		for _, fl := range fieldLocs[g.v] {
-			for _, l := range add[first:last] {
-				f := s.Locs[fl]
-				f.PCStart, f.PCEnd = l.PCStart, l.PCEnd
-				add = append(add, f)
+			for _, r := range add[first:last] {
+				add = append(add, addRec{r.lo, r.hi, int32(fl)})
 			}
 		}
 	}
-	out := s.Locs[:0]
-	for i, l := range s.Locs {
-		if !drop[i] {
-			out = append(out, l)
-		}
+	// The Locs kept are sorted by PCStart (Load's invariant): merge the
+	// new ones in, after the kept ones of the same PCStart, as a stable
+	// sort of kept then new would (sorting them all again was a tenth of
+	// Load).
+	order := make([]int32, len(add))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	s.Locs = append(out, add...)
-	slices.SortStableFunc(s.Locs, func(a, b Loc) int {
-		switch {
-		case a.PCStart < b.PCStart:
-			return -1
-		case a.PCStart > b.PCStart:
-			return 1
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(add[a].lo, add[b].lo); c != 0 {
+			return c
 		}
-		return 0
+		return cmp.Compare(a, b)
 	})
+	added := make([]Loc, len(add))
+	for n, k := range order {
+		r := &add[k]
+		added[n] = s.Locs[r.src]
+		added[n].PCStart, added[n].PCEnd = r.lo, r.hi
+	}
+	kept := s.Locs[:0] // compacted in place
+	sorted := true
+	for i := range s.Locs {
+		if drop[i] {
+			continue
+		}
+		if n := len(kept); n > 0 && kept[n-1].PCStart > s.Locs[i].PCStart {
+			sorted = false
+		}
+		kept = append(kept, s.Locs[i])
+	}
+	if !sorted {
+		s.Locs = append(kept, added...)
+		slices.SortStableFunc(s.Locs, func(a, b Loc) int { return cmp.Compare(a.PCStart, b.PCStart) })
+		return narrowed, unreferenced
+	}
+	out := make([]Loc, 0, len(kept)+len(added))
+	j := 0
+	for i := range kept {
+		for j < len(added) && added[j].PCStart < kept[i].PCStart {
+			out = append(out, added[j])
+			j++
+		}
+		out = append(out, kept[i])
+	}
+	s.Locs = append(out, added[j:]...)
 	return narrowed, unreferenced
 }
 

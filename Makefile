@@ -18,8 +18,9 @@ install: build
 testprogs:
 	$(MAKE) -C testprogs
 
-# The test command of the README and of CI.
+# The test command of the README and of CI (go.mod and go.sum tidy first).
 test: build testprogs chromium xray-tools debug-tools
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	FUZZTIME=2s ./scripts/fuzz.sh

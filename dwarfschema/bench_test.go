@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // synthFuncs is the size of the benchmark program: issue 2's speed target
@@ -45,7 +47,7 @@ func synthBinary(tb testing.TB) string {
 func BenchmarkLoad(b *testing.B) {
 	bin := synthBinary(b)
 	b.ReportAllocs()
-	var s *Schema
+	var s *model.Schema
 	for b.Loop() {
 		var err error
 		if s, err = Load(bin, Options{}); err != nil {

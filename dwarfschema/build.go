@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // maxOriginChain bounds abstract-origin/specification chains (a cycle is
@@ -26,7 +28,7 @@ type funcKey struct {
 }
 
 type varKey struct {
-	fn   FuncID
+	fn   model.FuncID
 	name string
 	file int32
 	line int32
@@ -34,7 +36,7 @@ type varKey struct {
 
 type builder struct {
 	*loader
-	funcIdx map[funcKey]FuncID
+	funcIdx map[funcKey]model.FuncID
 }
 
 func (l *loader) subAt(off dieOff) int {
@@ -57,7 +59,7 @@ func (l *loader) varAt(off dieOff) int {
 
 // funcOf returns the source function of subprogram record i, creating it
 // on first use; -1 if there is none.
-func (b *builder) funcOf(i int) FuncID {
+func (b *builder) funcOf(i int) model.FuncID {
 	if i < 0 {
 		return -1
 	}
@@ -100,8 +102,8 @@ func (b *builder) funcOf(i int) FuncID {
 	}
 	fn, ok := b.funcIdx[key]
 	if !ok {
-		fn = FuncID(len(b.s.Funcs))
-		f := Func{Name: key.name, Display: key.name, File: file, Line: line}
+		fn = model.FuncID(len(b.s.Funcs))
+		f := model.Func{Name: key.name, Display: key.name, File: file, Line: line}
 		if linkage != "" {
 			f.Display = demangle.Filter(linkage)
 		} else if name != "" {
@@ -115,7 +117,7 @@ func (b *builder) funcOf(i int) FuncID {
 }
 
 func (l *loader) build() error {
-	b := &builder{loader: l, funcIdx: map[funcKey]FuncID{}}
+	b := &builder{loader: l, funcIdx: map[funcKey]model.FuncID{}}
 	s := l.s
 	s.DWARFVersion = l.maxVersion
 
@@ -132,19 +134,19 @@ func (l *loader) build() error {
 			f.FrameBase = sr.frameBase
 		}
 	}
-	inlFunc := make([]FuncID, l.inls.len())
+	inlFunc := make([]model.FuncID, l.inls.len())
 	for i := range inlFunc {
 		inlFunc[i] = -1
 		if ir := l.inls.at(i); ir.origin != 0 && ir.ranges != nil {
 			inlFunc[i] = b.funcOf(l.subAt(ir.origin))
 		}
 	}
-	varFunc := make([]FuncID, l.vars.len())
+	varFunc := make([]model.FuncID, l.vars.len())
 	for i := range varFunc {
 		c := l.vars.at(i).container
 		switch {
 		case c == noContainer:
-			varFunc[i] = NoFunc
+			varFunc[i] = model.NoFunc
 		case c >= 0:
 			varFunc[i] = b.funcOf(int(c))
 			if varFunc[i] < 0 {
@@ -168,19 +170,19 @@ func (l *loader) build() error {
 	for i := range s.Funcs {
 		s.Funcs[i].Ranges = mergeRanges(s.Funcs[i].Ranges)
 	}
-	perm := make([]FuncID, len(s.Funcs))
+	perm := make([]model.FuncID, len(s.Funcs))
 	for i := range perm {
-		perm[i] = FuncID(i)
+		perm[i] = model.FuncID(i)
 	}
-	slices.SortStableFunc(perm, func(a, c FuncID) int { return compareFuncs(&s.Funcs[a], &s.Funcs[c]) })
-	newID := make([]FuncID, len(perm))
-	funcs := make([]Func, len(perm))
+	slices.SortStableFunc(perm, func(a, c model.FuncID) int { return compareFuncs(&s.Funcs[a], &s.Funcs[c]) })
+	newID := make([]model.FuncID, len(perm))
+	funcs := make([]model.Func, len(perm))
 	for n, old := range perm {
-		newID[old] = FuncID(n)
+		newID[old] = model.FuncID(n)
 		funcs[n] = s.Funcs[old]
 	}
 	s.Funcs = funcs
-	remap := func(fn FuncID) FuncID {
+	remap := func(fn model.FuncID) model.FuncID {
 		if fn < 0 {
 			return fn
 		}
@@ -190,10 +192,10 @@ func (l *loader) build() error {
 	// Inlined instances.
 	for i := range l.inls.len() {
 		if ir, fn := l.inls.at(i), inlFunc[i]; fn >= 0 {
-			s.Inlines = append(s.Inlines, Inline{Func: remap(fn), Ranges: mergeRanges(slices.Clone(ir.ranges)), Depth: ir.depth, CallFile: ir.callFile, CallLine: ir.callLine})
+			s.Inlines = append(s.Inlines, model.Inline{Func: remap(fn), Ranges: mergeRanges(slices.Clone(ir.ranges)), Depth: ir.depth, CallFile: ir.callFile, CallLine: ir.callLine})
 		}
 	}
-	slices.SortStableFunc(s.Inlines, func(a, c Inline) int {
+	slices.SortStableFunc(s.Inlines, func(a, c model.Inline) int {
 		if x := cmp.Compare(a.Ranges[0].Lo, c.Ranges[0].Lo); x != 0 {
 			return x
 		}
@@ -205,7 +207,7 @@ func (l *loader) build() error {
 	return nil
 }
 
-func compareFuncs(a, b *Func) int {
+func compareFuncs(a, b *model.Func) int {
 	switch {
 	case len(a.Ranges) > 0 && len(b.Ranges) > 0:
 		if x := cmp.Compare(a.Ranges[0].Lo, b.Ranges[0].Lo); x != 0 {
@@ -226,11 +228,11 @@ func compareFuncs(a, b *Func) int {
 }
 
 // mergeRanges sorts ranges and joins overlapping or touching ones.
-func mergeRanges(rs []PCRange) []PCRange {
+func mergeRanges(rs []model.PCRange) []model.PCRange {
 	if len(rs) < 2 {
 		return rs
 	}
-	slices.SortFunc(rs, func(a, b PCRange) int { return cmp.Compare(a.Lo, b.Lo) })
+	slices.SortFunc(rs, func(a, b model.PCRange) int { return cmp.Compare(a.Lo, b.Lo) })
 	out := rs[:1]
 	for _, r := range rs[1:] {
 		p := &out[len(out)-1]
@@ -245,14 +247,14 @@ func mergeRanges(rs []PCRange) []PCRange {
 
 // buildVars resolves variable records to Vars (one per function, name and
 // declaration), applies the filters, and gives the Locs their VarIDs.
-func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
+func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) model.FuncID) {
 	s := l.s
 	memo := map[dieOff]typeInfo{}
-	idx := make(map[varKey]VarID, l.vars.len()/2)
-	vid := make([]VarID, l.vars.len())
+	idx := make(map[varKey]model.VarID, l.vars.len()/2)
+	vid := make([]model.VarID, l.vars.len())
 	funcSel := make([]int8, len(s.Funcs)) // 0 unknown, 1 selected, -1 not
 	globalSel := l.opt.FuncRegex == nil || l.opt.FuncRegex.MatchString(GlobalFunc)
-	s.Vars = make([]Var, 0, l.vars.len())
+	s.Vars = make([]model.Var, 0, l.vars.len())
 	var cands []fieldCand
 	for i := range vid {
 		vid[i] = -1
@@ -291,7 +293,7 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 		if file < 0 && fn >= 0 {
 			file = s.Funcs[fn].File // artificial parameters (this) have no declaration
 		}
-		if fn == NoFunc {
+		if fn == model.NoFunc {
 			if !globalSel {
 				continue
 			}
@@ -318,15 +320,15 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 		key := varKey{fn: fn, name: name, file: file, line: line}
 		v, ok := idx[key]
 		if !ok {
-			v = VarID(len(s.Vars))
+			v = model.VarID(len(s.Vars))
 			idx[key] = v
 			ti := l.resolveType(typ, hasType, l.cus[cu].cpp, memo)
-			s.Vars = append(s.Vars, Var{
+			s.Vars = append(s.Vars, model.Var{
 				Name: name, Func: fn, File: file, Line: line,
 				Type: ti.spell, Kind: ti.kind, Size: ti.size, Param: vr.param,
 				PointeeKind: ti.pkind, PointeeSize: ti.psize,
 			})
-			if hasType && !l.opt.NoFields && (ti.kind == KindAggregate || ti.kind == KindPointer) {
+			if hasType && !l.opt.NoFields && (ti.kind == model.KindAggregate || ti.kind == model.KindPointer) {
 				cands = append(cands, fieldCand{v: v, typ: typ, cpp: l.cus[cu].cpp})
 			}
 		}
@@ -340,14 +342,14 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 
 	// Fixed-address variables of functions without code of their own hold
 	// over all the code of the function, out-of-line and inlined.
-	var codeOf map[FuncID][]PCRange
+	var codeOf map[model.FuncID][]model.PCRange
 	for _, p := range l.pending {
 		v := vid[p.loc.v]
 		if v < 0 {
 			continue
 		}
 		if codeOf == nil {
-			codeOf = map[FuncID][]PCRange{}
+			codeOf = map[model.FuncID][]model.PCRange{}
 			for _, in := range s.Inlines {
 				codeOf[in.Func] = append(codeOf[in.Func], in.Ranges...)
 			}
@@ -376,20 +378,23 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 	}
 	// Order Vars (globals first, then by function, file, line, name) and
 	// give Locs their final VarIDs.
-	perm := make([]VarID, 0, len(s.Vars))
+	perm := make([]model.VarID, 0, len(s.Vars))
 	for i := range s.Vars {
-		if s.Vars[i].Func != NoFunc || hasLoc[i] {
-			perm = append(perm, VarID(i))
+		if s.Vars[i].Func != model.NoFunc || hasLoc[i] {
+			perm = append(perm, model.VarID(i))
 		}
 	}
-	slices.SortStableFunc(perm, func(a, b VarID) int { return compareVars(&s.Vars[a], &s.Vars[b]) })
-	newV := make([]VarID, len(s.Vars))
-	vars := make([]Var, len(perm))
+	slices.SortStableFunc(perm, func(a, b model.VarID) int { return compareVars(&s.Vars[a], &s.Vars[b]) })
+	newV := make([]model.VarID, len(s.Vars))
+	vars := make([]model.Var, len(perm))
+	replaced := make([]bool, len(perm))
 	for n, old := range perm {
-		newV[old] = VarID(n)
+		newV[old] = model.VarID(n)
 		vars[n] = s.Vars[old]
+		replaced[n] = int(old) < len(l.replaced) && l.replaced[old]
 	}
 	s.Vars = vars
+	l.replaced = replaced
 	for i := range vars {
 		if f := vars[i].Field; f != nil {
 			f.Of = newV[f.Of]
@@ -413,7 +418,7 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 			}
 			r.v = newV[v]
 			recs = append(recs, r)
-			if r.kind != LocAddr {
+			if r.kind != model.LocAddr {
 				continue
 			}
 			// The fields of a struct at a fixed address: at its
@@ -437,17 +442,17 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 		}
 		return cmp.Compare(a.hi, b.hi)
 	})
-	locs := make([]Loc, len(recs))
+	locs := make([]model.Loc, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		v := &s.Vars[r.v]
 		loc := &locs[i]
-		*loc = Loc{Var: r.v, PCStart: r.lo, PCEnd: r.hi, Kind: r.kind, Reg: r.reg,
+		*loc = model.Loc{Var: r.v, PCStart: r.lo, PCEnd: r.hi, Kind: r.kind, Reg: r.reg,
 			Expr: l.exprList[r.expr], Size: v.Size, BasicTypePtr: v.PointeeKind != 0}
 		switch r.kind {
-		case LocAddr:
+		case model.LocAddr:
 			loc.Addr = r.val
-		case LocFrame, LocRegOff, LocConst:
+		case model.LocFrame, model.LocRegOff, model.LocConst:
 			loc.Offset = int64(r.val)
 		}
 	}
@@ -456,7 +461,7 @@ func (l *loader) buildVars(varFunc []FuncID, remap func(FuncID) FuncID) {
 
 // fieldCand is a variable that may have fields: a struct, or a pointer.
 type fieldCand struct {
-	v   VarID
+	v   model.VarID
 	typ dieOff
 	cpp bool
 }
@@ -466,21 +471,24 @@ type fieldCand struct {
 // pointers to structs (any variable). It returns, per struct at a fixed
 // address, its field variables, whose Locs buildVars derives from the
 // struct's.
-func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[VarID][]VarID {
+func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[model.VarID][]model.VarID {
 	s := l.s
 	fmemo := map[dieOff]*fieldSet{}
-	var fixed map[VarID][]VarID
+	var fixed map[model.VarID][]model.VarID
 	for _, c := range cands {
 		pv := s.Vars[c.v] // a copy: s.Vars grows below
 		var fs *fieldSet
 		sep, deref := ".", false
 		switch {
-		case pv.Kind == KindAggregate && (pv.Func == NoFunc || pv.Static):
+		case pv.Kind == model.KindAggregate && (pv.Func == model.NoFunc || pv.Static):
 			fs = l.fieldsOf(c.typ, c.cpp, memo, fmemo)
 			if fs.complete {
-				s.Vars[c.v].replaced = true
+				if int(c.v) >= len(l.replaced) {
+					l.replaced = append(l.replaced, make([]bool, int(c.v)+1-len(l.replaced))...)
+				}
+				l.replaced[c.v] = true
 			}
-		case pv.Kind == KindPointer:
+		case pv.Kind == model.KindPointer:
 			pt, ok := l.pointeeRecord(c.typ)
 			if !ok {
 				continue
@@ -494,20 +502,20 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[V
 			continue
 		}
 		for _, f := range fs.fields {
-			fv := Var{Name: pv.Name + sep + f.name, Func: pv.Func, File: pv.File, Line: pv.Line,
+			fv := model.Var{Name: pv.Name + sep + f.name, Func: pv.Func, File: pv.File, Line: pv.Line,
 				Type: f.ti.spell, Kind: f.ti.kind, Size: f.ti.size, Static: pv.Static,
-				Field: &Field{Of: c.v, Offset: f.off, Deref: deref}}
+				Field: &model.Field{Of: c.v, Offset: f.off, Deref: deref}}
 			if !deref {
 				// A pointer field of a struct global: its pointee is read
 				// like any pointer global's. Behind a pointer, one level
 				// of memory is the budget.
 				fv.PointeeKind, fv.PointeeSize = f.ti.pkind, f.ti.psize
 			}
-			id := VarID(len(s.Vars))
+			id := model.VarID(len(s.Vars))
 			s.Vars = append(s.Vars, fv)
 			if !deref {
 				if fixed == nil {
-					fixed = map[VarID][]VarID{}
+					fixed = map[model.VarID][]model.VarID{}
 				}
 				fixed[c.v] = append(fixed[c.v], id)
 			}
@@ -516,7 +524,7 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[V
 	return fixed
 }
 
-func compareVars(a, b *Var) int {
+func compareVars(a, b *model.Var) int {
 	if x := cmp.Compare(a.Func, b.Func); x != 0 {
 		return x
 	}
@@ -529,8 +537,8 @@ func compareVars(a, b *Var) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
-func sortLocs(locs []Loc) {
-	slices.SortFunc(locs, func(a, b Loc) int {
+func sortLocs(locs []model.Loc) {
+	slices.SortFunc(locs, func(a, b model.Loc) int {
 		if x := cmp.Compare(a.PCStart, b.PCStart); x != 0 {
 			return x
 		}
@@ -549,11 +557,11 @@ func (l *loader) inComponent(f int32) bool {
 		return false
 	}
 	p := l.s.Files[f]
-	if MatchComponent(p, l.opt.Components) {
+	if model.MatchComponent(p, l.opt.Components) {
 		return true
 	}
 	if cd := l.fileCompDir[f]; cd != "" {
-		if rel, err := filepath.Rel(cd, p); err == nil && !strings.HasPrefix(rel, "../") && MatchComponent(rel, l.opt.Components) {
+		if rel, err := filepath.Rel(cd, p); err == nil && !strings.HasPrefix(rel, "../") && model.MatchComponent(rel, l.opt.Components) {
 			return true
 		}
 	}
@@ -565,9 +573,9 @@ func (l *loader) inComponent(f int32) bool {
 // dropping rows that repeat the previous file and line.
 func (l *loader) buildLines() {
 	rows := l.rows.slice()
-	l.rows = chunked[LineRow]{}
-	if !slices.IsSortedFunc(rows, func(a, b LineRow) int { return cmp.Compare(a.PC, b.PC) }) {
-		slices.SortStableFunc(rows, func(a, b LineRow) int { return cmp.Compare(a.PC, b.PC) })
+	l.rows = chunked[model.LineRow]{}
+	if !slices.IsSortedFunc(rows, func(a, b model.LineRow) int { return cmp.Compare(a.PC, b.PC) }) {
+		slices.SortStableFunc(rows, func(a, b model.LineRow) int { return cmp.Compare(a.PC, b.PC) })
 	}
 	out := rows[:0]
 	for i := 0; i < len(rows); {
@@ -596,8 +604,8 @@ func (l *loader) buildLines() {
 // DWARF function foo if there is one; memcpy@GLIBC_2.14 is memcpy). Of
 // several symbols for one range (aliases) only the best name counts
 // (aliasName).
-func funcsFromSymbols(funcs []Func, syms []Symbol) []Func {
-	var covered []PCRange
+func funcsFromSymbols(funcs []model.Func, syms []model.Symbol) []model.Func {
+	var covered []model.PCRange
 	byName := make(map[string]int, len(funcs))
 	for i := range funcs {
 		covered = append(covered, funcs[i].Ranges...)
@@ -621,17 +629,17 @@ func funcsFromSymbols(funcs []Func, syms []Symbol) []Func {
 		i, ok := byName[name]
 		if !ok {
 			i = len(funcs)
-			funcs = append(funcs, Func{Name: name, Display: demangle.Filter(name), File: -1})
+			funcs = append(funcs, model.Func{Name: name, Display: demangle.Filter(name), File: -1})
 			byName[name] = i
 		}
-		funcs[i].Ranges = append(funcs[i].Ranges, PCRange{sy.Value, sy.Value + sy.Size})
+		funcs[i].Ranges = append(funcs[i].Ranges, model.PCRange{Lo: sy.Value, Hi: sy.Value + sy.Size})
 	}
 	if len(covered) == 0 {
 		// No DWARF: the functions need merged, sorted ranges too.
 		for i := range funcs {
 			funcs[i].Ranges = mergeRanges(funcs[i].Ranges)
 		}
-		slices.SortStableFunc(funcs, func(a, b Func) int { return compareFuncs(&a, &b) })
+		slices.SortStableFunc(funcs, func(a, b model.Func) int { return compareFuncs(&a, &b) })
 	}
 	return funcs
 }
@@ -660,12 +668,12 @@ func stripClone(name string) string {
 // keeping globals and function-scope statics, and renumbers Locs. A pointer
 // is kept when one of the fields behind it is, for it is where they are
 // read.
-func dropUntagged(s *Schema) {
+func dropUntagged(s *model.Schema) []model.VarID {
 	keep := make([]bool, len(s.Vars))
 	for i := range s.Vars {
 		v := &s.Vars[i]
-		keep[i] = v.Func == NoFunc || v.Tags != 0 || v.Static
-		if (v.Func == NoFunc || v.Static) && v.Field == nil && readOnly(v.Type) {
+		keep[i] = v.Func == model.NoFunc || v.Tags != 0 || v.Static
+		if (v.Func == model.NoFunc || v.Static) && v.Field == nil && readOnly(v.Type) {
 			// A const global or static (a table, __func__) cannot change:
 			// it carries no evidence, only the presence of its readers.
 			keep[i] = false
@@ -676,7 +684,7 @@ func dropUntagged(s *Schema) {
 			keep[f.Of] = true
 		}
 	}
-	keepVars(s, keep)
+	return keepVars(s, keep)
 }
 
 // readOnly reports whether a type spelling is that of a const object
@@ -691,15 +699,16 @@ func readOnly(typ string) bool {
 
 // keepVars removes the variables not kept, renumbering Vars, Locs and
 // Field.Of (-1 where a field's struct is gone; a field behind a pointer
-// goes with its pointer).
-func keepVars(s *Schema, keep []bool) {
-	newV := make([]VarID, len(s.Vars))
+// goes with its pointer). It returns each old VarID's new one, -1 for
+// the removed.
+func keepVars(s *model.Schema, keep []bool) []model.VarID {
+	newV := make([]model.VarID, len(s.Vars))
 	for i := range s.Vars {
 		if f := s.Vars[i].Field; f != nil && f.Deref && !keep[f.Of] {
 			keep[i] = false
 		}
 	}
-	n := VarID(0)
+	n := model.VarID(0)
 	for i := range s.Vars {
 		newV[i] = -1
 		if keep[i] {
@@ -730,6 +739,21 @@ func keepVars(s *Schema, keep []bool) {
 		}
 	}
 	s.Locs = slices.Clip(locs)
+	return newV
+}
+
+// renumber moves per-variable flags to the VarIDs keepVars gave.
+func renumber(flags []bool, newV []model.VarID) []bool {
+	var out []bool
+	for old, v := range newV {
+		if v >= 0 && old < len(flags) && flags[old] {
+			if int(v) >= len(out) {
+				out = append(out, make([]bool, int(v)+1-len(out))...)
+			}
+			out[v] = true
+		}
+	}
+	return out
 }
 
 // nameFromSymbols gives their linkage names to C++ functions whose DWARF
@@ -739,7 +763,7 @@ func keepVars(s *Schema, keep []bool) {
 // function's qualified name. Name is then the key the symbol table and
 // other tools use, and Display shows the parameters like other C++
 // functions.
-func nameFromSymbols(funcs []Func, syms []Symbol) {
+func nameFromSymbols(funcs []model.Func, syms []model.Symbol) {
 	for i := range funcs {
 		f := &funcs[i]
 		if strings.HasPrefix(f.Name, "_Z") || !strings.Contains(f.Name, "::") {

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // SchemaVersion is the version of what Load makes of a binary. Bump it
@@ -134,7 +136,7 @@ func (c *Cache) warn(format string, args ...any) {
 // build-id and DWARF is read from the cache when it is there, and written
 // to it when it is not. cached says the schema came from the cache. A nil
 // Cache, or one without Dir, is plain Load.
-func (c *Cache) Load(path string, opt Options) (s *Schema, cached bool, err error) {
+func (c *Cache) Load(path string, opt Options) (s *model.Schema, cached bool, err error) {
 	if c == nil || c.Dir == "" {
 		s, err = Load(path, opt)
 		return s, false, err
@@ -174,7 +176,7 @@ func fileBuildID(path string) (string, error) {
 }
 
 // read returns the schema cached in file name for build-id id and opt.
-func (c *Cache) read(name, id string, opt Options) (*Schema, error) {
+func (c *Cache) read(name, id string, opt Options) (*model.Schema, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, errNoCacheFile // not there, or no directory: a miss, not damage
@@ -223,7 +225,7 @@ func (c *Cache) read(name, id string, opt Options) (*Schema, error) {
 	if crc32.Checksum(body, castagnoli) != h.CRC {
 		return nil, fmt.Errorf("checksum mismatch (damaged)")
 	}
-	s := new(Schema)
+	s := new(model.Schema)
 	if err := json.Unmarshal(body, s); err != nil {
 		return nil, fmt.Errorf("bad schema: %v", err)
 	}
@@ -236,7 +238,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // write stores s in file name: whole, through a temporary file renamed
 // into place.
-func (c *Cache) write(name, id string, opt Options, s *Schema) error {
+func (c *Cache) write(name, id string, opt Options, s *model.Schema) error {
 	body, err := json.Marshal(s)
 	if err != nil {
 		return err

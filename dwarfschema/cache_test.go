@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // cacheFixture builds sampleC once per test and returns it with an empty
@@ -24,7 +26,7 @@ func cacheFixture(t *testing.T) (bin, dir string) {
 
 // schemaJSON is the encoding profile files store: two schemas that encode
 // alike record alike.
-func schemaJSON(t *testing.T, s *Schema) []byte {
+func schemaJSON(t *testing.T, s *model.Schema) []byte {
 	t.Helper()
 	s2 := *s
 	s2.Path = ""
@@ -64,7 +66,7 @@ func TestCacheHit(t *testing.T) {
 	if s2.Path != bin {
 		t.Errorf("cached schema's Path %q, want %q", s2.Path, bin)
 	}
-	for _, s := range []*Schema{s1, s2} {
+	for _, s := range []*model.Schema{s1, s2} {
 		if !bytes.Equal(schemaJSON(t, s), schemaJSON(t, fresh)) {
 			t.Errorf("schema through the cache differs from Load's")
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/go-delve/delve/pkg/dwarf/op"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // The call-site records are read by the tag pass's walk of the call sites
@@ -22,22 +24,22 @@ func (c *callScan) addCallParam(call int, pc uint64, loc, value []byte) {
 		return
 	}
 	if c.siteCall != call || len(c.sites) == 0 {
-		c.sites = append(c.sites, CallSite{ReturnPC: pc})
+		c.sites = append(c.sites, model.CallSite{ReturnPC: pc})
 		c.siteCall = call
 	}
 	s := &c.sites[len(c.sites)-1]
-	s.Params = append(s.Params, CallParam{Reg: reg, Value: value})
+	s.Params = append(s.Params, model.CallParam{Reg: reg, Value: value})
 }
 
 // finishCallSites sorts sites by return address, keeps the first record
 // of a return address in DWARF order (two records for one call would be
 // a producer's bug), and copies the value expressions into one block so
 // that the schema keeps no reference to .debug_info.
-func finishCallSites(sites []CallSite) []CallSite {
+func finishCallSites(sites []model.CallSite) []model.CallSite {
 	if len(sites) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(sites, func(a, b CallSite) int { return cmp.Compare(a.ReturnPC, b.ReturnPC) })
+	slices.SortStableFunc(sites, func(a, b model.CallSite) int { return cmp.Compare(a.ReturnPC, b.ReturnPC) })
 	out := sites[:0]
 	nparams, nbytes := 0, 0
 	for _, s := range sites {
@@ -50,45 +52,19 @@ func finishCallSites(sites []CallSite) []CallSite {
 			nbytes += len(p.Value)
 		}
 	}
-	params := make([]CallParam, 0, nparams)
+	params := make([]model.CallParam, 0, nparams)
 	block := make([]byte, 0, nbytes)
 	for i := range out {
 		first := len(params)
 		for _, p := range out[i].Params {
 			start := len(block)
 			block = append(block, p.Value...)
-			params = append(params, CallParam{Reg: p.Reg, Value: block[start:len(block):len(block)]})
+			params = append(params, model.CallParam{Reg: p.Reg, Value: block[start:len(block):len(block)]})
 		}
 		out[i].Params = params[first:len(params):len(params)]
 	}
 	clear(sites[len(out):]) // drop the duplicates' references
 	return slices.Clip(out)
-}
-
-// CallValue returns the value expression of argument register reg at the
-// call whose return address is returnPC (link-time), from s.CallSites: the
-// entry value of reg in the function that call entered. It does not
-// allocate (the sampler calls it per caller frame).
-func (s *Schema) CallValue(returnPC uint64, reg int) ([]byte, bool) {
-	cs := s.CallSites
-	lo, hi := 0, len(cs)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if cs[m].ReturnPC < returnPC {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == len(cs) || cs[lo].ReturnPC != returnPC {
-		return nil, false
-	}
-	for _, p := range cs[lo].Params {
-		if int(p.Reg) == reg {
-			return p.Value, true
-		}
-	}
-	return nil, false
 }
 
 // ExprReg returns the register of a DWARF expression that is just a

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // callSrc calls leaf twice from mid: in a loop with the constant 7 as b,
@@ -39,14 +41,14 @@ const (
 
 // callsTo returns the call sites of s whose call instruction (a direct
 // call, e8 rel32, just before the return address) goes to target.
-func callsTo(t *testing.T, bin string, s *Schema, target uint64) []CallSite {
+func callsTo(t *testing.T, bin string, s *model.Schema, target uint64) []model.CallSite {
 	t.Helper()
 	ef, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ef.Close()
-	var out []CallSite
+	var out []model.CallSite
 	for _, cs := range s.CallSites {
 		at := cs.ReturnPC - 5
 		for _, sec := range ef.Sections {
@@ -177,24 +179,24 @@ func TestCallSitesDebugFiles(t *testing.T) {
 }
 
 func TestFinishCallSites(t *testing.T) {
-	p := func(reg int16, v ...byte) CallParam { return CallParam{Reg: reg, Value: v} }
+	p := func(reg int16, v ...byte) model.CallParam { return model.CallParam{Reg: reg, Value: v} }
 	for _, tc := range []struct {
 		name     string
-		in, want []CallSite
+		in, want []model.CallSite
 	}{
 		{"none", nil, nil},
-		{"sorted", []CallSite{{0x30, []CallParam{p(5, 0x37)}}, {0x10, []CallParam{p(4, 0x73, 0)}}, {0x20, []CallParam{p(5, 0x30)}}},
-			[]CallSite{{0x10, []CallParam{p(4, 0x73, 0)}}, {0x20, []CallParam{p(5, 0x30)}}, {0x30, []CallParam{p(5, 0x37)}}}},
+		{"sorted", []model.CallSite{{ReturnPC: 0x30, Params: []model.CallParam{p(5, 0x37)}}, {ReturnPC: 0x10, Params: []model.CallParam{p(4, 0x73, 0)}}, {ReturnPC: 0x20, Params: []model.CallParam{p(5, 0x30)}}},
+			[]model.CallSite{{ReturnPC: 0x10, Params: []model.CallParam{p(4, 0x73, 0)}}, {ReturnPC: 0x20, Params: []model.CallParam{p(5, 0x30)}}, {ReturnPC: 0x30, Params: []model.CallParam{p(5, 0x37)}}}},
 		// Two records of one call: the first in DWARF order stays.
-		{"duplicate", []CallSite{{0x20, []CallParam{p(5, 0x31)}}, {0x10, []CallParam{p(5, 0x30)}}, {0x20, []CallParam{p(5, 0x32), p(4, 0x33)}}},
-			[]CallSite{{0x10, []CallParam{p(5, 0x30)}}, {0x20, []CallParam{p(5, 0x31)}}}},
+		{"duplicate", []model.CallSite{{ReturnPC: 0x20, Params: []model.CallParam{p(5, 0x31)}}, {ReturnPC: 0x10, Params: []model.CallParam{p(5, 0x30)}}, {ReturnPC: 0x20, Params: []model.CallParam{p(5, 0x32), p(4, 0x33)}}},
+			[]model.CallSite{{ReturnPC: 0x10, Params: []model.CallParam{p(5, 0x30)}}, {ReturnPC: 0x20, Params: []model.CallParam{p(5, 0x31)}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := finishCallSites(slices.Clone(tc.in))
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("finishCallSites = %+v, want %+v", got, tc.want)
 			}
-			s := &Schema{CallSites: got}
+			s := &model.Schema{CallSites: got}
 			for _, cs := range tc.want {
 				for _, p := range cs.Params {
 					if v, ok := s.CallValue(cs.ReturnPC, int(p.Reg)); !ok || !slices.Equal(v, p.Value) {
@@ -213,15 +215,15 @@ func TestCallSitesJSON(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		in   string
-		want []CallSite
+		want []model.CallSite
 	}{
 		{"older profile", `{"path":"p","type":"exec","has_dwarf":true,"funcs":[],"vars":[],"locs":[],"files":[],"lines":[],"symbols":[]}`, nil},
-		{"no call sites", `{"path":"p","call_sites":[]}`, []CallSite{}},
+		{"no call sites", `{"path":"p","call_sites":[]}`, []model.CallSite{}},
 		{"call sites", `{"path":"p","call_sites":[{"return_pc":4477,"params":[{"reg":5,"value":"cwA="},{"reg":4,"value":"Nw=="}]}]}`,
-			[]CallSite{{4477, []CallParam{{5, []byte{0x73, 0}}, {4, []byte{0x37}}}}}},
+			[]model.CallSite{{ReturnPC: 4477, Params: []model.CallParam{{Reg: 5, Value: []byte{0x73, 0}}, {Reg: 4, Value: []byte{0x37}}}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var s Schema
+			var s model.Schema
 			if err := json.Unmarshal([]byte(tc.in), &s); err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +234,7 @@ func TestCallSitesJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var again Schema
+			var again model.Schema
 			if err := json.Unmarshal(b, &again); err != nil {
 				t.Fatal(err)
 			}

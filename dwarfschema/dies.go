@@ -11,6 +11,8 @@ import (
 	"sort"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // The loader walks every DIE once, in offset order, and records only what
@@ -46,15 +48,15 @@ type subRec struct {
 	linkage   string
 	file      int32 // Schema.Files index, -1 unknown
 	line      int32
-	ranges    []PCRange
+	ranges    []model.PCRange
 	frameBase []byte
 	decl      bool
-	fn        FuncID // resolved source function, -1 until resolved (-2: none)
+	fn        model.FuncID // resolved source function, -1 until resolved (-2: none)
 }
 
 type inlRec struct {
 	origin   dieOff
-	ranges   []PCRange
+	ranges   []model.PCRange
 	depth    int32
 	callFile int32
 	callLine int32
@@ -119,7 +121,7 @@ type cuInfo struct {
 
 // frame is one open scope of the walk.
 type frame struct {
-	scope     []PCRange // where an exprloc of a variable here is valid; nil: abstract
+	scope     []model.PCRange // where an exprloc of a variable here is valid; nil: abstract
 	container int32
 	depth     int32 // inline depth of the innermost inlined_subroutine
 	prefix    string
@@ -143,11 +145,11 @@ type locRec struct {
 	v      int32  // varRec index
 	expr   int32  // index into loader.exprList
 	reg    int16
-	kind   LocKind
+	kind   model.LocKind
 }
 
 type loader struct {
-	s    *Schema
+	s    *model.Schema
 	opt  Options
 	w    *dwarfFile
 	d    *dwarf.Data
@@ -162,7 +164,7 @@ type loader struct {
 	vars    chunked[varRec]
 	types   chunked[typeRec]
 	locs    chunked[locRec]
-	rows    chunked[LineRow]
+	rows    chunked[model.LineRow]
 	pending []pendingStatic
 
 	fileIdx     map[string]int32
@@ -181,9 +183,13 @@ type loader struct {
 	names     map[string]string
 	qualified map[[2]string]string // prefix, name -> prefix+name
 	altStrs   map[uint64]string    // the supplementary file's strings by offset
+
+	// replaced marks, by VarID, a struct global whose fields cover every
+	// member: it is dropped once narrowGlobals has used its extent.
+	replaced []bool
 }
 
-func newLoader(s *Schema, opt Options, w *dwarfFile) *loader {
+func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {
 	return &loader{
 		s: s, opt: opt, w: w, d: w.d,
 		addrSec: parseAddr(w.addr),
@@ -714,7 +720,7 @@ func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, co
 			return err
 		}
 		if le.EndSequence {
-			rows.add(LineRow{PC: le.Address, File: -1})
+			rows.add(model.LineRow{PC: le.Address, File: -1})
 			start = rows.len()
 			continue
 		}
@@ -730,7 +736,7 @@ func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, co
 			}
 			lastIdx = i
 		}
-		row := LineRow{PC: le.Address, File: lastIdx, Line: int32(le.Line)}
+		row := model.LineRow{PC: le.Address, File: lastIdx, Line: int32(le.Line)}
 		// Within a sequence addresses only grow. Several rows at one PC
 		// (gcc's location views: a statement, then the inlined code or
 		// epilogue that starts there) keep one: the last statement row,
@@ -770,7 +776,7 @@ func (l *loader) cuFile(cu int32, n int64) int32 {
 // ranges returns the code ranges of a DIE (low/high pc or DW_AT_ranges),
 // nil if it has none. Ranges of code the linker discarded (address 0 or a
 // tombstone) are dropped.
-func (l *loader) ranges(e *dwarf.Entry) []PCRange {
+func (l *loader) ranges(e *dwarf.Entry) []model.PCRange {
 	if e.AttrField(dwarf.AttrLowpc) == nil && e.AttrField(dwarf.AttrRanges) == nil {
 		return nil
 	}
@@ -778,12 +784,12 @@ func (l *loader) ranges(e *dwarf.Entry) []PCRange {
 	if err != nil || len(rs) == 0 {
 		return nil
 	}
-	out := make([]PCRange, 0, len(rs))
+	out := make([]model.PCRange, 0, len(rs))
 	for _, r := range rs {
 		if r[0] == 0 || r[0] >= r[1] || r[0] >= ^uint64(0)-1 {
 			continue
 		}
-		out = append(out, PCRange{r[0], r[1]})
+		out = append(out, model.PCRange{Lo: r[0], Hi: r[1]})
 	}
 	if len(out) == 0 {
 		return nil
@@ -878,10 +884,10 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 				l.locs.add(loc)
 			case parent.scope == nil:
 				// In an abstract function: valid wherever its code is.
-				vr.static = loc.kind == LocAddr
+				vr.static = loc.kind == model.LocAddr
 				l.pending = append(l.pending, pendingStatic{loc})
 			default:
-				vr.static = loc.kind == LocAddr
+				vr.static = loc.kind == model.LocAddr
 				l.scopeLocs(parent.scope, loc)
 			}
 		case dwarf.ClassLocListPtr, dwarf.ClassLocList:
@@ -903,9 +909,9 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 		loc := locRec{v: idx}
 		switch v := cf.Val.(type) {
 		case int64:
-			loc.kind, loc.val, loc.expr = LocConst, uint64(v), l.expr(constExpr(v))
+			loc.kind, loc.val, loc.expr = model.LocConst, uint64(v), l.expr(constExpr(v))
 		case []byte:
-			loc.kind, loc.expr = LocExpr, l.expr(implicitValue(v))
+			loc.kind, loc.expr = model.LocExpr, l.expr(implicitValue(v))
 		}
 		if loc.kind != 0 {
 			l.scopeLocs(parent.scope, loc)
@@ -916,7 +922,7 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 }
 
 // scopeLocs adds loc over every range of a scope.
-func (l *loader) scopeLocs(scope []PCRange, loc locRec) {
+func (l *loader) scopeLocs(scope []model.PCRange, loc locRec) {
 	for _, r := range scope {
 		loc.lo, loc.hi = r.Lo, r.Hi
 		l.locs.add(loc)

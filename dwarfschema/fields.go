@@ -3,6 +3,8 @@ package dwarfschema
 import (
 	"debug/dwarf"
 	"encoding/binary"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // MaxFields bounds the field variables of one struct variable (method.md
@@ -95,7 +97,7 @@ func (l *loader) addFields(fs *fieldSet, t *typeRec, prefix string, base int64, 
 		}
 		k, size := l.kindOf(m.typ)
 		off := base + m.off
-		if k == KindAggregate {
+		if k == model.KindAggregate {
 			st := l.strip(m.typ)
 			if !isRecord(st) {
 				fs.complete = false // arrays, complex numbers
@@ -161,7 +163,7 @@ func addrExpr(a uint64) []byte {
 // cause get r = 0 from the sizes of shared structures (vprof-eval, 7
 // programs x 3 trials: the root cause 1st in 8 of 21 with inherited tags,
 // 13 of 21 with own tags, as without fields; docs/method.md, Decisions).
-func inheritFieldTags(s *Schema) {
+func inheritFieldTags(s *model.Schema) {
 	for i := range s.Vars {
 		if f := s.Vars[i].Field; f != nil && f.Of >= 0 && !f.Deref {
 			s.Vars[i].Tags |= s.Vars[f.Of].Tags
@@ -170,14 +172,15 @@ func inheritFieldTags(s *Schema) {
 }
 
 // dropReplaced removes the struct globals whose fields cover every member
-// (Var.replaced): the fields carry all their value, each in all three
+// (replaced, by VarID): the fields carry all their value, each in all three
 // dimensions, where the struct's hash had duration only.
-func dropReplaced(s *Schema) {
+func dropReplaced(s *model.Schema, replaced []bool) {
 	keep := make([]bool, len(s.Vars))
 	any := false
 	for i := range s.Vars {
-		keep[i] = !s.Vars[i].replaced
-		any = any || s.Vars[i].replaced
+		r := i < len(replaced) && replaced[i]
+		keep[i] = !r
+		any = any || r
 	}
 	if any {
 		keepVars(s, keep)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // fieldsC has struct globals (one with a nested struct and a bitfield, one
@@ -68,7 +70,7 @@ func TestFieldsC(t *testing.T) {
 	}
 	poolAddr, _ := elfSymbol(t, bin, "pool")
 	plainAddr, _ := elfSymbol(t, bin, "plain")
-	pv, _ := varByName(s, NoFunc, "pool")
+	pv, _ := varByName(s, model.NoFunc, "pool")
 	poolLocs := locsOf(s, pv)
 	if pv < 0 || len(poolLocs) == 0 {
 		t.Fatalf("pool (a bitfield: not covered by its fields) is gone or unsampled: %d", pv)
@@ -76,18 +78,18 @@ func TestFieldsC(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		off  uint64
-		kind Kind
+		kind model.Kind
 		size int32
 		typ  string
 	}{
-		{"pool.n_free", 0, KindInt, 4, "int"},
-		{"pool.cap", 4, KindUint, 4, "unsigned int"},
-		{"pool.stat.n_conn", 8, KindInt, 8, "long int"},
-		{"pool.stat.n_err", 16, KindInt, 4, "int"},
-		{"pool.name", 24, KindPointer, 8, "char *"},
-		{"pool.load", 32, KindFloat, 8, "double"},
+		{"pool.n_free", 0, model.KindInt, 4, "int"},
+		{"pool.cap", 4, model.KindUint, 4, "unsigned int"},
+		{"pool.stat.n_conn", 8, model.KindInt, 8, "long int"},
+		{"pool.stat.n_err", 16, model.KindInt, 4, "int"},
+		{"pool.name", 24, model.KindPointer, 8, "char *"},
+		{"pool.load", 32, model.KindFloat, 8, "double"},
 	} {
-		v, fv := varByName(s, NoFunc, c.name)
+		v, fv := varByName(s, model.NoFunc, c.name)
 		if fv == nil {
 			t.Errorf("%s missing", c.name)
 			continue
@@ -101,23 +103,23 @@ func TestFieldsC(t *testing.T) {
 			t.Errorf("%s: %d locations, pool has %d", c.name, len(ls), len(poolLocs))
 		}
 		for i, l := range ls {
-			if l.Kind != LocAddr || l.Addr != poolAddr+c.off || l.Size != c.size || i < len(poolLocs) && (l.PCStart != poolLocs[i].PCStart || l.PCEnd != poolLocs[i].PCEnd) {
+			if l.Kind != model.LocAddr || l.Addr != poolAddr+c.off || l.Size != c.size || i < len(poolLocs) && (l.PCStart != poolLocs[i].PCStart || l.PCEnd != poolLocs[i].PCEnd) {
 				t.Errorf("%s: loc %+v, want addr %#x over pool's %+v", c.name, l, poolAddr+c.off, poolLocs[i])
 			}
 		}
 	}
-	if _, v := varByName(s, NoFunc, "pool.busy"); v != nil {
+	if _, v := varByName(s, model.NoFunc, "pool.busy"); v != nil {
 		t.Errorf("bitfield read as a field: %+v", v)
 	}
 	// The first field is compared by drain: a tag of its own.
-	if _, v := varByName(s, NoFunc, "pool.n_free"); v == nil || v.Tags&TagCond == 0 {
+	if _, v := varByName(s, model.NoFunc, "pool.n_free"); v == nil || v.Tags&model.TagCond == 0 {
 		t.Errorf("pool.n_free: want cond, got %+v", v)
 	}
 	// A struct its fields cover is replaced by them.
-	if v, _ := varByName(s, NoFunc, "plain"); v >= 0 {
+	if v, _ := varByName(s, model.NoFunc, "plain"); v >= 0 {
 		t.Errorf("plain kept beside its fields")
 	}
-	if v, fv := varByName(s, NoFunc, "plain.b"); fv == nil || fv.Field.Of != -1 || len(locsOf(s, v)) == 0 || locsOf(s, v)[0].Addr != plainAddr+8 {
+	if v, fv := varByName(s, model.NoFunc, "plain.b"); fv == nil || fv.Field.Of != -1 || len(locsOf(s, v)) == 0 || locsOf(s, v)[0].Addr != plainAddr+8 {
 		t.Errorf("plain.b: %+v", fv)
 	}
 	// The budget: the first MaxFields fields in declaration order; the
@@ -128,21 +130,21 @@ func TestFieldsC(t *testing.T) {
 			n++
 		}
 	}
-	if _, fv := varByName(s, NoFunc, "wide.f15"); n != MaxFields || fv == nil {
+	if _, fv := varByName(s, model.NoFunc, "wide.f15"); n != MaxFields || fv == nil {
 		t.Errorf("wide: %d fields, want %d up to f15", n, MaxFields)
 	}
-	if v, _ := varByName(s, NoFunc, "wide"); v < 0 {
+	if v, _ := varByName(s, model.NoFunc, "wide"); v < 0 {
 		t.Errorf("wide (more fields than the budget) lost its hash")
 	}
 	// A union's members overlap: each is a field at offset 0.
-	if _, fv := varByName(s, NoFunc, "num.d"); fv == nil || fv.Field.Offset != 0 || fv.Kind != KindFloat {
+	if _, fv := varByName(s, model.NoFunc, "num.d"); fv == nil || fv.Field.Offset != 0 || fv.Kind != model.KindFloat {
 		t.Errorf("num.d: %+v", fv)
 	}
 
 	// Behind a pointer, a field is monitored where the function itself
 	// reads it in a condition (its own tags).
 	drain, _ := funcByName(s, "drain")
-	if _, fv := varByName(s, drain, "cfg->max_items"); fv == nil || fv.Tags&TagCond == 0 {
+	if _, fv := varByName(s, drain, "cfg->max_items"); fv == nil || fv.Tags&model.TagCond == 0 {
 		t.Errorf("drain's cfg->max_items (compared): %+v", fv)
 	}
 	if _, fv := varByName(s, drain, "cfg->verbose"); fv != nil {
@@ -160,14 +162,14 @@ func TestFieldsC(t *testing.T) {
 		t.Fatalf("drain's cfg: %+v", cfg)
 	}
 	for _, c := range []struct {
-		fn   FuncID
+		fn   model.FuncID
 		name string
 		of   string
 		off  int64
 	}{
 		{drain, "cfg->max_items", "cfg", 0},
 		{drain, "cfg->verbose", "cfg", 8},
-		{NoFunc, "g_cfg->verbose", "g_cfg", 8},
+		{model.NoFunc, "g_cfg->verbose", "g_cfg", 8},
 	} {
 		v, fv := varByName(all, c.fn, c.name)
 		of, _ := varByName(all, c.fn, c.of)
@@ -210,10 +212,10 @@ func TestFieldsCC(t *testing.T) {
 	}
 	// Its own tags, not this's: pending is updated in the loop whose exit
 	// test reads it; done is only updated.
-	if _, fv := varByName(s, step, "this->pending"); fv == nil || fv.Tags&TagLoop == 0 {
+	if _, fv := varByName(s, step, "this->pending"); fv == nil || fv.Tags&model.TagLoop == 0 {
 		t.Errorf("this->pending: %+v, want loop (pending-- in the loop, pending > 0 its exit test)", fv)
 	}
-	if _, fv := varByName(s, step, "this->done"); fv == nil || fv.Tags&(TagLoop|TagCond) != 0 {
+	if _, fv := varByName(s, step, "this->done"); fv == nil || fv.Tags&(model.TagLoop|model.TagCond) != 0 {
 		t.Errorf("this->done: %+v, want neither loop nor cond (this has %v)", fv, tv.Tags)
 	}
 	for _, v := range s.Vars {
@@ -236,7 +238,7 @@ func TestFieldsCC(t *testing.T) {
 
 // checkFieldsWithGDB compares the offsets of fields with gdb's reading of
 // the same DWARF: exprs maps a field to a gdb expression of its offset.
-func checkFieldsWithGDB(t *testing.T, bin string, s *Schema, exprs map[string]string) {
+func checkFieldsWithGDB(t *testing.T, bin string, s *model.Schema, exprs map[string]string) {
 	t.Helper()
 	if _, err := exec.LookPath("gdb"); err != nil {
 		t.Log("gdb not installed: offsets not cross-checked")

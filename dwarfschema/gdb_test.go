@@ -15,6 +15,8 @@ import (
 
 	"github.com/go-delve/delve/pkg/dwarf/op"
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // gdbScript stops the program at the given link-time PCs (two hits each)
@@ -213,7 +215,7 @@ func gdbCrossCheck(t *testing.T, bin string, args, funcs []string) {
 	}
 	// Stop at every PC where some local's location starts, and at line
 	// table rows, in the program's own functions.
-	own := map[FuncID]bool{}
+	own := map[model.FuncID]bool{}
 	for _, n := range funcs {
 		if id, _ := funcByName(s, n); id >= 0 {
 			own[id] = true
@@ -296,10 +298,10 @@ func gdbCrossCheck(t *testing.T, bin string, args, funcs []string) {
 				done[k] = true
 			}
 			id, _ := funcByName(s, gv.Func)
-			vid := VarID(-1)
+			vid := model.VarID(-1)
 			for i, v := range s.Vars {
 				if v.Func == id && v.Name == gv.Name && v.Line == gv.Line {
-					vid = VarID(i)
+					vid = model.VarID(i)
 				}
 			}
 			if vid < 0 {
@@ -309,7 +311,7 @@ func gdbCrossCheck(t *testing.T, bin string, args, funcs []string) {
 				continue
 			}
 			v := &s.Vars[vid]
-			var loc *Loc
+			var loc *model.Loc
 			for i := range s.Locs {
 				if l := &s.Locs[i]; l.Var == vid && l.PCStart <= pc && pc < l.PCEnd {
 					loc = l
@@ -377,20 +379,20 @@ func gdbCrossCheck(t *testing.T, bin string, args, funcs []string) {
 // evalLoc evaluates a location with the registers gdb read: a value
 // (isVal) or an address. ok is false where that needs what a test does not
 // have (the caller's frame for DW_OP_entry_value, target memory).
-func evalLoc(l *Loc, fbExpr []byte, st *gdbStop, bias uint64) (isVal bool, x uint64, ok bool) {
+func evalLoc(l *model.Loc, fbExpr []byte, st *gdbStop, bias uint64) (isVal bool, x uint64, ok bool) {
 	switch l.Kind {
-	case LocReg:
+	case model.LocReg:
 		x, ok = st.reg(l.Reg)
 		return true, x, ok
-	case LocFrame:
+	case model.LocFrame:
 		fb, ok := frameBase(fbExpr, st)
 		return false, fb + uint64(l.Offset), ok
-	case LocAddr:
+	case model.LocAddr:
 		return false, l.Addr + bias, true
-	case LocRegOff:
+	case model.LocRegOff:
 		x, ok = st.reg(l.Reg)
 		return false, x + uint64(l.Offset), ok
-	case LocConst:
+	case model.LocConst:
 		return true, uint64(l.Offset), true
 	}
 	regs := make([]*op.DwarfRegister, 33)
@@ -432,7 +434,7 @@ func evalLoc(l *Loc, fbExpr []byte, st *gdbStop, bias uint64) (isVal bool, x uin
 
 // instructionStarts decodes the functions' code and returns the address of
 // every instruction.
-func instructionStarts(t *testing.T, bin string, s *Schema, funcs map[FuncID]bool) map[uint64]bool {
+func instructionStarts(t *testing.T, bin string, s *model.Schema, funcs map[model.FuncID]bool) map[uint64]bool {
 	ef, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)

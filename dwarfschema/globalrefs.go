@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // narrowGlobals restricts each global's location, which DWARF makes valid
@@ -49,26 +51,26 @@ import (
 // one, and its whole inclusive time as variable-based cost.
 //
 // It returns the number of globals narrowed and of those left unsampled.
-func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, unreferenced int) {
+func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) (narrowed, unreferenced int) {
 	type glob struct {
 		lo, hi uint64
-		v      VarID
+		v      model.VarID
 		loc    int
 	}
 	var gs []glob
 	// The fields of a struct global follow the struct: they are read
 	// wherever any of it is (one struct is one unit of reading, and code
 	// that reaches it through its address, lea or GOT, names its start).
-	var fieldLocs map[VarID][]int // struct -> its fields' Locs
+	var fieldLocs map[model.VarID][]int // struct -> its fields' Locs
 	for i := range s.Locs {
 		l := &s.Locs[i]
-		if l.Kind != LocAddr || l.PCStart != 0 || l.PCEnd != ^uint64(0) || s.Vars[l.Var].Func != NoFunc {
+		if l.Kind != model.LocAddr || l.PCStart != 0 || l.PCEnd != ^uint64(0) || s.Vars[l.Var].Func != model.NoFunc {
 			continue
 		}
 		if f := s.Vars[l.Var].Field; f != nil {
 			if !f.Deref && f.Of >= 0 {
 				if fieldLocs == nil {
-					fieldLocs = map[VarID][]int{}
+					fieldLocs = map[model.VarID][]int{}
 				}
 				fieldLocs[f.Of] = append(fieldLocs[f.Of], i)
 			}
@@ -116,7 +118,7 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 		}
 	}
 	data := map[*elf.Section][]byte{}
-	code := func(r PCRange) []byte {
+	code := func(r model.PCRange) []byte {
 		for _, sec := range text {
 			if r.Lo >= sec.Addr && r.Hi <= sec.Addr+sec.Size {
 				b, ok := data[sec]
@@ -134,8 +136,8 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 	}
 
 	code2fn := innermostFuncs(s)
-	users := make([]map[FuncID]bool, len(gs)) // per global, the functions reading it
-	var insts []decoded                       // one range's instructions, reused
+	users := make([]map[model.FuncID]bool, len(gs)) // per global, the functions reading it
+	var insts []decoded                             // one range's instructions, reused
 	for fi := range s.Funcs {
 		f := &s.Funcs[fi]
 		for _, r := range f.Ranges {
@@ -183,11 +185,11 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 					}
 					if addrOnly {
 						dst, isReg := in.Args[0].(x86asm.Reg)
-						if !isReg || !readsThrough(insts[k+1:], dst, s.Vars[gs[g].v].Kind == KindAggregate) {
+						if !isReg || !readsThrough(insts[k+1:], dst, s.Vars[gs[g].v].Kind == model.KindAggregate) {
 							continue
 						}
 					}
-					reader := FuncID(fi)
+					reader := model.FuncID(fi)
 					if j := code2fn.find(pc); j >= 0 {
 						reader = code2fn.fn[j]
 					}
@@ -195,7 +197,7 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 						continue
 					}
 					if users[g] == nil {
-						users[g] = map[FuncID]bool{}
+						users[g] = map[model.FuncID]bool{}
 					}
 					users[g][reader] = true
 				}
@@ -256,7 +258,7 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 		}
 		return cmp.Compare(a, b)
 	})
-	added := make([]Loc, len(add))
+	added := make([]model.Loc, len(add))
 	for n, k := range order {
 		r := &add[k]
 		added[n] = s.Locs[r.src]
@@ -275,10 +277,10 @@ func narrowGlobals(s *Schema, ef *elf.File, keep func(FuncID) bool) (narrowed, u
 	}
 	if !sorted {
 		s.Locs = append(kept, added...)
-		slices.SortStableFunc(s.Locs, func(a, b Loc) int { return cmp.Compare(a.PCStart, b.PCStart) })
+		slices.SortStableFunc(s.Locs, func(a, b model.Loc) int { return cmp.Compare(a.PCStart, b.PCStart) })
 		return narrowed, unreferenced
 	}
-	out := make([]Loc, 0, len(kept)+len(added))
+	out := make([]model.Loc, 0, len(kept)+len(added))
 	j := 0
 	for i := range kept {
 		for j < len(added) && added[j].PCStart < kept[i].PCStart {
@@ -362,7 +364,7 @@ func storeOnly(op x86asm.Op) bool {
 // there, sorted by lo.
 type codeMap struct {
 	lo, hi []uint64
-	fn     []FuncID
+	fn     []model.FuncID
 }
 
 // find returns the index of the range holding pc, or -1.
@@ -378,15 +380,15 @@ func (m *codeMap) find(pc uint64) int {
 // s.Inlines into disjoint ranges, each owned by the deepest instance
 // covering it (the innermost inlined function executing there; on equal
 // depth, the lower FuncID, for determinism).
-func innermostFuncs(s *Schema) codeMap {
+func innermostFuncs(s *model.Schema) codeMap {
 	type event struct {
 		pc    uint64
-		fn    FuncID
+		fn    model.FuncID
 		depth int32
 		start bool
 	}
 	var ev []event
-	add := func(fn FuncID, depth int32, rs []PCRange) {
+	add := func(fn model.FuncID, depth int32, rs []model.PCRange) {
 		for _, r := range rs {
 			if r.Hi > r.Lo {
 				ev = append(ev, event{r.Lo, fn, depth, true}, event{r.Hi, fn, depth, false})
@@ -394,7 +396,7 @@ func innermostFuncs(s *Schema) codeMap {
 		}
 	}
 	for i := range s.Funcs {
-		add(FuncID(i), 0, s.Funcs[i].Ranges)
+		add(model.FuncID(i), 0, s.Funcs[i].Ranges)
 	}
 	for i := range s.Inlines {
 		add(s.Inlines[i].Func, s.Inlines[i].Depth, s.Inlines[i].Ranges)
@@ -415,7 +417,7 @@ func innermostFuncs(s *Schema) codeMap {
 		return 0
 	})
 	type live struct {
-		fn    FuncID
+		fn    model.FuncID
 		depth int32
 	}
 	var act []live

@@ -2,6 +2,8 @@ package dwarfschema
 
 import (
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // globalsC has globals read by a helper inlined into a caller, by the
@@ -55,7 +57,7 @@ func TestNarrowGlobalsInline(t *testing.T) {
 	// readersOf returns the functions innermost at the PCs covered by v's
 	// locations, checking each location lies in code.
 	readersOf := func(name string) map[string]bool {
-		v, gv := varByName(s, NoFunc, name)
+		v, gv := varByName(s, model.NoFunc, name)
 		if gv == nil {
 			t.Fatalf("global %s missing", name)
 		}
@@ -111,7 +113,7 @@ func TestNarrowGlobalsInline(t *testing.T) {
 	}
 	// The whole body of every reader is covered: every PC where helper is
 	// innermost holds limit.
-	v, _ := varByName(s, NoFunc, "limit")
+	v, _ := varByName(s, model.NoFunc, "limit")
 	locs := locsOf(s, v)
 	for j := range cm.fn {
 		if cm.fn[j] != helperID {
@@ -132,15 +134,15 @@ func TestNarrowGlobalsInline(t *testing.T) {
 
 // TestInnermostFuncs checks the painting of nested ranges.
 func TestInnermostFuncs(t *testing.T) {
-	r := func(lo, hi uint64) []PCRange { return []PCRange{{Lo: lo, Hi: hi}} }
-	s := &Schema{
-		Funcs: []Func{
-			{Name: "f", Ranges: []PCRange{{Lo: 0x100, Hi: 0x200}, {Lo: 0x400, Hi: 0x410}}},
+	r := func(lo, hi uint64) []model.PCRange { return []model.PCRange{{Lo: lo, Hi: hi}} }
+	s := &model.Schema{
+		Funcs: []model.Func{
+			{Name: "f", Ranges: []model.PCRange{{Lo: 0x100, Hi: 0x200}, {Lo: 0x400, Hi: 0x410}}},
 			{Name: "g"},
 			{Name: "h"},
 			{Name: "k", Ranges: r(0x200, 0x280)},
 		},
-		Inlines: []Inline{
+		Inlines: []model.Inline{
 			{Func: 1, Ranges: r(0x120, 0x180), Depth: 1},
 			{Func: 2, Ranges: r(0x130, 0x140), Depth: 2},
 			{Func: 2, Ranges: r(0x190, 0x1a0), Depth: 1},
@@ -148,7 +150,7 @@ func TestInnermostFuncs(t *testing.T) {
 	}
 	type seg struct {
 		lo, hi uint64
-		fn     FuncID
+		fn     model.FuncID
 	}
 	want := []seg{
 		{0x100, 0x120, 0}, {0x120, 0x130, 1}, {0x130, 0x140, 2}, {0x140, 0x180, 1},
@@ -170,9 +172,9 @@ func TestInnermostFuncs(t *testing.T) {
 	}
 	for _, c := range []struct {
 		pc uint64
-		fn FuncID
+		fn model.FuncID
 	}{{0x100, 0}, {0x135, 2}, {0x17f, 1}, {0x27f, 3}, {0x280, -1}, {0x300, -1}, {0x40f, 0}} {
-		fn := FuncID(-1)
+		fn := model.FuncID(-1)
 		if j := cm.find(c.pc); j >= 0 {
 			fn = cm.fn[j]
 		}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // TestNarrowGlobals checks where globals are sampled: in the functions
@@ -58,7 +60,7 @@ int main(int argc, char **argv) { (void)argv; touch_ptr(argc); setup(argc); bump
 			got := map[string][]string{}
 			for _, l := range s.Locs {
 				v := &s.Vars[l.Var]
-				if v.Func != NoFunc {
+				if v.Func != model.NoFunc {
 					continue
 				}
 				if l.PCStart == 0 && l.PCEnd == ^uint64(0) {

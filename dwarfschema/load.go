@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // Options selects what Load keeps. Functions are always all kept (the
@@ -54,7 +56,7 @@ var ErrNoDWARF = errors.New("no DWARF debugging information")
 // Errors name the file and what is wrong. For a binary without DWARF, Load
 // returns a Schema with HasDWARF false, Funcs and Symbols from the symbol
 // table, and an error wrapping ErrNoDWARF that says how to get DWARF.
-func Load(path string, opt Options) (*Schema, error) {
+func Load(path string, opt Options) (*model.Schema, error) {
 	f, ef, err := openPath(path)
 	if err != nil {
 		return nil, err
@@ -97,9 +99,9 @@ func Load(path string, opt Options) (*Schema, error) {
 	}
 	inheritFieldTags(s)
 	if !opt.All {
-		dropUntagged(s)
+		l.replaced = renumber(l.replaced, dropUntagged(s))
 	}
-	var keep func(FuncID) bool
+	var keep func(model.FuncID) bool
 	for _, c := range opt.Components {
 		if c != "" {
 			s.Components = append(s.Components, c)
@@ -113,10 +115,12 @@ func Load(path string, opt Options) (*Schema, error) {
 		}
 	}
 	if len(opt.Components) > 0 {
-		keep = func(fn FuncID) bool { return fn >= 0 && int(fn) < len(s.Funcs) && l.inComponent(s.Funcs[fn].File) }
+		keep = func(fn model.FuncID) bool {
+			return fn >= 0 && int(fn) < len(s.Funcs) && l.inComponent(s.Funcs[fn].File)
+		}
 	}
 	narrowGlobals(s, ef, keep)
-	dropReplaced(s)
+	dropReplaced(s, l.replaced)
 	return s, nil
 }
 
@@ -233,7 +237,7 @@ func align4(n uint64) uint64 { return (n + 3) &^ 3 }
 
 // readSymbols returns the STT_FUNC and STT_GNU_IFUNC symbols that define
 // code, from .symtab, or .dynsym when there is no .symtab; sorted by Value.
-func readSymbols(ef *elf.File) ([]Symbol, error) {
+func readSymbols(ef *elf.File) ([]model.Symbol, error) {
 	syms, err := ef.Symbols()
 	if errors.Is(err, elf.ErrNoSymbols) || (err == nil && len(syms) == 0) {
 		syms, err = ef.DynamicSymbols()
@@ -244,7 +248,7 @@ func readSymbols(ef *elf.File) ([]Symbol, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading symbol table: %v", err)
 	}
-	out := make([]Symbol, 0, len(syms)/2)
+	out := make([]model.Symbol, 0, len(syms)/2)
 	for _, sy := range syms {
 		t := elf.ST_TYPE(sy.Info)
 		if t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC {
@@ -253,9 +257,9 @@ func readSymbols(ef *elf.File) ([]Symbol, error) {
 		if sy.Section == elf.SHN_UNDEF || sy.Value == 0 {
 			continue
 		}
-		out = append(out, Symbol{Name: sy.Name, Value: sy.Value, Size: sy.Size})
+		out = append(out, model.Symbol{Name: sy.Name, Value: sy.Value, Size: sy.Size})
 	}
-	slices.SortStableFunc(out, func(a, b Symbol) int {
+	slices.SortStableFunc(out, func(a, b model.Symbol) int {
 		if a.Value != b.Value {
 			if a.Value < b.Value {
 				return -1

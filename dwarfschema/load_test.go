@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // sampleC has what the schema must find: globals and file statics, a
@@ -112,26 +114,26 @@ func haveClang() bool {
 	return err == nil
 }
 
-func funcByName(s *Schema, name string) (FuncID, *Func) {
+func funcByName(s *model.Schema, name string) (model.FuncID, *model.Func) {
 	for i := range s.Funcs {
 		if s.Funcs[i].Name == name || s.Funcs[i].Display == name {
-			return FuncID(i), &s.Funcs[i]
+			return model.FuncID(i), &s.Funcs[i]
 		}
 	}
 	return -1, nil
 }
 
-func varByName(s *Schema, fn FuncID, name string) (VarID, *Var) {
+func varByName(s *model.Schema, fn model.FuncID, name string) (model.VarID, *model.Var) {
 	for i := range s.Vars {
 		if s.Vars[i].Func == fn && s.Vars[i].Name == name {
-			return VarID(i), &s.Vars[i]
+			return model.VarID(i), &s.Vars[i]
 		}
 	}
 	return -1, nil
 }
 
-func locsOf(s *Schema, v VarID) []Loc {
-	var out []Loc
+func locsOf(s *model.Schema, v model.VarID) []model.Loc {
+	var out []model.Loc
 	for _, l := range s.Locs {
 		if l.Var == v {
 			out = append(out, l)
@@ -157,7 +159,7 @@ func elfSymbol(t *testing.T, path, name string) (uint64, bool) {
 	return 0, false
 }
 
-func inRanges(rs []PCRange, pc uint64) bool {
+func inRanges(rs []model.PCRange, pc uint64) bool {
 	for _, r := range rs {
 		if r.Lo <= pc && pc < r.Hi {
 			return true
@@ -166,81 +168,23 @@ func inRanges(rs []PCRange, pc uint64) bool {
 	return false
 }
 
-// checkInvariants checks what schema.go promises of every Schema.
-func checkInvariants(t *testing.T, s *Schema) {
+// checkInvariants checks what the model promises of every Schema
+// (CheckValid) and what Load adds.
+func checkInvariants(t *testing.T, s *model.Schema) {
 	t.Helper()
-	for i, f := range s.Funcs {
-		for j, r := range f.Ranges {
-			if r.Lo >= r.Hi {
-				t.Errorf("func %s: empty range %#x-%#x", f.Name, r.Lo, r.Hi)
-			}
-			if j > 0 && f.Ranges[j-1].Hi > r.Lo {
-				t.Errorf("func %s: ranges not sorted and disjoint: %v", f.Name, f.Ranges)
-			}
-		}
-		if f.File >= int32(len(s.Files)) {
-			t.Errorf("func %d %s: file %d out of range", i, f.Name, f.File)
-		}
+	if err := s.CheckValid(); err != nil {
+		t.Fatalf("schema breaks the model's invariants: %v", err)
 	}
-	for _, in := range s.Inlines {
-		if in.Func < 0 || int(in.Func) >= len(s.Funcs) || in.Depth < 1 || len(in.Ranges) == 0 {
-			t.Errorf("bad inline %+v", in)
-		}
-	}
+	// Load's own, beyond the model's: every variable has its type's
+	// spelling, every location the expression it came from.
 	for i, v := range s.Vars {
-		if v.Func != NoFunc && (v.Func < 0 || int(v.Func) >= len(s.Funcs)) {
-			t.Errorf("var %d %s: func %d out of range", i, v.Name, v.Func)
-		}
-		if v.Name == "" || v.Kind == 0 || v.Type == "" {
-			t.Errorf("var %d: incomplete %+v", i, v)
+		if v.Type == "" {
+			t.Errorf("var %d %s: no type", i, v.Name)
 		}
 	}
 	for i, l := range s.Locs {
-		if l.Var < 0 || int(l.Var) >= len(s.Vars) {
-			t.Fatalf("loc %d: var %d out of range", i, l.Var)
-		}
-		if l.PCStart >= l.PCEnd || l.Kind == 0 || len(l.Expr) == 0 {
-			t.Errorf("loc %d: bad %+v", i, l)
-		}
-		if i > 0 && s.Locs[i-1].PCStart > l.PCStart {
-			t.Errorf("locs not sorted at %d", i)
-		}
-		if l.Size != s.Vars[l.Var].Size {
-			t.Errorf("loc %d: size %d, var %s has %d", i, l.Size, s.Vars[l.Var].Name, s.Vars[l.Var].Size)
-		}
-	}
-	for i, r := range s.Lines {
-		if i > 0 && s.Lines[i-1].PC >= r.PC {
-			t.Errorf("lines not sorted at %d: %#x then %#x", i, s.Lines[i-1].PC, r.PC)
-			break
-		}
-		if r.File >= int32(len(s.Files)) {
-			t.Errorf("line row %d: file %d out of range", i, r.File)
-		}
-	}
-	if !slices.IsSortedFunc(s.Symbols, func(a, b Symbol) int {
-		switch {
-		case a.Value < b.Value:
-			return -1
-		case a.Value > b.Value:
-			return 1
-		}
-		return 0
-	}) {
-		t.Errorf("symbols not sorted")
-	}
-	for i, cs := range s.CallSites {
-		if i > 0 && s.CallSites[i-1].ReturnPC >= cs.ReturnPC {
-			t.Errorf("call sites not sorted and unique at %d: %#x then %#x", i, s.CallSites[i-1].ReturnPC, cs.ReturnPC)
-			break
-		}
-		if len(cs.Params) == 0 {
-			t.Errorf("call site %#x without parameters", cs.ReturnPC)
-		}
-		for _, p := range cs.Params {
-			if p.Reg < 0 || len(p.Value) == 0 {
-				t.Errorf("call site %#x: bad parameter %+v", cs.ReturnPC, p)
-			}
+		if len(l.Expr) == 0 {
+			t.Errorf("loc %d: no expression %+v", i, l)
 		}
 	}
 }
@@ -315,33 +259,33 @@ func TestLoadC(t *testing.T) {
 			for _, g := range []string{"g_count", "g_name", "g_sink"} {
 				checkGlobal(t, s, bin, g)
 			}
-			if _, gv := varByName(s, NoFunc, "g_name"); gv != nil {
-				if gv.Kind != KindPointer || gv.Type != "const char *" || gv.PointeeKind != KindInt || gv.PointeeSize != 1 {
+			if _, gv := varByName(s, model.NoFunc, "g_name"); gv != nil {
+				if gv.Kind != model.KindPointer || gv.Type != "const char *" || gv.PointeeKind != model.KindInt || gv.PointeeSize != 1 {
 					t.Errorf("g_name: %+v", gv)
 				}
 			}
 			// g_conn's scalar fields replace its hash (fields_test.go).
-			if _, gv := varByName(s, NoFunc, "g_conn"); gv != nil {
+			if _, gv := varByName(s, model.NoFunc, "g_conn"); gv != nil {
 				t.Errorf("g_conn kept beside its fields: %+v", gv)
 			}
-			if _, gv := varByName(s, NoFunc, "g_conn.budget"); gv == nil || gv.Kind != KindInt || gv.Size != 8 || gv.Field == nil || gv.Field.Offset != 8 || gv.Field.Deref {
+			if _, gv := varByName(s, model.NoFunc, "g_conn.budget"); gv == nil || gv.Kind != model.KindInt || gv.Size != 8 || gv.Field == nil || gv.Field.Offset != 8 || gv.Field.Deref {
 				t.Errorf("g_conn.budget: %+v", gv)
 			}
-			if _, gv := varByName(s, NoFunc, "g_sink"); gv != nil && (gv.Kind != KindInt || gv.Type != "volatile int") {
+			if _, gv := varByName(s, model.NoFunc, "g_sink"); gv != nil && (gv.Kind != model.KindInt || gv.Type != "volatile int") {
 				t.Errorf("g_sink: %+v", gv)
 			}
 
 			// Locals and parameters of work, with locations inside work.
 			want := map[string]struct {
 				typ   string
-				kind  Kind
+				kind  model.Kind
 				param bool
 			}{
-				"c":   {"struct conn *", KindPointer, true},
-				"n":   {"int", KindInt, true},
-				"lim": {"ulong_t", KindUint, true},
-				"sum": {map[bool]string{false: "long int", true: "long"}[tc.clang], KindInt, false},
-				"i":   {"int", KindInt, false},
+				"c":   {"struct conn *", model.KindPointer, true},
+				"n":   {"int", model.KindInt, true},
+				"lim": {"ulong_t", model.KindUint, true},
+				"sum": {map[bool]string{false: "long int", true: "long"}[tc.clang], model.KindInt, false},
+				"i":   {"int", model.KindInt, false},
 			}
 			for name, w := range want {
 				v, vv := varByName(s, workID, name)
@@ -364,7 +308,7 @@ func TestLoadC(t *testing.T) {
 			}
 			if v, calls := varByName(s, workID, "calls"); calls == nil || !calls.Static {
 				t.Errorf("work's static calls: %+v", calls)
-			} else if ls := locsOf(s, v); len(ls) == 0 || ls[0].Kind != LocAddr {
+			} else if ls := locsOf(s, v); len(ls) == 0 || ls[0].Kind != model.LocAddr {
 				t.Errorf("work's static calls: locs %+v", ls)
 			}
 
@@ -377,7 +321,7 @@ func TestLoadC(t *testing.T) {
 				}
 				return
 			}
-			var inl *Inline
+			var inl *model.Inline
 			for i := range s.Inlines {
 				if s.Inlines[i].Func == sqID {
 					inl = &s.Inlines[i]
@@ -404,8 +348,8 @@ func TestLoadC(t *testing.T) {
 }
 
 // lineAt returns the line row covering pc.
-func lineAt(s *Schema, pc uint64) *LineRow {
-	i, _ := slices.BinarySearchFunc(s.Lines, pc, func(r LineRow, pc uint64) int {
+func lineAt(s *model.Schema, pc uint64) *model.LineRow {
+	i, _ := slices.BinarySearchFunc(s.Lines, pc, func(r model.LineRow, pc uint64) int {
 		switch {
 		case r.PC < pc:
 			return -1
@@ -451,10 +395,10 @@ func TestLoadCPlusPlus(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d functions shop::Cart::Cart(int), want 1", n)
 	}
-	if _, v := varByName(s, NoFunc, "shop::Cart::instances"); v == nil || v.Type != "int" || v.Line != 19 {
+	if _, v := varByName(s, model.NoFunc, "shop::Cart::instances"); v == nil || v.Type != "int" || v.Line != 19 {
 		t.Errorf("static member: %+v", v)
 	}
-	if _, v := varByName(s, NoFunc, "label"); v == nil || v.Type != "std::string" || v.Kind != KindAggregate {
+	if _, v := varByName(s, model.NoFunc, "label"); v == nil || v.Type != "std::string" || v.Kind != model.KindAggregate {
 		t.Errorf("label: %+v", v)
 	}
 	if _, v := varByName(s, runID, "c"); v == nil || v.Type != "shop::Cart" {
@@ -497,9 +441,9 @@ int api(int k) { counter++; return step(k) + step(k + 1); }
 // narrowGlobals (globalrefs.go, the tag inference's) then restricts to the
 // code of functions that reference it; which ones is that pass's business,
 // so each location must only be the whole object or lie in some function.
-func checkGlobal(t *testing.T, s *Schema, bin, name string) {
+func checkGlobal(t *testing.T, s *model.Schema, bin, name string) {
 	t.Helper()
-	v, gv := varByName(s, NoFunc, name)
+	v, gv := varByName(s, model.NoFunc, name)
 	if gv == nil {
 		t.Errorf("global %s missing", name)
 		return
@@ -514,7 +458,7 @@ func checkGlobal(t *testing.T, s *Schema, bin, name string) {
 			inCode = inCode || inRanges(s.Funcs[i].Ranges, l.PCStart)
 		}
 		whole := l.PCStart == 0 && l.PCEnd == ^uint64(0)
-		if l.Kind != LocAddr || l.Addr != want || !whole && !inCode {
+		if l.Kind != model.LocAddr || l.Addr != want || !whole && !inCode {
 			t.Errorf("global %s: loc %+v, want addr %#x over the object or in some function", name, l, want)
 		}
 	}
@@ -530,18 +474,22 @@ func TestLoadFilters(t *testing.T) {
 	tests := []struct {
 		name string
 		opt  Options
-		keep func(s *Schema, v Var) bool
+		keep func(s *model.Schema, v model.Var) bool
 	}{
 		{"func regex", Options{FuncRegex: regexp.MustCompile(`^work$`)},
-			func(s *Schema, v Var) bool { return v.Func != NoFunc && s.Funcs[v.Func].Name == "work" }},
+			func(s *model.Schema, v model.Var) bool {
+				return v.Func != model.NoFunc && s.Funcs[v.Func].Name == "work"
+			}},
 		{"func regex with globals", Options{FuncRegex: regexp.MustCompile(`^scan$|#global`)},
-			func(s *Schema, v Var) bool { return v.Func == NoFunc || s.Funcs[v.Func].Name == "scan" }},
+			func(s *model.Schema, v model.Var) bool {
+				return v.Func == model.NoFunc || s.Funcs[v.Func].Name == "scan"
+			}},
 		{"component absolute", Options{Components: []string{dir}},
-			func(s *Schema, v Var) bool { return true }},
+			func(s *model.Schema, v model.Var) bool { return true }},
 		{"component relative to comp dir", Options{Components: []string{"prog.c"}},
-			func(s *Schema, v Var) bool { return true }},
+			func(s *model.Schema, v model.Var) bool { return true }},
 		{"component elsewhere", Options{Components: []string{"/nonexistent/src"}},
-			func(s *Schema, v Var) bool { return false }},
+			func(s *model.Schema, v model.Var) bool { return false }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -555,7 +503,7 @@ func TestLoadFilters(t *testing.T) {
 				t.Errorf("schema components %q, want %q", s.Components, tc.opt.Components)
 			}
 			// The files a component matched are recorded, for the analysis.
-			if matched := tc.opt.Components != nil && tc.keep(all, Var{}); matched != (len(s.ComponentFiles) > 0) {
+			if matched := tc.opt.Components != nil && tc.keep(all, model.Var{}); matched != (len(s.ComponentFiles) > 0) {
 				t.Errorf("component files %q", s.ComponentFiles)
 			}
 			for _, f := range s.ComponentFiles {
@@ -596,7 +544,7 @@ func TestLoadDropsUntagged(t *testing.T) {
 	checkInvariants(t, s)
 	globals := 0
 	for _, v := range s.Vars {
-		if v.Func == NoFunc {
+		if v.Func == model.NoFunc {
 			globals++
 		} else if v.Tags == 0 && !v.Static {
 			t.Errorf("untagged local %s kept", v.Name)
@@ -604,7 +552,7 @@ func TestLoadDropsUntagged(t *testing.T) {
 	}
 	wantGlobals := 0
 	for _, v := range all.Vars {
-		if v.Func == NoFunc {
+		if v.Func == model.NoFunc {
 			wantGlobals++
 		}
 	}
@@ -614,11 +562,11 @@ func TestLoadDropsUntagged(t *testing.T) {
 	// Locations follow their variables through the renumbering.
 	for _, l := range s.Locs {
 		v := s.Vars[l.Var]
-		k := slices.IndexFunc(all.Vars, func(a Var) bool {
+		k := slices.IndexFunc(all.Vars, func(a model.Var) bool {
 			return a.Name == v.Name && a.Line == v.Line && a.File == v.File
 		})
-		if k < 0 || !slices.ContainsFunc(all.Locs, func(a Loc) bool {
-			return a.Var == VarID(k) && a.PCStart == l.PCStart && a.PCEnd == l.PCEnd
+		if k < 0 || !slices.ContainsFunc(all.Locs, func(a model.Loc) bool {
+			return a.Var == model.VarID(k) && a.PCStart == l.PCStart && a.PCEnd == l.PCEnd
 		}) {
 			t.Errorf("loc %+v of %s has no match in the full schema", l, v.Name)
 		}
@@ -670,8 +618,8 @@ func TestLoadErrors(t *testing.T) {
 		{"truncated sections", write("trunchalf", data[:len(data)/2]), "truncated"},
 	}
 	// LoadSymbols checks the file as Load does.
-	loaders := map[string]func(string) (*Schema, error){
-		"Load":        func(p string) (*Schema, error) { return Load(p, Options{}) },
+	loaders := map[string]func(string) (*model.Schema, error){
+		"Load":        func(p string) (*model.Schema, error) { return Load(p, Options{}) },
 		"LoadSymbols": LoadSymbols,
 	}
 	for _, tc := range tests {
@@ -856,7 +804,7 @@ int main(int argc, char **argv) {
 		t.Fatal(err)
 	}
 	checkInvariants(t, s)
-	var suffixed []Symbol
+	var suffixed []model.Symbol
 	for _, sy := range s.Symbols {
 		if stripClone(sy.Name) != sy.Name {
 			suffixed = append(suffixed, sy)
@@ -874,7 +822,7 @@ int main(int argc, char **argv) {
 		// The clone's locals belong to the source function.
 		for _, l := range s.Locs {
 			if l.PCStart >= sy.Value && l.PCStart < sy.Value+sy.Size {
-				if v := s.Vars[l.Var]; v.Func != id && v.Func != NoFunc && !isInlinedAt(s, v.Func, l.PCStart) {
+				if v := s.Vars[l.Var]; v.Func != id && v.Func != model.NoFunc && !isInlinedAt(s, v.Func, l.PCStart) {
 					t.Errorf("loc of %s in clone %s belongs to %s", v.Name, sy.Name, s.Funcs[v.Func].Name)
 				}
 			}
@@ -887,7 +835,7 @@ int main(int argc, char **argv) {
 	}
 }
 
-func isInlinedAt(s *Schema, fn FuncID, pc uint64) bool {
+func isInlinedAt(s *model.Schema, fn model.FuncID, pc uint64) bool {
 	for _, in := range s.Inlines {
 		if in.Func == fn && inRanges(in.Ranges, pc) {
 			return true

@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-delve/delve/pkg/dwarf/loclist"
 	"github.com/go-delve/delve/pkg/dwarf/op"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // GNU and DWARF 5 opcodes that delve's op package does not name.
@@ -22,42 +24,42 @@ const (
 // need not run an evaluator for them; everything else is LocExpr. Expr is
 // always kept.
 func (l *loader) classify(b []byte, cu *cuInfo) locRec {
-	loc := locRec{kind: LocExpr, expr: l.expr(b)}
+	loc := locRec{kind: model.LocExpr, expr: l.expr(b)}
 	o := op.Opcode(b[0])
 	switch {
 	case o >= op.DW_OP_reg0 && o <= op.DW_OP_reg31 && len(b) == 1:
-		loc.kind, loc.reg = LocReg, int16(o-op.DW_OP_reg0)
+		loc.kind, loc.reg = model.LocReg, int16(o-op.DW_OP_reg0)
 	case o == op.DW_OP_regx:
 		if r, n, ok := uleb(b, 1); ok && n == len(b) && r < 1<<15 {
-			loc.kind, loc.reg = LocReg, int16(r)
+			loc.kind, loc.reg = model.LocReg, int16(r)
 		}
 	case o == op.DW_OP_fbreg:
 		if v, n, ok := sleb(b, 1); ok && n == len(b) {
-			loc.kind, loc.val = LocFrame, uint64(v)
+			loc.kind, loc.val = model.LocFrame, uint64(v)
 		}
 	case o >= op.DW_OP_breg0 && o <= op.DW_OP_breg31:
 		if v, n, ok := sleb(b, 1); ok && n == len(b) {
-			loc.kind, loc.reg, loc.val = LocRegOff, int16(o-op.DW_OP_breg0), uint64(v)
+			loc.kind, loc.reg, loc.val = model.LocRegOff, int16(o-op.DW_OP_breg0), uint64(v)
 		}
 	case o == op.DW_OP_bregx:
 		if r, n, ok := uleb(b, 1); ok && r < 1<<15 {
 			if v, n2, ok := sleb(b, n); ok && n2 == len(b) {
-				loc.kind, loc.reg, loc.val = LocRegOff, int16(r), uint64(v)
+				loc.kind, loc.reg, loc.val = model.LocRegOff, int16(r), uint64(v)
 			}
 		}
 	case o == op.DW_OP_addr:
 		if len(b) == 9 {
-			loc.kind, loc.val = LocAddr, binary.LittleEndian.Uint64(b[1:])
+			loc.kind, loc.val = model.LocAddr, binary.LittleEndian.Uint64(b[1:])
 		}
 	case o == opAddrx || o == opGNUAddrIndex:
 		if i, n, ok := uleb(b, 1); ok && n == len(b) {
 			if a, ok := debugAddr(cu, l.w.addr, i); ok {
-				loc.kind, loc.val = LocAddr, a
+				loc.kind, loc.val = model.LocAddr, a
 			}
 		}
 	default:
 		if v, n, ok := constant(b); ok && n == len(b)-1 && b[n] == opStackValue {
-			loc.kind, loc.val = LocConst, uint64(v)
+			loc.kind, loc.val = model.LocConst, uint64(v)
 		}
 	}
 	return loc

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // LoadSymbols reads the object at path as Load does but only for naming its
@@ -17,7 +19,7 @@ import (
 // schema of a shared library or of the dynamic loader, whose frames the
 // sampler passes through (method.md §3), and it is fast: the C library's
 // takes a few milliseconds (BenchmarkLoadSymbols).
-func LoadSymbols(path string) (*Schema, error) {
+func LoadSymbols(path string) (*model.Schema, error) {
 	f, ef, err := openPath(path)
 	if err != nil {
 		return nil, err
@@ -29,7 +31,7 @@ func LoadSymbols(path string) (*Schema, error) {
 // LoadSymbolsFrom is LoadSymbols on an image read from r (size bytes), such
 // as the vDSO copied from a process's memory; name is the Schema's Path
 // and what errors name.
-func LoadSymbolsFrom(name string, r io.ReaderAt, size int64) (*Schema, error) {
+func LoadSymbolsFrom(name string, r io.ReaderAt, size int64) (*model.Schema, error) {
 	ef, err := openELF(name, r, size)
 	if err != nil {
 		return nil, err
@@ -40,12 +42,12 @@ func LoadSymbolsFrom(name string, r io.ReaderAt, size int64) (*Schema, error) {
 // loadSymbols keeps one symbol per address and size, the alias that names
 // the function: the others name nothing more, and the schema is stored in
 // every profile (the C library has some 600 aliases).
-func loadSymbols(name string, ef *elf.File) (*Schema, error) {
+func loadSymbols(name string, ef *elf.File) (*model.Schema, error) {
 	s, err := symbolSchema(name, ef)
 	if err != nil {
 		return nil, err
 	}
-	syms := make([]Symbol, 0, len(s.Symbols))
+	syms := make([]model.Symbol, 0, len(s.Symbols))
 	for i := range s.Symbols {
 		if _, ok := aliasName(s.Symbols, i); ok {
 			syms = append(syms, s.Symbols[i])
@@ -58,8 +60,8 @@ func loadSymbols(name string, ef *elf.File) (*Schema, error) {
 
 // symbolSchema is what Load and LoadSymbols read first: the identity of ef
 // (type, build-id) and its function symbols.
-func symbolSchema(name string, ef *elf.File) (*Schema, error) {
-	s := &Schema{Path: name, Type: "exec", BuildID: buildID(ef)}
+func symbolSchema(name string, ef *elf.File) (*model.Schema, error) {
+	s := &model.Schema{Path: name, Type: "exec", BuildID: buildID(ef)}
 	if ef.Type == elf.ET_DYN {
 		s.Type = "dyn"
 	}
@@ -72,7 +74,7 @@ func symbolSchema(name string, ef *elf.File) (*Schema, error) {
 }
 
 // LoadSymbolsImage is LoadSymbolsFrom on an image in memory.
-func LoadSymbolsImage(name string, image []byte) (*Schema, error) {
+func LoadSymbolsImage(name string, image []byte) (*model.Schema, error) {
 	return LoadSymbolsFrom(name, bytes.NewReader(image), int64(len(image)))
 }
 
@@ -92,7 +94,7 @@ func symbolFuncName(sym string) string {
 // best name has the fewest leading underscores (the public name, not the
 // internal one), then is the shortest (lseek before lseek64), then the
 // first in byte order.
-func aliasName(syms []Symbol, i int) (string, bool) {
+func aliasName(syms []model.Symbol, i int) (string, bool) {
 	name := symbolFuncName(syms[i].Name)
 	v, size := syms[i].Value, syms[i].Size
 	lo := i

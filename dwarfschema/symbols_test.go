@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // libSrc is a shared library with what symbol tables make of functions:
@@ -89,7 +91,7 @@ func TestLoadSymbols(t *testing.T) {
 			if !tc.strip {
 				checkAliasesOf(t, s.Symbols, full.Symbols)
 			}
-			names := map[string]*Func{}
+			names := map[string]*model.Func{}
 			for i := range s.Funcs {
 				f := &s.Funcs[i]
 				if names[f.Name] != nil {
@@ -133,7 +135,7 @@ func TestLoadSymbols(t *testing.T) {
 
 // checkAliasesOf checks that syms are all, one per address and size, of
 // the symbols all.
-func checkAliasesOf(t testing.TB, syms, all []Symbol) {
+func checkAliasesOf(t testing.TB, syms, all []model.Symbol) {
 	t.Helper()
 	type key struct{ v, size uint64 }
 	want := map[key]bool{}
@@ -247,22 +249,22 @@ func vdsoImage(t *testing.T) []byte {
 }
 
 func TestAliasName(t *testing.T) {
-	sym := func(name string, v, size uint64) Symbol { return Symbol{Name: name, Value: v, Size: size} }
+	sym := func(name string, v, size uint64) model.Symbol { return model.Symbol{Name: name, Value: v, Size: size} }
 	for _, tc := range []struct {
 		name string
-		syms []Symbol // sorted by Value
-		want []string // the functions named, in order
+		syms []model.Symbol // sorted by Value
+		want []string       // the functions named, in order
 	}{
-		{"one", []Symbol{sym("f", 0x10, 4)}, []string{"f"}},
-		{"public before internal", []Symbol{sym("_IO_fgets", 0x10, 4), sym("fgets", 0x10, 4)}, []string{"fgets"}},
-		{"shorter", []Symbol{sym("lseek", 0x10, 4), sym("lseek64", 0x10, 4), sym("__lseek", 0x10, 4)}, []string{"lseek"}},
-		{"byte order", []Symbol{sym("__getf2", 0x10, 4), sym("__gttf2", 0x10, 4)}, []string{"__getf2"}},
-		{"version", []Symbol{sym("foo@VER_1", 0x10, 4), sym("foo_v1", 0x10, 4)}, []string{"foo"}},
-		{"same name twice", []Symbol{sym("foo@@VER_2", 0x10, 4), sym("foo@VER_2", 0x10, 4)}, []string{"foo"}},
-		{"clone", []Symbol{sym("f.part.0", 0x10, 4), sym("g", 0x20, 4)}, []string{"f", "g"}},
+		{"one", []model.Symbol{sym("f", 0x10, 4)}, []string{"f"}},
+		{"public before internal", []model.Symbol{sym("_IO_fgets", 0x10, 4), sym("fgets", 0x10, 4)}, []string{"fgets"}},
+		{"shorter", []model.Symbol{sym("lseek", 0x10, 4), sym("lseek64", 0x10, 4), sym("__lseek", 0x10, 4)}, []string{"lseek"}},
+		{"byte order", []model.Symbol{sym("__getf2", 0x10, 4), sym("__gttf2", 0x10, 4)}, []string{"__getf2"}},
+		{"version", []model.Symbol{sym("foo@VER_1", 0x10, 4), sym("foo_v1", 0x10, 4)}, []string{"foo"}},
+		{"same name twice", []model.Symbol{sym("foo@@VER_2", 0x10, 4), sym("foo@VER_2", 0x10, 4)}, []string{"foo"}},
+		{"clone", []model.Symbol{sym("f.part.0", 0x10, 4), sym("g", 0x20, 4)}, []string{"f", "g"}},
 		// Other sizes are other code, not aliases.
-		{"sizes", []Symbol{sym("big", 0x10, 8), sym("small", 0x10, 4)}, []string{"big", "small"}},
-		{"apart", []Symbol{sym("a", 0x10, 4), sym("_b", 0x14, 4)}, []string{"a", "_b"}},
+		{"sizes", []model.Symbol{sym("big", 0x10, 8), sym("small", 0x10, 4)}, []string{"big", "small"}},
+		{"apart", []model.Symbol{sym("a", 0x10, 4), sym("_b", 0x14, 4)}, []string{"a", "_b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
@@ -287,7 +289,7 @@ func BenchmarkLoadSymbols(b *testing.B) {
 		b.Skip("no libc.so.6 found by gcc")
 	}
 	b.ReportAllocs()
-	var s *Schema
+	var s *model.Schema
 	for b.Loop() {
 		if s, err = LoadSymbols(libc); err != nil {
 			b.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vprof/vprof/dwarfschema/cfg"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // GNU DWARF 4 extensions for call sites (gcc before DWARF 5).
@@ -45,7 +46,7 @@ var lastTagStats atomic.Pointer[tagStats]
 // Locs are complete; locals without a tag are dropped by Load afterwards.
 //
 // A function whose code cannot be read is skipped (counted), not an error.
-func inferTags(s *Schema, ef *elf.File, d *dwarf.Data) error {
+func inferTags(s *model.Schema, ef *elf.File, d *dwarf.Data) error {
 	return inferTagsWith(s, ef, startCallInfo(d, s.Symbols))
 }
 
@@ -54,7 +55,7 @@ type callInfoResult struct {
 	done  chan struct{}
 	calls []cfg.CallSite
 	sigs  *cfg.Signatures
-	sites []CallSite
+	sites []model.CallSite
 	err   error
 	time  time.Duration
 }
@@ -62,7 +63,7 @@ type callInfoResult struct {
 // startCallInfo starts reading the call sites of d. It needs only the DWARF
 // and the symbols, so Load starts it before its own walk of the DIEs and
 // the two run at once (for binutils' gold, 4 s of CPU each).
-func startCallInfo(d *dwarf.Data, syms []Symbol) *callInfoResult {
+func startCallInfo(d *dwarf.Data, syms []model.Symbol) *callInfoResult {
 	r := &callInfoResult{done: make(chan struct{})}
 	t0 := time.Now()
 	units, err := listUnits(d) // before any other Reader runs (see listUnits)
@@ -80,7 +81,7 @@ func startCallInfo(d *dwarf.Data, syms []Symbol) *callInfoResult {
 }
 
 // inferTagsWith is inferTags with the call sites read by ci.
-func inferTagsWith(s *Schema, ef *elf.File, ci *callInfoResult) error {
+func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) error {
 	t0 := time.Now()
 	st := &tagStats{}
 	defer func() {
@@ -131,9 +132,9 @@ func inferTagsWith(s *Schema, ef *elf.File, ci *callInfoResult) error {
 		l := &s.Locs[i]
 		owner[i] = -1
 		switch l.Kind {
-		case LocAddr:
+		case model.LocAddr:
 			globals = append(globals, cfg.VarLoc{Var: l.Var, Kind: cfg.AtAddr, Off: int64(l.Addr), Size: locSize(s, l)})
-		case LocReg, LocFrame, LocRegOff, LocExpr:
+		case model.LocReg, model.LocFrame, model.LocRegOff, model.LocExpr:
 			owner[i] = funcAt(l.PCStart)
 		}
 	}
@@ -227,14 +228,14 @@ func inferTagsWith(s *Schema, ef *elf.File, ci *callInfoResult) error {
 		st.Unresolved += r.unresolved
 		for _, t := range r.tags {
 			if int(t.Var) < len(s.Vars) {
-				s.Vars[t.Var].Tags |= Tags(t.Tags)
+				s.Vars[t.Var].Tags |= model.Tags(t.Tags)
 			}
 		}
 	}
 	return nil
 }
 
-func locSize(s *Schema, l *Loc) int32 {
+func locSize(s *model.Schema, l *model.Loc) int32 {
 	if l.Size == 0 && int(l.Var) < len(s.Vars) {
 		return s.Vars[l.Var].Size
 	}
@@ -242,22 +243,22 @@ func locSize(s *Schema, l *Loc) int32 {
 }
 
 // varLocs appends the dataflow's view of the locations s.Locs[idx...].
-func varLocs(dst []cfg.VarLoc, s *Schema, idx []int32) []cfg.VarLoc {
+func varLocs(dst []cfg.VarLoc, s *model.Schema, idx []int32) []cfg.VarLoc {
 	var buf [8]cfg.ExprRef
 	for _, i := range idx {
 		l := &s.Locs[i]
 		vl := cfg.VarLoc{Var: l.Var, Lo: l.PCStart, Hi: l.PCEnd, Size: locSize(s, l)}
 		switch l.Kind {
-		case LocReg:
+		case model.LocReg:
 			vl.Kind, vl.Reg = cfg.InReg, l.Reg
 			dst = append(dst, vl)
-		case LocFrame:
+		case model.LocFrame:
 			vl.Kind, vl.Off = cfg.InFrameSlot, l.Offset
 			dst = append(dst, vl)
-		case LocRegOff:
+		case model.LocRegOff:
 			vl.Kind, vl.Reg, vl.Off = cfg.InRegSlot, l.Reg, l.Offset
 			dst = append(dst, vl)
-		case LocExpr:
+		case model.LocExpr:
 			for _, r := range cfg.ExprRefs(buf[:0], l.Expr) {
 				if r.Kind != cfg.InEntryValue {
 					vl.Kind, vl.Reg, vl.Off = r.Kind, r.Reg, r.Off
@@ -375,7 +376,7 @@ type callScan struct {
 	// sites are the calls' register parameters as raw expressions, for
 	// Schema.CallSites (callsites.go); siteCall is the index in calls of
 	// the last one.
-	sites    []CallSite
+	sites    []model.CallSite
 	siteCall int
 }
 
@@ -393,7 +394,7 @@ func (c *callScan) merge(o *callScan) {
 }
 
 // scanCalls reads the entries from offset from up to offset stop.
-func scanCalls(d *dwarf.Data, syms []Symbol, from, stop dwarf.Offset) (*callScan, error) {
+func scanCalls(d *dwarf.Data, syms []model.Symbol, from, stop dwarf.Offset) (*callScan, error) {
 	c := newCallScan()
 	var (
 		stack     []int // enclosing subprogram per depth, index in c.subs (-1: other DIE)
@@ -518,7 +519,7 @@ func scanCalls(d *dwarf.Data, syms []Symbol, from, stop dwarf.Offset) (*callScan
 // clones, whose signatures differ from their source function's.
 //
 // The third result is the calls' register parameters as Schema.CallSites.
-func callInfo(d *dwarf.Data, syms []Symbol) ([]cfg.CallSite, *cfg.Signatures, []CallSite, error) {
+func callInfo(d *dwarf.Data, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures, []model.CallSite, error) {
 	units, err := listUnits(d)
 	if err != nil {
 		return nil, nil, nil, err
@@ -556,7 +557,7 @@ func listUnits(d *dwarf.Data) ([]dwarf.Offset, error) {
 
 // callInfoUnits is callInfo over the units listed by listUnits: they are
 // independent, and contiguous runs of them are scanned in parallel.
-func callInfoUnits(d *dwarf.Data, syms []Symbol, units []dwarf.Offset) ([]cfg.CallSite, *cfg.Signatures, []CallSite, error) {
+func callInfoUnits(d *dwarf.Data, syms []model.Symbol, units []dwarf.Offset) ([]cfg.CallSite, *cfg.Signatures, []model.CallSite, error) {
 	nw := min(runtime.GOMAXPROCS(0), 8, max(1, len(units)))
 	scans := make([]*callScan, nw)
 	errs := make([]error, nw)
@@ -688,7 +689,7 @@ func callInfoUnits(d *dwarf.Data, syms []Symbol, units []dwarf.Offset) ([]cfg.Ca
 }
 
 // symbolAt returns the name of a function symbol at exactly addr.
-func symbolAt(syms []Symbol, addr uint64) (string, bool) {
+func symbolAt(syms []model.Symbol, addr uint64) (string, bool) {
 	i := sort.Search(len(syms), func(i int) bool { return syms[i].Value >= addr })
 	for ; i < len(syms) && syms[i].Value == addr; i++ {
 		if isClone(syms[i].Name) {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // tagSrc has one function per tag shape of method.md §2. External calls go
@@ -85,13 +87,13 @@ func buildWith(t *testing.T, cc, src string, flags ...string) string {
 
 // varTags returns the tags of variable name of function fn ("#global" for
 // globals), or fails if there is no such variable.
-func varTags(t *testing.T, s *Schema, fn, name string) Tags {
+func varTags(t *testing.T, s *model.Schema, fn, name string) model.Tags {
 	t.Helper()
 	found := false
-	var tags Tags
+	var tags model.Tags
 	for _, v := range s.Vars {
 		f := GlobalFunc
-		if v.Func != NoFunc {
+		if v.Func != model.NoFunc {
 			f = s.Funcs[v.Func].Name
 		}
 		if f == fn && v.Name == name {
@@ -108,33 +110,33 @@ func varTags(t *testing.T, s *Schema, fn, name string) Tags {
 func TestInferTags(t *testing.T) {
 	cases := []struct {
 		fn, v    string
-		want     Tags // must have
-		not      Tags // must not have
+		want     model.Tags // must have
+		not      model.Tags // must not have
 		optLevel string
 	}{
-		{"count", "i", TagLoop | TagCond | TagArgs, 0, ""},
-		{"count", "n", TagCond, TagLoop, ""},
-		{"flagged", "flag", TagCond, TagLoop | TagArgs, ""},
-		{"flagged", "x", 0, TagLoop | TagCond | TagArgs, ""},
-		{"pass", "x", TagArgs, TagLoop | TagCond, ""},
-		{"wait_grace", "grace", TagCond, TagLoop, ""},
-		{"wait_grace", "deadline", TagCond, TagLoop, ""},
-		{GlobalFunc, "done", TagCond, TagLoop, ""},
-		{"dispatch", "k", TagCond, TagLoop, ""},
-		{"store", "y", 0, TagLoop | TagCond, ""},
-		{"store", "z", TagArgs, TagLoop | TagCond, ""},
-		{GlobalFunc, "total", 0, TagLoop | TagCond | TagArgs, ""},
+		{"count", "i", model.TagLoop | model.TagCond | model.TagArgs, 0, ""},
+		{"count", "n", model.TagCond, model.TagLoop, ""},
+		{"flagged", "flag", model.TagCond, model.TagLoop | model.TagArgs, ""},
+		{"flagged", "x", 0, model.TagLoop | model.TagCond | model.TagArgs, ""},
+		{"pass", "x", model.TagArgs, model.TagLoop | model.TagCond, ""},
+		{"wait_grace", "grace", model.TagCond, model.TagLoop, ""},
+		{"wait_grace", "deadline", model.TagCond, model.TagLoop, ""},
+		{GlobalFunc, "done", model.TagCond, model.TagLoop, ""},
+		{"dispatch", "k", model.TagCond, model.TagLoop, ""},
+		{"store", "y", 0, model.TagLoop | model.TagCond, ""},
+		{"store", "z", model.TagArgs, model.TagLoop | model.TagCond, ""},
+		{GlobalFunc, "total", 0, model.TagLoop | model.TagCond | model.TagArgs, ""},
 		// Through a call the value is opaque: args in the caller, cond in
 		// the callee.
-		{"through", "lim", TagArgs, TagCond | TagLoop, ""},
-		{"check", "limit", TagCond, TagArgs | TagLoop, ""},
-		{"main", "argc", TagArgs, TagLoop, ""},
+		{"through", "lim", model.TagArgs, model.TagCond | model.TagLoop, ""},
+		{"check", "limit", model.TagCond, model.TagArgs | model.TagLoop, ""},
+		{"main", "argc", model.TagArgs, model.TagLoop, ""},
 		// A list walk: p = p->prev is an update through a load; gcc's
 		// location list leaves the advancing instruction uncovered. At -O0
 		// clang evaluates `p && !freed` into a bool slot by branches: p
 		// reaches the exit test by control dependence only, which the
 		// data-flow pass does not follow.
-		{"walk", "p", TagLoop | TagCond, 0, "-O2"},
+		{"walk", "p", model.TagLoop | model.TagCond, 0, "-O2"},
 	}
 	for _, build := range [][2]string{{"gcc", "-O2"}, {"gcc", "-O0"}, {"clang", "-O2"}, {"clang", "-O0"}} {
 		cc, opt := build[0], build[1]
@@ -181,11 +183,11 @@ func TestUntaggedDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range s.Vars {
-		if v.Func != NoFunc && v.Tags == 0 && !v.Static {
+		if v.Func != model.NoFunc && v.Tags == 0 && !v.Static {
 			t.Errorf("untagged local %s kept", v.Name)
 		}
 	}
-	if varTags(t, s, "count", "i")&TagLoop == 0 {
+	if varTags(t, s, "count", "i")&model.TagLoop == 0 {
 		t.Errorf("count's i lost its loop tag")
 	}
 }

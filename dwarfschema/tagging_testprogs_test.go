@@ -4,43 +4,44 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/testprogs"
 )
 
 // keyTags are the tags each manifest key variable must have (at least),
 // from reading the programs' sources and gcc -O2 code. A key variable not
 // listed must survive Load with some tag (or be a global).
-var keyTags = map[[3]string]Tags{
-	{"recovery_budget", "#global", "recv_n_pool_free_frames"}:                                           TagCond,
-	{"recovery_budget", "#global", "srv_buf_pool_instances"}:                                            TagCond,
-	{"recovery_budget", "recv_group_scan_log_recs", "start_lsn"}:                                        TagCond,
-	{"lru_scan", "buf_LRU_free_from_common_LRU_list", "scanned"}:                                        TagLoop | TagCond,
-	{"lru_scan", "buf_LRU_free_from_common_LRU_list", "bpage"}:                                          TagLoop | TagCond,
-	{"lru_scan", "#global", "srv_data_pages"}:                                                           TagCond,
-	{"killpg_poll", "ap_mpm_pod_killpg", "i"}:                                                           TagLoop | TagCond,
-	{"killpg_poll", "ap_mpm_pod_killpg", "num"}:                                                         TagCond,
-	{"killpg_poll", "#global", "ap_max_requests_per_child"}:                                             TagCond,
-	{"discard_body", "dumpio_input_filter", "ret"}:                                                      TagCond | TagArgs,
-	{"discard_body", "dumpio_input_filter", "readbytes"}:                                                TagArgs,
-	{"discard_body", "ap_discard_request_body", "rv"}:                                                   TagCond,
-	{"discard_body", "#global", "client_stall_every"}:                                                   TagCond,
-	{"blocked_clients", "serveClientsBlockedOnKeyByModule", "numclients"}:                               TagLoop | TagCond,
-	{"blocked_clients", "#global", "n_workers"}:                                                         TagCond,
-	{"vhost_lookup", "ap_find_command_in_modules", "modp"}:                                              TagLoop | TagCond,
-	{"vhost_lookup", "ap_find_command_in_modules", "cmd_name"}:                                          TagArgs,
-	{"cluster_nodes", "clusterGenNodesDescription", "node"}:                                             TagCond | TagArgs,
-	{"cluster_nodes", "clusterGenNodeDescription", "j"}:                                                 TagLoop | TagCond,
-	{"cluster_nodes", "clusterGenNodeDescription", "start"}:                                             TagCond,
-	{"cluster_nodes", "#global", "cluster_size"}:                                                        TagCond,
-	{"cascade_delete", "_ZN6innodb26row_upd_del_mark_clust_recEPNS_10upd_node_tEPNS_5trx_tE", "parent"}: TagCond,
-	{"cascade_delete", "_ZN6innodb26row_upd_del_mark_clust_recEPNS_10upd_node_tEPNS_5trx_tE", "node"}:   TagCond,
-	{"dict_status", "_ZN6innodb10dict_sys_t8get_sizeEv", "table"}:                                       TagLoop | TagCond,
-	{"dict_status", "#global", "srv_n_tables"}:                                                          TagArgs,
-	{"healthcheck", "hc_watchdog_callback", "now"}:                                                      TagCond,
-	{"healthcheck", "#global", "hc_slow_backend_size"}:                                                  TagCond,
-	{"var_range", "get_actual_variable_range", "page"}:                                                  TagLoop | TagCond,
-	{"var_range", "get_actual_variable_range", "i"}:                                                     TagLoop | TagCond,
-	{"var_range", "#global", "n_dead_tail"}:                                                             TagCond,
+var keyTags = map[[3]string]model.Tags{
+	{"recovery_budget", "#global", "recv_n_pool_free_frames"}:                                           model.TagCond,
+	{"recovery_budget", "#global", "srv_buf_pool_instances"}:                                            model.TagCond,
+	{"recovery_budget", "recv_group_scan_log_recs", "start_lsn"}:                                        model.TagCond,
+	{"lru_scan", "buf_LRU_free_from_common_LRU_list", "scanned"}:                                        model.TagLoop | model.TagCond,
+	{"lru_scan", "buf_LRU_free_from_common_LRU_list", "bpage"}:                                          model.TagLoop | model.TagCond,
+	{"lru_scan", "#global", "srv_data_pages"}:                                                           model.TagCond,
+	{"killpg_poll", "ap_mpm_pod_killpg", "i"}:                                                           model.TagLoop | model.TagCond,
+	{"killpg_poll", "ap_mpm_pod_killpg", "num"}:                                                         model.TagCond,
+	{"killpg_poll", "#global", "ap_max_requests_per_child"}:                                             model.TagCond,
+	{"discard_body", "dumpio_input_filter", "ret"}:                                                      model.TagCond | model.TagArgs,
+	{"discard_body", "dumpio_input_filter", "readbytes"}:                                                model.TagArgs,
+	{"discard_body", "ap_discard_request_body", "rv"}:                                                   model.TagCond,
+	{"discard_body", "#global", "client_stall_every"}:                                                   model.TagCond,
+	{"blocked_clients", "serveClientsBlockedOnKeyByModule", "numclients"}:                               model.TagLoop | model.TagCond,
+	{"blocked_clients", "#global", "n_workers"}:                                                         model.TagCond,
+	{"vhost_lookup", "ap_find_command_in_modules", "modp"}:                                              model.TagLoop | model.TagCond,
+	{"vhost_lookup", "ap_find_command_in_modules", "cmd_name"}:                                          model.TagArgs,
+	{"cluster_nodes", "clusterGenNodesDescription", "node"}:                                             model.TagCond | model.TagArgs,
+	{"cluster_nodes", "clusterGenNodeDescription", "j"}:                                                 model.TagLoop | model.TagCond,
+	{"cluster_nodes", "clusterGenNodeDescription", "start"}:                                             model.TagCond,
+	{"cluster_nodes", "#global", "cluster_size"}:                                                        model.TagCond,
+	{"cascade_delete", "_ZN6innodb26row_upd_del_mark_clust_recEPNS_10upd_node_tEPNS_5trx_tE", "parent"}: model.TagCond,
+	{"cascade_delete", "_ZN6innodb26row_upd_del_mark_clust_recEPNS_10upd_node_tEPNS_5trx_tE", "node"}:   model.TagCond,
+	{"dict_status", "_ZN6innodb10dict_sys_t8get_sizeEv", "table"}:                                       model.TagLoop | model.TagCond,
+	{"dict_status", "#global", "srv_n_tables"}:                                                          model.TagArgs,
+	{"healthcheck", "hc_watchdog_callback", "now"}:                                                      model.TagCond,
+	{"healthcheck", "#global", "hc_slow_backend_size"}:                                                  model.TagCond,
+	{"var_range", "get_actual_variable_range", "page"}:                                                  model.TagLoop | model.TagCond,
+	{"var_range", "get_actual_variable_range", "i"}:                                                     model.TagLoop | model.TagCond,
+	{"var_range", "#global", "n_dead_tail"}:                                                             model.TagCond,
 }
 
 // keyGaps are key variables the binary alone cannot tag (method.md §2:
@@ -78,12 +79,12 @@ func TestKeyVariableTags(t *testing.T) {
 					t.Errorf("%s %s: not in the schema", k.Function, k.Name)
 					continue
 				}
-				var tags Tags
+				var tags model.Tags
 				locs := 0
 				for _, v := range vars {
 					tags |= s.Vars[v].Tags
 					for _, l := range s.Locs {
-						if l.Var == v && l.Kind != LocConst {
+						if l.Var == v && l.Kind != model.LocConst {
 							locs++
 						}
 					}
@@ -112,26 +113,26 @@ func TestKeyVariableTags(t *testing.T) {
 // keyVars finds a manifest key variable: a global by its name (C++ ones
 // are qualified, "ns::name"), a local by the linkage name of its function,
 // which is the function's Name or the name of its symbol.
-func keyVars(s *Schema, fn, name string) []VarID {
-	var out []VarID
+func keyVars(s *model.Schema, fn, name string) []model.VarID {
+	var out []model.VarID
 	for i, v := range s.Vars {
 		if v.Name != name && !strings.HasSuffix(v.Name, "::"+name) {
 			continue
 		}
 		if fn == GlobalFunc {
-			if v.Func == NoFunc {
-				out = append(out, VarID(i))
+			if v.Func == model.NoFunc {
+				out = append(out, model.VarID(i))
 			}
 			continue
 		}
-		if v.Func != NoFunc && funcIs(s, &s.Funcs[v.Func], fn) {
-			out = append(out, VarID(i))
+		if v.Func != model.NoFunc && funcIs(s, &s.Funcs[v.Func], fn) {
+			out = append(out, model.VarID(i))
 		}
 	}
 	return out
 }
 
-func funcIs(s *Schema, f *Func, name string) bool {
+func funcIs(s *model.Schema, f *model.Func, name string) bool {
 	if f.Name == name {
 		return true
 	}

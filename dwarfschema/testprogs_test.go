@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/testprogs"
 )
 
@@ -24,13 +25,13 @@ func TestRootCauseFunctions(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkInvariants(t, s)
-			var fn FuncID = -1
+			var fn model.FuncID = -1
 			for i := range s.Funcs {
 				if s.Funcs[i].Name == p.RootCauseFunction {
 					if fn >= 0 {
 						t.Fatalf("two functions named %s", p.RootCauseFunction)
 					}
-					fn = FuncID(i)
+					fn = model.FuncID(i)
 				}
 			}
 			if fn < 0 {
@@ -45,7 +46,7 @@ func TestRootCauseFunctions(t *testing.T) {
 			}
 			if len(f.Ranges) == 0 {
 				// Entirely inlined: its code is its inlined instances'.
-				if !slicesContainsFunc(s.Inlines, func(in Inline) bool { return in.Func == fn }) {
+				if !slicesContainsFunc(s.Inlines, func(in model.Inline) bool { return in.Func == fn }) {
 					t.Fatalf("%s has neither code nor inlined instances", f.Name)
 				}
 			}
@@ -61,7 +62,7 @@ func TestRootCauseFunctions(t *testing.T) {
 			}
 			// The root-cause line has code in the function (out of line or
 			// inlined into it).
-			code := append([]PCRange(nil), f.Ranges...)
+			code := append([]model.PCRange(nil), f.Ranges...)
 			for _, in := range s.Inlines {
 				if in.Func == fn {
 					code = append(code, in.Ranges...)

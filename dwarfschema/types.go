@@ -5,14 +5,16 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // typeInfo is what a variable needs from its type.
 type typeInfo struct {
-	kind  Kind
+	kind  model.Kind
 	size  int32
 	spell string
-	pkind Kind // pointee of a pointer to a basic type
+	pkind model.Kind // pointee of a pointer to a basic type
 	psize int32
 }
 
@@ -45,16 +47,16 @@ func (l *loader) typeAt(off dieOff) *typeRec {
 // resolveType describes the type at off (has false: void), memoized.
 func (l *loader) resolveType(off dieOff, has, cpp bool, memo map[dieOff]typeInfo) typeInfo {
 	if !has {
-		return typeInfo{kind: KindAggregate, spell: "void"}
+		return typeInfo{kind: model.KindAggregate, spell: "void"}
 	}
 	if ti, ok := memo[off]; ok {
 		return ti
 	}
 	ti := typeInfo{spell: l.spell(off, true, cpp, 0)}
 	ti.kind, ti.size = l.kindOf(off)
-	if ti.kind == KindPointer {
+	if ti.kind == model.KindPointer {
 		if t := l.strip(off); t != nil && t.hasType && t.tag != dwarf.TagPtrToMemberType {
-			if k, sz := l.kindOf(t.typ); k != 0 && k != KindPointer && k != KindAggregate {
+			if k, sz := l.kindOf(t.typ); k != 0 && k != model.KindPointer && k != model.KindAggregate {
 				if p := l.strip(t.typ); p != nil && (p.tag == dwarf.TagBaseType || p.tag == dwarf.TagEnumerationType) {
 					ti.pkind, ti.psize = k, sz
 				}
@@ -87,14 +89,14 @@ func (l *loader) strip(off dieOff) *typeRec {
 }
 
 // kindOf returns how values of the type at off are read, and their size.
-func (l *loader) kindOf(off dieOff) (Kind, int32) { return l.kindOfDepth(off, 0) }
+func (l *loader) kindOf(off dieOff) (model.Kind, int32) { return l.kindOfDepth(off, 0) }
 
 // kindOfDepth is kindOf; depth bounds the recursion through array
 // elements and enum bases (a cycle is bad input).
-func (l *loader) kindOfDepth(off dieOff, depth int) (Kind, int32) {
+func (l *loader) kindOfDepth(off dieOff, depth int) (model.Kind, int32) {
 	t := l.strip(off)
 	if t == nil || depth > maxTypeDepth {
-		return KindAggregate, 0
+		return model.KindAggregate, 0
 	}
 	size := int32(t.size)
 	if t.size < 0 || t.size > 1<<30 {
@@ -104,17 +106,17 @@ func (l *loader) kindOfDepth(off dieOff, depth int) (Kind, int32) {
 	case dwarf.TagBaseType:
 		switch t.enc {
 		case ateBoolean:
-			return KindBool, size
+			return model.KindBool, size
 		case ateFloat:
-			return KindFloat, size
+			return model.KindFloat, size
 		case ateSigned, ateSignedChar:
-			return KindInt, size
+			return model.KindInt, size
 		case ateUnsigned, ateUnsignedChar, ateUTF, ateAddress:
-			return KindUint, size
+			return model.KindUint, size
 		case ateComplexFloat:
-			return KindAggregate, size
+			return model.KindAggregate, size
 		}
-		return KindInt, size
+		return model.KindInt, size
 	case dwarf.TagEnumerationType:
 		if size == 0 {
 			if t.hasType {
@@ -123,12 +125,12 @@ func (l *loader) kindOfDepth(off dieOff, depth int) (Kind, int32) {
 				size = 4
 			}
 		}
-		return KindEnum, size
+		return model.KindEnum, size
 	case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType, dwarf.TagUnspecifiedType:
 		if size == 0 {
 			size = 8
 		}
-		return KindPointer, size
+		return model.KindPointer, size
 	case dwarf.TagArrayType:
 		if size == 0 && t.hasType {
 			_, es := l.kindOfDepth(t.typ, depth+1)
@@ -143,9 +145,9 @@ func (l *loader) kindOfDepth(off dieOff, depth int) (Kind, int32) {
 				size = int32(n)
 			}
 		}
-		return KindAggregate, size
+		return model.KindAggregate, size
 	}
-	return KindAggregate, size
+	return model.KindAggregate, size
 }
 
 // spell writes a type in C/C++ notation ("const char *", "struct conn *",

@@ -3,6 +3,8 @@ package dwarfschema
 import (
 	"debug/dwarf"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // typeLoader builds a loader whose type records are recs (sorted by off).
@@ -46,34 +48,34 @@ func TestTypes(t *testing.T) {
 		off          dieOff
 		has          bool
 		spell        string
-		kind         Kind
+		kind         model.Kind
 		size         int32
-		pkind        Kind
+		pkind        model.Kind
 		psize        int32
 		cpp          bool
 		wantFinished bool
 	}{
-		{off: 1, has: true, spell: "int", kind: KindInt, size: 4},
-		{off: 4, has: true, spell: "const char *", kind: KindPointer, size: 8, pkind: KindInt, psize: 1},
-		{off: 5, has: true, spell: "size_t", kind: KindUint, size: 8},
-		{off: 8, has: true, spell: "struct conn *", kind: KindPointer, size: 8},
-		{off: 8, has: true, spell: "conn *", kind: KindPointer, size: 8, cpp: true},
-		{off: 9, has: true, spell: "int[4][16]", kind: KindAggregate, size: 256},
-		{off: 10, has: true, spell: "enum state", kind: KindEnum, size: 4},
-		{off: 11, has: true, spell: "void *", kind: KindPointer, size: 8},
-		{off: 12, has: true, spell: "const char * const", kind: KindPointer, size: 8, pkind: KindInt, psize: 1},
-		{off: 13, has: true, spell: "_Bool", kind: KindBool, size: 1},
-		{off: 14, has: true, spell: "double", kind: KindFloat, size: 8},
-		{off: 16, has: true, spell: "int (*)()", kind: KindPointer, size: 8},
-		{off: 17, has: true, spell: "volatile size_t", kind: KindUint, size: 8},
-		{off: 18, has: true, spell: "int &", kind: KindPointer, size: 8, pkind: KindInt, psize: 4},
-		{off: 19, has: true, spell: "enum state *", kind: KindPointer, size: 8, pkind: KindEnum, psize: 4},
-		{off: 99, has: true, spell: "?", kind: KindAggregate},
-		{off: 0, has: false, spell: "void", kind: KindAggregate},
-		{off: 20, has: true, spell: "", kind: KindAggregate},
-		{off: 21, has: true, spell: "loop", kind: KindAggregate},
-		{off: 23, has: true, spell: "enum {...}", kind: KindEnum},
-		{off: 24, has: true, spell: "", kind: KindPointer, size: 8},
+		{off: 1, has: true, spell: "int", kind: model.KindInt, size: 4},
+		{off: 4, has: true, spell: "const char *", kind: model.KindPointer, size: 8, pkind: model.KindInt, psize: 1},
+		{off: 5, has: true, spell: "size_t", kind: model.KindUint, size: 8},
+		{off: 8, has: true, spell: "struct conn *", kind: model.KindPointer, size: 8},
+		{off: 8, has: true, spell: "conn *", kind: model.KindPointer, size: 8, cpp: true},
+		{off: 9, has: true, spell: "int[4][16]", kind: model.KindAggregate, size: 256},
+		{off: 10, has: true, spell: "enum state", kind: model.KindEnum, size: 4},
+		{off: 11, has: true, spell: "void *", kind: model.KindPointer, size: 8},
+		{off: 12, has: true, spell: "const char * const", kind: model.KindPointer, size: 8, pkind: model.KindInt, psize: 1},
+		{off: 13, has: true, spell: "_Bool", kind: model.KindBool, size: 1},
+		{off: 14, has: true, spell: "double", kind: model.KindFloat, size: 8},
+		{off: 16, has: true, spell: "int (*)()", kind: model.KindPointer, size: 8},
+		{off: 17, has: true, spell: "volatile size_t", kind: model.KindUint, size: 8},
+		{off: 18, has: true, spell: "int &", kind: model.KindPointer, size: 8, pkind: model.KindInt, psize: 4},
+		{off: 19, has: true, spell: "enum state *", kind: model.KindPointer, size: 8, pkind: model.KindEnum, psize: 4},
+		{off: 99, has: true, spell: "?", kind: model.KindAggregate},
+		{off: 0, has: false, spell: "void", kind: model.KindAggregate},
+		{off: 20, has: true, spell: "", kind: model.KindAggregate},
+		{off: 21, has: true, spell: "loop", kind: model.KindAggregate},
+		{off: 23, has: true, spell: "enum {...}", kind: model.KindEnum},
+		{off: 24, has: true, spell: "", kind: model.KindPointer, size: 8},
 	} {
 		ti := l.resolveType(tc.off, tc.has, tc.cpp, map[dieOff]typeInfo{})
 		if tc.spell != "" && ti.spell != tc.spell || ti.kind != tc.kind || ti.size != tc.size || ti.pkind != tc.pkind || ti.psize != tc.psize {

@@ -2,14 +2,14 @@ package sampler
 
 import (
 	"bytes"
+	"github.com/vprof/vprof/runtime/model"
 	"strconv"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // Threads blocked in system calls.
@@ -84,18 +84,18 @@ type blockedEpisode struct {
 	stoppedNr int32
 }
 
-// set keeps the sample just taken (r.cur, r.frames, r.sample.Stack) for
+// set keeps the sample just taken (sm.cur, sm.frames, sm.sample.Stack) for
 // the rest of the wait.
-func (e *blockedEpisode) set(r *Recorder, key *sysState, nr int32, sc *schedStat, gen int, regs bool) {
-	c := r.cur
+func (e *blockedEpisode) set(sm *sampling, key *sysState, nr int32, sc *schedStat, gen int, regs bool) {
+	c := sm.cur
 	e.ok, e.pending, e.key, e.nr, e.cpu, e.runs, e.gen, e.regs = true, false, *key, nr, sc.CPU, sc.Runs, gen, regs
 	e.r, e.hasFP = c.regs, c.hasFP
 	if c.hasFP {
 		e.fp = c.fp
 	}
-	n := len(r.sample.Stack)
-	e.frames = append(e.frames[:0], r.frames[:n]...)
-	e.stack = append(e.stack[:0], r.sample.Stack...)
+	n := len(sm.sample.Stack)
+	e.frames = append(e.frames[:0], sm.frames[:n]...)
+	e.stack = append(e.stack[:0], sm.sample.Stack...)
 }
 
 // noteRestartBlock remembers the call a thread stopped for a sample of a
@@ -129,11 +129,6 @@ type blockedState struct {
 	buf   [64]byte
 }
 
-// interruptAnyBlocked makes every blocked thread be interrupted, whatever
-// its call (tests only: it shows that the programs that check their calls
-// see the harm a wrong allowlist would do).
-var interruptAnyBlocked bool
-
 // Kernel return values that make the kernel restart the call when no
 // handler runs (arch/x86/kernel/signal.c, arch_do_signal_or_restart).
 const (
@@ -163,27 +158,27 @@ func isRestart(rax int64) bool {
 	return false
 }
 
-// sampleBlocked samples a thread blocked in the kernel (r.sys is its
+// sampleBlocked samples a thread blocked in the kernel (sm.sys is its
 // /proc syscall line; sc its schedstat, read after that line, or nil):
 // from its episode's cached sample, by a stop when its call is restartable
 // (wall clock), or from memory with no registers.
-func (r *Recorder) sampleBlocked(t *thread, weight, when int64, sc *schedStat) {
-	st := r.sys // a stop handles other tracees' events meanwhile
+func (sm *sampling) sampleBlocked(t *thread, weight, when int64, sc *schedStat) {
+	st := sm.sys // a stop handles other tracees' events meanwhile
 	e := &t.blk
 	cpuOK := sc != nil
 	var now schedStat
 	if cpuOK {
 		now = *sc
 	}
-	if r.cfg.Clock != proffile.ClockWall {
+	if sm.cfg.Clock != model.ClockWall {
 		// Sampled for the CPU it used before blocking: a stop would make
 		// it use more, and sample it again at the next tick.
-		r.lightSample(t, &st, weight, when, proffile.Running, -1)
+		sm.lightSample(t, &st, weight, when, model.Running, -1)
 		return
 	}
 	p := t.proc
-	bs := &r.blk.stats
-	if p.space.Find(st.PC) == nil && r.mapsDue(p) && r.refreshMaps(p) {
+	bs := &sm.blk.stats
+	if p.space.Find(st.PC) == nil && sm.mapsDue(p) && sm.refreshMaps(p) {
 		// Its call is in a library not known yet (the C library, at the
 		// first samples): loading its CFI takes a while, tens of ms on a
 		// loaded machine, better spent before a stop than between the
@@ -191,15 +186,15 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64, sc *schedStat) {
 		// Look again: a thread that has moved on is sampled at a later
 		// tick.
 		st0 := st
-		if !r.readSys(t, &st) || !sameCall(&st, &st0) || (cpuOK && !r.readSched(t, &now)) {
+		if !sm.readSys(t, &st) || !sameCall(&st, &st0) || (cpuOK && !sm.readSched(t, &now)) {
 			return
 		}
 	}
 	if e.ok && cpuOK && e.gen == p.mapsGen && sameCall(&st, &e.key) {
 		switch {
 		case !e.pending && now.CPU == e.cpu && now.Runs == e.runs:
-			r.still = stillCheck{kind: stillUnchanged, sched: now}
-			r.sampleEpisode(t, e, weight, when, false)
+			sm.still = stillCheck{kind: stillUnchanged, sched: now}
+			sm.sampleEpisode(t, e, weight, when, false)
 			return
 		case e.pending:
 			// First tick after the stop: the same wait if the thread ran
@@ -209,10 +204,10 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64, sc *schedStat) {
 			// always). The runs tell a late tick (a loaded machine) that
 			// finds the thread back in an identical call, with an
 			// identical stack, from the same wait.
-			if now.Runs <= e.runs+1 && r.stackUnchanged(t, e) {
+			if now.Runs <= e.runs+1 && sm.stackUnchanged(t, e) {
 				e.pending, e.cpu, e.runs, e.mem = false, now.CPU, now.Runs, e.mem[:0]
-				r.still = stillCheck{kind: stillUnchanged, sched: now}
-				r.sampleEpisode(t, e, weight, when, true)
+				sm.still = stillCheck{kind: stillUnchanged, sched: now}
+				sm.sampleEpisode(t, e, weight, when, true)
 				return
 			}
 			bs.Changed++
@@ -225,47 +220,47 @@ func (r *Recorder) sampleBlocked(t *thread, weight, when int64, sc *schedStat) {
 		call.Nr = e.stoppedNr
 	}
 
-	if cpuOK && !r.cfg.NoBlockedStops && r.restartable(t, &call) {
-		r.stopBlocked(t, &st, call.Nr, weight, when)
+	if cpuOK && !sm.cfg.NoBlockedStops && sm.restartable(t, &call) {
+		sm.stopBlocked(t, &st, call.Nr, weight, when)
 		return
 	}
 	if cpuOK {
-		r.still = stillCheck{kind: stillUnchanged, sched: now}
+		sm.still = stillCheck{kind: stillUnchanged, sched: now}
 	}
-	r.lightSample(t, &st, weight, when, proffile.Blocked, call.Nr)
+	sm.lightSample(t, &st, weight, when, model.Blocked, call.Nr)
 	bs.Samples++
-	if cpuOK && !r.unknownPC(len(r.sample.Stack)) {
+	if cpuOK && !sm.unknownPC(len(sm.sample.Stack)) {
 		// Reuse it while the thread stays there, unless some frame was
 		// in an unknown mapping (the next sample may know it).
-		e.set(r, &st, call.Nr, &now, p.mapsGen, false)
+		e.set(sm, &st, call.Nr, &now, p.mapsGen, false)
 	}
 }
 
 // sampleEpisode samples t, still in the call of episode e: its frames
 // as unwound then, the values read again from a fresh stack copy (in
-// r.light.mem already when filled).
-func (r *Recorder) sampleEpisode(t *thread, e *blockedEpisode, weight, when int64, filled bool) {
+// sm.light.mem already when filled).
+func (sm *sampling) sampleEpisode(t *thread, e *blockedEpisode, weight, when int64, filled bool) {
 	p := t.proc
-	c := r.light
+	c := sm.light
 	c.regs, c.hasFP = e.r, e.hasFP
 	if e.hasFP {
 		c.fp = e.fp
 	}
-	t0 := r.now()
+	t0 := sm.now()
 	if !filled {
 		c.mem.fill(p.pid, c.regs.SP()-redZone, t.window+redZone)
 	}
-	t1 := r.now()
-	r.cur = c
-	r.readFrameValues(p, e.frames)
-	r.appendGlobals(p)
-	r.checkStill(t)
-	t2 := r.now()
-	r.steps.Light++
-	r.emit(t, weight, when, proffile.Blocked, e.nr, e.stack)
-	r.steps.Read += secs(t1 - t0)
-	r.steps.Values += secs(t2 - t1)
-	bs := &r.blk.stats
+	t1 := sm.now()
+	sm.cur = c
+	sm.readFrameValues(p, e.frames)
+	sm.appendGlobals(p)
+	sm.checkStill(t)
+	t2 := sm.now()
+	sm.steps.Light++
+	sm.emit(t, weight, when, model.Blocked, e.nr, e.stack)
+	sm.steps.Read += secs(t1 - t0)
+	sm.steps.Values += secs(t2 - t1)
+	bs := &sm.blk.stats
 	bs.Samples++
 	bs.Cached++
 	if e.regs {
@@ -288,20 +283,20 @@ const (
 
 // checkStill keeps the values just read for a sample of blocked thread t
 // only if t has not left its call since it was found blocked or stopped
-// (r.still): values read live (globals, heap, the stack of a thread not
+// (sm.still): values read live (globals, heap, the stack of a thread not
 // stopped) after it woke may be of another moment than the sample's
 // registers and stack (a loaded machine can hold vprof off the CPU for
 // milliseconds between two steps), and would mislead. The sample keeps
 // its stack and state, true at the tick.
-func (r *Recorder) checkStill(t *thread) {
-	c := r.still
-	r.still = stillCheck{}
+func (sm *sampling) checkStill(t *thread) {
+	c := sm.still
+	sm.still = stillCheck{}
 	var now schedStat
 	switch c.kind {
 	case stillNone:
 		return
 	case stillUnchanged:
-		if r.readSched(t, &now) && now == c.sched {
+		if sm.readSched(t, &now) && now == c.sched {
 			return
 		}
 	case stillRestarted:
@@ -310,36 +305,36 @@ func (r *Recorder) checkStill(t *thread) {
 		// takes a run more; the restart ending the call at once and an
 		// identical call made in the same run go unseen, as in the
 		// episode's check).
-		if !r.readSched(t, &now) {
+		if !sm.readSched(t, &now) {
 			break
 		}
 		if now.Runs == c.sched.Runs {
 			return
 		}
 		var sys sysState
-		if now.Runs == c.sched.Runs+1 && r.readSys(t, &sys) && sameCall(&sys, &c.call) {
+		if now.Runs == c.sched.Runs+1 && sm.readSys(t, &sys) && sameCall(&sys, &c.call) {
 			return
 		}
 	}
-	r.values = r.values[:0]
-	r.nlocals = 0
-	r.blk.stats.Moved++
+	sm.values = sm.values[:0]
+	sm.nlocals = 0
+	sm.blk.stats.Moved++
 }
 
 // lightSample samples blocked thread t without stopping it: SP and PC from
 // st, the stack from memory.
-func (r *Recorder) lightSample(t *thread, st *sysState, weight, when int64, state proffile.ThreadState, nr int32) {
-	c := r.light
+func (sm *sampling) lightSample(t *thread, st *sysState, weight, when int64, state model.ThreadState, nr int32) {
+	c := sm.light
 	c.regs = unwind.Regs{}
 	c.regs.Set(unwind.RSP, st.SP)
 	c.regs.Set(unwind.RIP, st.PC)
 	c.hasFP = false
-	t0 := r.now()
+	t0 := sm.now()
 	c.mem.fill(t.proc.pid, st.SP-redZone, t.window+redZone)
-	r.steps.Read += secs(r.now() - t0)
-	r.steps.Light++
-	r.cur = c
-	r.finishSample(t, weight, when, state, nr)
+	sm.steps.Read += secs(sm.now() - t0)
+	sm.steps.Light++
+	sm.cur = c
+	sm.finishSample(t, weight, when, state, nr)
 }
 
 // stopBlocked samples t, blocked in restartable call call (st is its /proc
@@ -347,22 +342,22 @@ func (r *Recorder) lightSample(t *thread, st *sysState, weight, when int64, stat
 // and it is resumed at once; the kernel restarts the call. The sample is
 // kept for the rest of the episode once the thread is seen back in the
 // call.
-func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when int64) {
+func (sm *sampling) stopBlocked(t *thread, st *sysState, call int32, weight, when int64) {
 	p := t.proc
-	bs := &r.blk.stats
+	bs := &sm.blk.stats
 	var ws unix.WaitStatus
-	if !r.stopThread(t, &ws) {
+	if !sm.tr.stopThread(t, &ws) {
 		return // exited, exec'd or exiting: nothing to sample
 	}
-	t1 := r.now()
+	t1 := sm.now()
 	c, need := t.ensureCapture()
-	if ptraceGetRegs(t.tid, &r.pregs) != nil {
-		r.handle(t, ws)
-		r.lightSample(t, st, weight, when, proffile.Blocked, call)
+	if ptraceGetRegs(t.tid, &sm.pregs) != nil {
+		sm.tr.handle(t, ws)
+		sm.lightSample(t, st, weight, when, model.Blocked, call)
 		bs.Samples++
 		return
 	}
-	pr := &r.pregs
+	pr := &sm.pregs
 	regsFromPtrace(pr, &c.regs)
 	// At the stop the thread is on its way out of the call: IP after the
 	// syscall instruction (the PC /proc reported), and %rax holds the
@@ -374,11 +369,11 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 		// Not a value of the program's: the call's result is to come.
 		c.regs.Valid &^= 1 << unwind.RAX
 	}
-	r.readFPRegs(t, c)
+	sm.readFPRegs(t, c)
 	c.mem.fill(p.pid, c.regs.SP()-redZone, need)
 	// Its runs on a CPU so far, to confirm the wait at the next tick.
 	var at schedStat
-	atOK := r.readSched(t, &at)
+	atOK := sm.readSched(t, &at)
 	// The call as /proc shows it once restarted.
 	want := *st
 	if ret == errRestartBlock {
@@ -389,11 +384,11 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 		// read while it is still stopped (one batched read), the values
 		// that need the unwinding after, kept if it is still in the
 		// restarted call then (checkStill).
-		r.readGlobalsOnce(p)
-		r.handle(t, ws) // PTRACE_CONT (with the signal it stopped for, if any)
-		bs.Stopped += secs(r.now() - t1)
+		sm.readGlobalsOnce(p)
+		sm.tr.handle(t, ws) // PTRACE_CONT (with the signal it stopped for, if any)
+		bs.Stopped += secs(sm.now() - t1)
 		if atOK {
-			r.still = stillCheck{kind: stillRestarted, sched: at, call: want}
+			sm.still = stillCheck{kind: stillRestarted, sched: at, call: want}
 		}
 	}
 	bs.Stops++
@@ -402,27 +397,27 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 	}
 	bs.ByCall[call]++
 
-	state, nr := proffile.Blocked, call
+	state, nr := model.Blocked, call
 	switch {
 	case !inCall: // it returned and ran on: a sample of a running thread
-		state, nr = proffile.Running, -1
+		state, nr = model.Running, -1
 		bs.Returned++
 	case ret == -int64(unix.EINTR):
 		bs.EINTR++
 	case !restart:
 		bs.Returned++
 	}
-	r.steps.Light++
-	r.cur = c
-	r.finishSample(t, weight, when, state, nr)
+	sm.steps.Light++
+	sm.cur = c
+	sm.finishSample(t, weight, when, state, nr)
 	if !restart {
 		// The call is over (it ended as it was stopped): the thread runs
 		// on once resumed, so its sample is finished first (a rare stop,
 		// made a little longer).
-		r.handle(t, ws)
-		bs.Stopped += secs(r.now() - t1)
+		sm.tr.handle(t, ws)
+		bs.Stopped += secs(sm.now() - t1)
 	}
-	if state == proffile.Blocked {
+	if state == model.Blocked {
 		bs.Samples++
 		bs.WithRegs++
 	}
@@ -432,11 +427,11 @@ func (r *Recorder) stopBlocked(t *thread, st *sysState, call int32, weight, when
 		// this one: later samples in restart_syscall are recorded so.
 		e.stopped, e.stoppedNr = want, call
 	}
-	if !restart || !atOK || r.unknownPC(len(r.sample.Stack)) {
+	if !restart || !atOK || sm.unknownPC(len(sm.sample.Stack)) {
 		e.ok = false
 		return
 	}
-	e.set(r, &want, call, &at, p.mapsGen, true)
+	e.set(sm, &want, call, &at, p.mapsGen, true)
 	e.pending = true
 	e.mem = append(e.mem[:0], c.mem.buf[:c.mem.n]...)
 	e.memBase = c.mem.base
@@ -469,11 +464,11 @@ func (e *blockedEpisode) cleanWrittenBack(st *sysState, call int32) {
 	e.wbHi = min(e.wbLo+timespecSize, len(e.mem))
 }
 
-// stackUnchanged copies t's stack window afresh (into r.light.mem) and
+// stackUnchanged copies t's stack window afresh (into sm.light.mem) and
 // reports whether it holds what it held at the stop of episode e, but for
 // the time left the kernel writes back.
-func (r *Recorder) stackUnchanged(t *thread, e *blockedEpisode) bool {
-	m := &r.light.mem
+func (sm *sampling) stackUnchanged(t *thread, e *blockedEpisode) bool {
+	m := &sm.light.mem
 	if len(e.mem) == 0 || m.fill(t.proc.pid, e.memBase, len(e.mem)) != nil || m.n != len(e.mem) {
 		return false
 	}
@@ -488,8 +483,8 @@ func (r *Recorder) stackUnchanged(t *thread, e *blockedEpisode) bool {
 // the program sees changes: no EINTR, no short read or write, no early
 // timeout, no user memory written that the program could notice. The
 // package documentation lists the calls and why each is safe.
-func (r *Recorder) restartable(t *thread, st *sysState) bool {
-	if interruptAnyBlocked {
+func (sm *sampling) restartable(t *thread, st *sysState) bool {
+	if sm.cfg.test.interruptAnyBlocked {
 		return st.Nr >= 0
 	}
 	a := &st.Args
@@ -512,23 +507,23 @@ func (r *Recorder) restartable(t *thread, st *sysState) bool {
 	case unix.SYS_PPOLL:
 		// The time left is written back to the timeout, which must be
 		// writable, and without STICKY_TIMEOUTS (else EINTR).
-		return a[2] == 0 || (onStack(st, a[2]) && !r.sticky(t))
+		return a[2] == 0 || (onStack(st, a[2]) && !sm.sticky(t))
 	case unix.SYS_SELECT, unix.SYS_PSELECT6:
-		return a[4] == 0 || (onStack(st, a[4]) && !r.sticky(t))
+		return a[4] == 0 || (onStack(st, a[4]) && !sm.sticky(t))
 	case unix.SYS_READ, unix.SYS_READV:
 		var fst unix.Stat_t
-		if !r.statFD(t, a[0], &fst) {
+		if !sm.statFD(t, a[0], &fst) {
 			return false
 		}
 		switch {
 		case fst.Mode&unix.S_IFMT == unix.S_IFIFO:
 			return true
 		case fst.Mode&unix.S_IFMT == unix.S_IFCHR && isTTY(fst.Rdev):
-			return r.ttyReadRestarts(t, a[0], &fst)
+			return sm.ttyReadRestarts(t, a[0], &fst)
 		}
 	case unix.SYS_WRITE:
 		var fst unix.Stat_t
-		return a[2] <= pipeBuf && r.statFD(t, a[0], &fst) && fst.Mode&unix.S_IFMT == unix.S_IFIFO
+		return a[2] <= pipeBuf && sm.statFD(t, a[0], &fst) && fst.Mode&unix.S_IFMT == unix.S_IFIFO
 	}
 	return false
 }
@@ -561,7 +556,7 @@ func isTTY(rdev uint64) bool {
 // at most 1 and no VTIME (a partial VMIN count, or a VTIME timer started
 // again, would change what the program sees). The settings are read
 // through a copy of the program's descriptor (pidfd_getfd).
-func (r *Recorder) ttyReadRestarts(t *thread, fd uint64, want *unix.Stat_t) bool {
+func (sm *sampling) ttyReadRestarts(t *thread, fd uint64, want *unix.Stat_t) bool {
 	pidfd, err := unix.PidfdOpen(t.proc.pid, 0)
 	if err != nil {
 		return false
@@ -591,14 +586,14 @@ func (r *Recorder) ttyReadRestarts(t *thread, fd uint64, want *unix.Stat_t) bool
 }
 
 // statFD stats the file of t's descriptor fd.
-func (r *Recorder) statFD(t *thread, fd uint64, st *unix.Stat_t) bool {
+func (sm *sampling) statFD(t *thread, fd uint64, st *unix.Stat_t) bool {
 	if fd >= maxFD {
 		return false
 	}
-	b := r.procPath(t, "fd/")
+	b := sm.procPath(t, "fd/")
 	b = strconv.AppendUint(b, fd, 10)
 	b = append(b, 0)
-	r.blk.path = b
+	sm.blk.path = b
 	_, _, e := unix.RawSyscall6(unix.SYS_NEWFSTATAT, 0, uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(st)), 0, 0, 0)
 	return e == 0
 }
@@ -606,20 +601,20 @@ func (r *Recorder) statFD(t *thread, fd uint64, st *unix.Stat_t) bool {
 // sticky reports whether t's process runs with the STICKY_TIMEOUTS
 // personality, under which select's and ppoll's timeouts are not updated
 // and an interrupted call fails with EINTR.
-func (r *Recorder) sticky(t *thread) bool {
-	b := r.procPath(t, "personality")
+func (sm *sampling) sticky(t *thread) bool {
+	b := sm.procPath(t, "personality")
 	b = append(b, 0)
-	r.blk.path = b
+	sm.blk.path = b
 	fd, _, e := unix.RawSyscall(unix.SYS_OPEN, uintptr(unsafe.Pointer(&b[0])), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if e != 0 {
 		return true // unknown: assume the worst
 	}
-	n, err := pread(int(fd), r.blk.buf[:])
+	n, err := pread(int(fd), sm.blk.buf[:])
 	unix.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
 	if err != nil || n == 0 {
 		return true
 	}
-	v, ok := parsePersonality(r.blk.buf[:n])
+	v, ok := parsePersonality(sm.blk.buf[:n])
 	return !ok || v&stickyTimeouts != 0
 }
 
@@ -649,8 +644,8 @@ func parsePersonality(b []byte) (uint64, bool) {
 }
 
 // procPath is /proc/PID/task/TID/ followed by name, in scratch space.
-func (r *Recorder) procPath(t *thread, name string) []byte {
-	b := append(r.blk.path[:0], "/proc/"...)
+func (sm *sampling) procPath(t *thread, name string) []byte {
+	b := append(sm.blk.path[:0], "/proc/"...)
 	b = strconv.AppendInt(b, int64(t.proc.pid), 10)
 	b = append(b, "/task/"...)
 	b = strconv.AppendInt(b, int64(t.tid), 10)

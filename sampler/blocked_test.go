@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // blockedCase is one mode of testdata/blocking.c: its blocked thread sits
@@ -95,7 +95,7 @@ func recordBlocking(t *testing.T, exe string, c blockedCase, cfg Config) (*Resul
 	}
 	errw, stderr := pipeStdout(t)
 	cfg.Args = []string{exe, c.mode, strconv.Itoa(iters)}
-	cfg.Clock = proffile.ClockWall
+	cfg.Clock = model.ClockWall
 	cfg.Interval = time.Millisecond
 	cfg.Depth = 3
 	cfg.AllVars = true // blocked_loop's accumulators too
@@ -104,7 +104,7 @@ func recordBlocking(t *testing.T, exe string, c blockedCase, cfg Config) (*Resul
 	cfg.Stdout = devNull(t)
 	cfg.Signals = make(chan os.Signal)
 	cfg.Warn = func(s string) { t.Logf("warning: %s", s) }
-	res, err := Record(cfg)
+	res, err := recordErr(cfg)
 	out := stderr()
 	if err != nil {
 		t.Fatalf("Record: %v", err)
@@ -115,23 +115,23 @@ func recordBlocking(t *testing.T, exe string, c blockedCase, cfg Config) (*Resul
 // blockedSample is a sample of blocking's blocked thread, in blocked_loop's
 // call to the mode's operation.
 type blockedSample struct {
-	s     proffile.Sample
+	s     model.Sample
 	frame int    // blocked_loop's frame
 	link  uint64 // its return address, link-time
 	i     int64  // blocked_loop's i, when the sample has it
 	hasI  bool
 	last  int64 // the global last (iterations done - 1), when the sample has it
 	hasL  bool
-	loop  map[dwarfschema.VarID]uint64 // blocked_loop's variables in the sample
+	loop  map[model.VarID]uint64 // blocked_loop's variables in the sample
 }
 
 type blockedProfile struct {
-	schema  *dwarfschema.Schema
-	loopFn  dwarfschema.FuncID
-	iVar    dwarfschema.VarID
-	lastVar dwarfschema.VarID
+	schema  *model.Schema
+	loopFn  model.FuncID
+	iVar    model.VarID
+	lastVar model.VarID
 	samples []blockedSample // of the thread that runs blocked_loop
-	trailer *proffile.Trailer
+	trailer *model.Trailer
 	others  map[string]int // the other samples of the first process, by innermost program function (for failure messages)
 	// blockedIn counts the first process's samples blocked in each call.
 	blockedIn map[int32]int
@@ -147,9 +147,9 @@ func readBlockedProfile(t *testing.T, path string) *blockedProfile {
 	}
 	defer r.Close()
 	h := r.Header()
-	bp := &blockedProfile{iVar: -1, lastVar: -1, loopFn: dwarfschema.NoFunc, others: map[string]int{}, blockedIn: map[int32]int{}}
+	bp := &blockedProfile{iVar: -1, lastVar: -1, loopFn: model.NoFunc, others: map[string]int{}, blockedIn: map[int32]int{}}
 	space := proffile.NewAddrSpace()
-	objs := map[uint16]*proffile.Object{}
+	objs := map[uint16]*model.Object{}
 	loopTID := int32(-1)
 	for {
 		rec, err := r.Next()
@@ -161,28 +161,28 @@ func readBlockedProfile(t *testing.T, path string) *blockedProfile {
 		}
 		space.Observe(rec)
 		switch x := rec.(type) {
-		case *proffile.Object:
+		case *model.Object:
 			objs[x.ID] = x
 			if x.Program && bp.schema == nil {
 				bp.schema = x.Schema
 				for id, v := range x.Schema.Vars {
-					if v.Func == dwarfschema.NoFunc && v.Name == "last" {
-						bp.lastVar = dwarfschema.VarID(id)
+					if v.Func == model.NoFunc && v.Name == "last" {
+						bp.lastVar = model.VarID(id)
 					}
-					if v.Func != dwarfschema.NoFunc && x.Schema.Funcs[v.Func].Name == "blocked_loop" {
+					if v.Func != model.NoFunc && x.Schema.Funcs[v.Func].Name == "blocked_loop" {
 						bp.loopFn = v.Func
 						if v.Name == "i" {
-							bp.iVar = dwarfschema.VarID(id)
+							bp.iVar = model.VarID(id)
 						}
 					}
 				}
 			}
-		case *proffile.Block:
+		case *model.Block:
 			if x.PID != h.PID {
 				continue // forked children
 			}
 			for _, s := range x.Samples {
-				if s.State == proffile.Blocked {
+				if s.State == model.Blocked {
 					bp.blockedIn[s.Syscall]++
 				}
 				frame, link, inner := -1, uint64(0), ""
@@ -213,7 +213,7 @@ func readBlockedProfile(t *testing.T, path string) *blockedProfile {
 				if x.TID != loopTID {
 					t.Fatalf("blocked_loop in threads %d and %d", loopTID, x.TID)
 				}
-				b := blockedSample{s: s, frame: frame, link: link, loop: map[dwarfschema.VarID]uint64{}}
+				b := blockedSample{s: s, frame: frame, link: link, loop: map[model.VarID]uint64{}}
 				b.s.Stack = append([]uint64(nil), s.Stack...)
 				for _, v := range s.Values {
 					if v.Var == bp.lastVar && objs[v.Obj] != nil && objs[v.Obj].Program {
@@ -229,7 +229,7 @@ func readBlockedProfile(t *testing.T, path string) *blockedProfile {
 				}
 				bp.samples = append(bp.samples, b)
 			}
-		case *proffile.Trailer:
+		case *model.Trailer:
 			bp.trailer = x
 		}
 	}
@@ -243,7 +243,7 @@ func readBlockedProfile(t *testing.T, path string) *blockedProfile {
 func (bp *blockedProfile) inCalls(calls []int32) []blockedSample {
 	var out []blockedSample
 	for _, b := range bp.samples {
-		if b.s.State != proffile.Blocked {
+		if b.s.State != model.Blocked {
 			continue
 		}
 		for _, c := range calls {
@@ -260,10 +260,10 @@ func (bp *blockedProfile) inCalls(calls []int32) []blockedSample {
 // callee-saved register at link-time return address ra (as `vprof schema`
 // prints them): values a blocked thread's stack copy has only where a
 // callee saved the register, and a stop has always.
-func (bp *blockedProfile) regVars(ra uint64) map[dwarfschema.VarID]string {
-	out := map[dwarfschema.VarID]string{}
+func (bp *blockedProfile) regVars(ra uint64) map[model.VarID]string {
+	out := map[model.VarID]string{}
 	for _, l := range bp.schema.Locs {
-		if bp.schema.Vars[l.Var].Func != bp.loopFn || l.Kind != dwarfschema.LocReg || l.PCStart > ra-1 || ra-1 >= l.PCEnd {
+		if bp.schema.Vars[l.Var].Func != bp.loopFn || l.Kind != model.LocReg || l.PCStart > ra-1 || ra-1 >= l.PCEnd {
 			continue
 		}
 		switch int(l.Reg) {
@@ -275,7 +275,7 @@ func (bp *blockedProfile) regVars(ra uint64) map[dwarfschema.VarID]string {
 }
 
 // presence counts, per variable of vars, the samples that have it.
-func presence(in []blockedSample, vars map[dwarfschema.VarID]string) map[string]int {
+func presence(in []blockedSample, vars map[model.VarID]string) map[string]int {
 	n := map[string]int{}
 	for _, b := range in {
 		for id, name := range vars {
@@ -468,8 +468,6 @@ func TestBlockedValuesNeedStops(t *testing.T) {
 // that are not restartable fail (EINTR, a short read or write).
 func TestBlockedAllowlistMatters(t *testing.T) {
 	exe := buildBlocking(t)
-	interruptAnyBlocked = true
-	defer func() { interruptAnyBlocked = false }()
 	for _, c := range blockedCases {
 		if c.stop || (c.mode != "epoll" && c.mode != "recv-timeo" && c.mode != "sigtimedwait" && c.mode != "tty-vmin" && c.mode != "pipe-write-big") {
 			continue
@@ -484,7 +482,7 @@ func TestBlockedAllowlistMatters(t *testing.T) {
 			// of three shows it.
 			var status []int
 			for range 3 {
-				res, _, _ := recordBlocking(t, exe, c, Config{})
+				res, _, _ := recordBlocking(t, exe, c, Config{test: testOptions{interruptAnyBlocked: true}})
 				if res.ExitStatus == 4 || res.ExitStatus == 6 {
 					return
 				}
@@ -500,7 +498,7 @@ func TestBlockedAllowlistMatters(t *testing.T) {
 // yet may be stopped; sockets, regular files, other devices and partial
 // terminal reads may not.
 func TestRestartableFDs(t *testing.T) {
-	r := &Recorder{}
+	r := &sampling{cfg: &Config{}}
 	self := &thread{tid: unix.Gettid(), proc: &process{pid: os.Getpid()}}
 	var pipe [2]int
 	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
@@ -717,13 +715,9 @@ func BenchmarkBlockedWall(b *testing.B) {
 		sampler string
 		noStops bool
 	}{{"ptrace", SamplerPtrace, false}, {"perf", SamplerPerf, false}, {"perf-noregs", SamplerPerf, true}}
-	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
-	if pb, err := r.openPerf(); err != nil {
+	if err := probePerf(time.Millisecond); err != nil {
 		b.Logf("perf sampler not usable here (%v): ptrace only", err)
 		confs = confs[:1]
-	} else {
-		r.perf = pb
-		r.closePerf()
 	}
 	for _, mode := range []string{"long", "short"} {
 		b.Run(mode, func(b *testing.B) {
@@ -736,7 +730,7 @@ func BenchmarkBlockedWall(b *testing.B) {
 				for k, c := range confs {
 					res, err := Record(Config{
 						Output: b.TempDir() + "/bench.vprof", Args: []string{exe, mode, threads, ms},
-						Clock: proffile.ClockWall, Interval: time.Millisecond, Depth: 3, Sampler: c.sampler,
+						Clock: model.ClockWall, Interval: time.Millisecond, Depth: 3, Sampler: c.sampler,
 						NoBlockedStops: c.noStops, Signals: make(chan os.Signal),
 					})
 					if err != nil || res.ExitStatus != 0 || res.Sampler != c.sampler {

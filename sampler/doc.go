@@ -1,7 +1,7 @@
 // Package sampler is vprof's recorder: it launches a program or attaches
 // to a running one under ptrace, follows every thread and child process,
 // and at each tick records per thread the PC, the whole PC stack (CFI
-// unwinding, runtime/unwind), and the values of the variables accessible
+// unwinding, sampler/unwind), and the values of the variables accessible
 // in the innermost program frames (runtime/pcindex), streaming them into a
 // profile file (runtime/proffile). See docs/method.md §3.
 //

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"runtime"
@@ -9,9 +10,6 @@ import (
 	"testing"
 	"time"
 	"unsafe"
-
-	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
 )
 
 // TestFields reads struct fields as variables (testdata/fields.c): behind
@@ -89,14 +87,14 @@ func TestReadBehind(t *testing.T) {
 	}
 	q := &queue{pending: -7, id: 9, flags: 3}
 	o := &object{fieldStart: []int32{0, 2, 2}, fields: []derefField{
-		{v: 1, off: 0, size: 8, kind: dwarfschema.KindInt},
-		{v: 2, off: 8, size: 4, kind: dwarfschema.KindInt},
+		{v: 1, off: 0, size: 8, kind: model.KindInt},
+		{v: 2, off: 8, size: 4, kind: model.KindInt},
 	}}
-	r := &Recorder{batch: newBatch(4096)}
-	vals := make([]proffile.Value, 0, 8)
+	r := &sampling{batch: newBatch(4096)}
+	vals := make([]model.Value, 0, 8)
 	pid := os.Getpid()
 	read := func(base uint64, n int) {
-		vals = append(vals[:0], proffile.Value{Frame: 2, Var: 0, Bits: base})
+		vals = append(vals[:0], model.Value{Frame: 2, Var: 0, Bits: base})
 		r.ptrs, r.freads = r.ptrs[:0], r.freads[:0]
 		r.queueFields(o, 0, &vals[0], &n)
 		r.readBehind(pid, &vals, false)

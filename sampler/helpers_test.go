@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
@@ -108,18 +108,18 @@ func buildStacks(t testing.TB) string {
 // samp is one sample read back, with its stack symbolised.
 type samp struct {
 	pid, tid int32
-	s        proffile.Sample
+	s        model.Sample
 	funcs    []string // per frame: function (program) or lib:function
 }
 
 // prof is a profile read back.
 type prof struct {
-	hdr     proffile.Header
-	objs    map[uint16]*proffile.Object
-	procs   []proffile.ProcEvent
-	threads []proffile.ThreadEvent
+	hdr     model.Header
+	objs    map[uint16]*model.Object
+	procs   []model.ProcEvent
+	threads []model.ThreadEvent
 	samples []samp
-	trailer *proffile.Trailer
+	trailer *model.Trailer
 	rec     proffile.Recovery
 }
 
@@ -130,7 +130,7 @@ func readProfile(t testing.TB, path string) *prof {
 		t.Fatalf("open profile: %v", err)
 	}
 	defer r.Close()
-	p := &prof{hdr: r.Header(), objs: map[uint16]*proffile.Object{}}
+	p := &prof{hdr: r.Header(), objs: map[uint16]*model.Object{}}
 	space := proffile.NewAddrSpace()
 	for {
 		rec, err := r.Next()
@@ -142,17 +142,17 @@ func readProfile(t testing.TB, path string) *prof {
 		}
 		space.Observe(rec)
 		switch x := rec.(type) {
-		case *proffile.Object:
+		case *model.Object:
 			p.objs[x.ID] = x
-		case *proffile.ProcEvent:
+		case *model.ProcEvent:
 			p.procs = append(p.procs, *x)
-		case *proffile.ThreadEvent:
+		case *model.ThreadEvent:
 			p.threads = append(p.threads, *x)
-		case *proffile.Block:
+		case *model.Block:
 			for _, s := range x.Samples {
 				c := samp{pid: x.PID, tid: x.TID, s: s}
 				c.s.Stack = append([]uint64(nil), s.Stack...)
-				c.s.Values = append([]proffile.Value(nil), s.Values...)
+				c.s.Values = append([]model.Value(nil), s.Values...)
 				for i, pc := range s.Stack {
 					if i > 0 {
 						pc--
@@ -165,7 +165,7 @@ func readProfile(t testing.TB, path string) *prof {
 				}
 				p.samples = append(p.samples, c)
 			}
-		case *proffile.Trailer:
+		case *model.Trailer:
 			p.trailer = x
 		}
 	}
@@ -173,7 +173,7 @@ func readProfile(t testing.TB, path string) *prof {
 	return p
 }
 
-func symName(o *proffile.Object, link uint64) string {
+func symName(o *model.Object, link uint64) string {
 	if o == nil {
 		return ""
 	}
@@ -190,7 +190,7 @@ func symName(o *proffile.Object, link uint64) string {
 
 // val is one value sample with its context.
 type val struct {
-	proffile.Value
+	model.Value
 	sample int // index in prof.samples
 	fn     string
 }
@@ -207,7 +207,7 @@ func (p *prof) values(fn, name string) []val {
 			}
 			vr := &o.Schema.Vars[v.Var]
 			f := "#global"
-			if vr.Func != dwarfschema.NoFunc {
+			if vr.Func != model.NoFunc {
 				f = o.Schema.Funcs[vr.Func].Name
 			}
 			if vr.Name == name && f == fn {
@@ -236,7 +236,7 @@ func record(t *testing.T, cfg Config) (*Result, *prof) {
 	if cfg.Warn == nil {
 		cfg.Warn = func(s string) { warns = append(warns, s) }
 	}
-	res, err := Record(cfg)
+	res, err := recordErr(cfg)
 	if err != nil {
 		t.Fatalf("Record: %v", err)
 	}
@@ -329,4 +329,17 @@ func waitFile(t *testing.T, path string, d time.Duration) string {
 	}
 	t.Fatalf("%s: nothing written after %v", path, d)
 	return ""
+}
+
+// testSampler, when set, is the sampler of the recordings that do not
+// name one (TestSamplers runs the suite with the sampler auto does not
+// pick).
+var testSampler string
+
+// recordErr is Record with testSampler.
+func recordErr(cfg Config) (*Result, error) {
+	if cfg.Sampler == "" {
+		cfg.Sampler = testSampler
+	}
+	return Record(cfg)
 }

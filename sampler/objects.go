@@ -5,12 +5,16 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/vprof/vprof/runtime/model"
+	"io/fs"
+	"os"
 	"sort"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/pcindex"
-	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // object is one ELF object mapped by a traced process: its CFI, and for a
@@ -18,7 +22,7 @@ import (
 type object struct {
 	id      uint16
 	path    string
-	schema  *dwarfschema.Schema
+	schema  *model.Schema
 	index   *pcindex.Index // program objects with DWARF only
 	table   *unwind.Table  // nil: no CFI
 	program bool
@@ -34,7 +38,7 @@ type object struct {
 	clSlot      []int // per cluster: batch slot and arena offset of the current read
 	clOff       []int
 	// fieldStart[v]..fieldStart[v+1] index the fields read behind pointer
-	// variable v (dwarfschema.Field.Deref); nil when there are none.
+	// variable v (model.Field.Deref); nil when there are none.
 	fieldStart []int32
 	fields     []derefField
 }
@@ -42,17 +46,17 @@ type object struct {
 // derefField is a field read behind its pointer: Size bytes at the
 // pointer's value + off.
 type derefField struct {
-	v    dwarfschema.VarID
+	v    model.VarID
 	off  int64
 	size int32
-	kind dwarfschema.Kind
+	kind model.Kind
 }
 
 // globalRead is one global variable read at every tick.
 type globalRead struct {
 	loc  int32
-	v    dwarfschema.VarID
-	kind dwarfschema.LocKind
+	v    model.VarID
+	kind model.LocKind
 	addr uint64 // link-time (LocAddr)
 	size int
 	off  int // offset of its bytes in the cluster buffer
@@ -180,9 +184,9 @@ func (o *object) prepare() {
 	for i := range s.Locs {
 		l := &s.Locs[i]
 		switch l.Kind {
-		case dwarfschema.LocReg:
+		case model.LocReg:
 			o.needFP[i] = l.Reg >= unwind.XMM0 && l.Reg < unwind.XMM0+16
-		case dwarfschema.LocExpr:
+		case model.LocExpr:
 			o.needFP[i] = exprUsesSSE(l.Expr)
 		}
 	}
@@ -198,13 +202,13 @@ func (o *object) prepare() {
 		l := &s.Locs[li]
 		v := &s.Vars[l.Var]
 		g := globalRead{loc: li, v: l.Var, kind: l.Kind, size: int(v.Size)}
-		if v.Kind == dwarfschema.KindAggregate && g.size > aggBytes {
+		if v.Kind == model.KindAggregate && g.size > aggBytes {
 			g.size = aggBytes
 		}
 		if g.size <= 0 || g.size > aggBytes {
 			continue
 		}
-		if l.Kind == dwarfschema.LocAddr {
+		if l.Kind == model.LocAddr {
 			g.addr = l.Addr
 		}
 		gs = append(gs, g)
@@ -213,7 +217,7 @@ func (o *object) prepare() {
 	off := 0
 	for i := range gs {
 		g := &gs[i]
-		if g.kind != dwarfschema.LocAddr {
+		if g.kind != model.LocAddr {
 			g.cl = -1
 			continue
 		}
@@ -244,7 +248,7 @@ func (o *object) prepareFields() {
 	n := 0
 	for i := range s.Vars {
 		v := &s.Vars[i]
-		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != dwarfschema.KindAggregate {
+		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != model.KindAggregate {
 			count[f.Of+1]++
 			n++
 		}
@@ -260,8 +264,8 @@ func (o *object) prepareFields() {
 	fill := append([]int32(nil), count[:len(s.Vars)]...)
 	for i := range s.Vars {
 		v := &s.Vars[i]
-		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != dwarfschema.KindAggregate {
-			o.fields[fill[f.Of]] = derefField{v: dwarfschema.VarID(i), off: f.Offset, size: v.Size, kind: v.Kind}
+		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != model.KindAggregate {
+			o.fields[fill[f.Of]] = derefField{v: model.VarID(i), off: f.Offset, size: v.Size, kind: v.Kind}
 			fill[f.Of]++
 		}
 	}
@@ -283,6 +287,100 @@ func exprUsesSSE(e []byte) bool {
 }
 
 // record is the profile's description of o.
-func (o *object) record() *proffile.Object {
-	return &proffile.Object{ID: o.id, Path: o.path, BuildID: o.schema.BuildID, Program: o.program, Schema: o.schema}
+func (o *object) record() *model.Object {
+	return &model.Object{ID: o.id, Path: o.path, BuildID: o.schema.BuildID, Program: o.program, Schema: o.schema}
+}
+
+// objectCache holds the objects loaded for a recording (programs,
+// libraries, the vDSO), each loaded once and numbered in load order: the
+// profile's object ids, list[id]. Each is written to the profile as it
+// is loaded, or when the profile is created (profWriter.create).
+type objectCache struct {
+	byKey map[string]*object
+	list  []*object
+	opt   loadOptions
+	out   *profWriter
+}
+
+// get returns the object at display path, loading it on first use from
+// file (which may be a /proc path).
+func (oc *objectCache) get(file, display string, program bool) (*object, error) {
+	key := display
+	if program {
+		key = "prog:" + display
+	}
+	if o := oc.byKey[key]; o != nil {
+		return o, nil
+	}
+	var o *object
+	var err error
+	if program {
+		o, err = loadProgram(file, display, oc.opt)
+	} else {
+		o, err = loadLibrary(file, display)
+	}
+	if err != nil {
+		return nil, err
+	}
+	oc.add(key, o)
+	return o, nil
+}
+
+func (oc *objectCache) add(key string, o *object) {
+	o.id = uint16(len(oc.list))
+	oc.byKey[key] = o
+	oc.list = append(oc.list, o)
+	oc.out.object(o)
+}
+
+// loadMain loads the program object of p's current image.
+func (oc *objectCache) loadMain(p *process) error {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid))
+	if errors.Is(err, fs.ErrPermission) {
+		// The process exists (attach saw /proc/PID) but is not ours to read.
+		return &PermissionError{PID: p.pid, Err: err}
+	}
+	if err != nil {
+		return fmt.Errorf("process %d: %w", p.pid, ErrNoProcess)
+	}
+	p.exe = trimDeleted(exe)
+	o, err := oc.get(fmt.Sprintf("/proc/%d/exe", p.pid), p.exe, true)
+	if err != nil {
+		return err
+	}
+	p.main = o
+	return nil
+}
+
+func trimDeleted(s string) string {
+	const d = " (deleted)"
+	if len(s) > len(d) && s[len(s)-len(d):] == d {
+		return s[:len(s)-len(d)]
+	}
+	return s
+}
+
+// vdso returns the vDSO object, read from p's memory once (every process
+// of one kernel maps the same image).
+func (oc *objectCache) vdso(p *process, e *mapEntry) *object {
+	if o := oc.byKey["[vdso]"]; o != nil {
+		return o
+	}
+	size := int(e.End - e.Start)
+	if size <= 0 || size > 1<<20 {
+		return nil
+	}
+	img := make([]byte, size)
+	local := []unix.Iovec{{Base: &img[0]}}
+	local[0].SetLen(size)
+	remote := []unix.RemoteIovec{{Base: uintptr(e.Start), Len: size}}
+	if n, err := readv(p.pid, local, remote); err != nil || n != size {
+		return nil
+	}
+	o, err := loadImage("[vdso]", img)
+	if err != nil {
+		return nil
+	}
+	oc.add("[vdso]", o)
+	return o
 }

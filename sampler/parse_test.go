@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 func TestParseMaps(t *testing.T) {
@@ -159,25 +159,25 @@ func TestNormalise(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		kind dwarfschema.Kind
+		kind model.Kind
 		in   []byte
 		want uint64
 	}{
-		{"int8 -1", dwarfschema.KindInt, []byte{0xff}, ^uint64(0)},
-		{"int16 -5", dwarfschema.KindInt, le(uint64(0xfffb), 2), uint64(0xfffffffffffffffb)},
-		{"int32 7", dwarfschema.KindInt, le(7, 4), 7},
-		{"int64", dwarfschema.KindInt, le(1<<62, 8), 1 << 62},
-		{"uint8 255", dwarfschema.KindUint, []byte{0xff}, 255},
-		{"uint32 max", dwarfschema.KindUint, le(0xffffffff, 4), 0xffffffff},
-		{"bool", dwarfschema.KindBool, []byte{1}, 1},
-		{"enum -1", dwarfschema.KindEnum, le(0xffffffff, 4), ^uint64(0)},
-		{"float 0.75", dwarfschema.KindFloat, f32(0.75), math.Float64bits(0.75)},
-		{"double 2.5", dwarfschema.KindFloat, le(math.Float64bits(2.5), 8), math.Float64bits(2.5)},
-		{"long double 1.5", dwarfschema.KindFloat, x87, math.Float64bits(1.5)},
-		{"long double -1.5", dwarfschema.KindFloat, negx87, math.Float64bits(-1.5)},
-		{"pointer", dwarfschema.KindPointer, le(0x7ffe1234, 8), 0x7ffe1234},
-		{"aggregate", dwarfschema.KindAggregate, agg, fnv1a(agg)},
-		{"int128 low bits", dwarfschema.KindInt, append(le(5, 8), le(0, 8)...), 5},
+		{"int8 -1", model.KindInt, []byte{0xff}, ^uint64(0)},
+		{"int16 -5", model.KindInt, le(uint64(0xfffb), 2), uint64(0xfffffffffffffffb)},
+		{"int32 7", model.KindInt, le(7, 4), 7},
+		{"int64", model.KindInt, le(1<<62, 8), 1 << 62},
+		{"uint8 255", model.KindUint, []byte{0xff}, 255},
+		{"uint32 max", model.KindUint, le(0xffffffff, 4), 0xffffffff},
+		{"bool", model.KindBool, []byte{1}, 1},
+		{"enum -1", model.KindEnum, le(0xffffffff, 4), ^uint64(0)},
+		{"float 0.75", model.KindFloat, f32(0.75), math.Float64bits(0.75)},
+		{"double 2.5", model.KindFloat, le(math.Float64bits(2.5), 8), math.Float64bits(2.5)},
+		{"long double 1.5", model.KindFloat, x87, math.Float64bits(1.5)},
+		{"long double -1.5", model.KindFloat, negx87, math.Float64bits(-1.5)},
+		{"pointer", model.KindPointer, le(0x7ffe1234, 8), 0x7ffe1234},
+		{"aggregate", model.KindAggregate, agg, fnv1a(agg)},
+		{"int128 low bits", model.KindInt, append(le(5, 8), le(0, 8)...), 5},
 	}
 	for _, c := range cases {
 		if got := normalise(c.kind, c.in); got != c.want {
@@ -199,7 +199,7 @@ func TestNoAllocPerSample(t *testing.T) {
 		var a, b runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&a)
-		res, err := Record(Config{Args: []string{exe, n, "16"}, Depth: 3, Output: filepath.Join(t.TempDir(), "x"),
+		res, err := recordErr(Config{Args: []string{exe, n, "16"}, Depth: 3, Output: filepath.Join(t.TempDir(), "x"),
 			Signals: make(chan os.Signal), Stdout: devNull(t)})
 		runtime.ReadMemStats(&b)
 		if err != nil {

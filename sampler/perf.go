@@ -3,6 +3,7 @@ package sampler
 import (
 	"errors"
 	"fmt"
+	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"strconv"
 	"strings"
@@ -11,8 +12,6 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/vprof/vprof/runtime/proffile"
 )
 
 // The perf backend (Config.Sampler "perf", auto's choice for both clocks
@@ -27,10 +26,6 @@ import (
 // when they are bound to the same CPU, so there is one ring per CPU, owned
 // by a dummy event on the tracer thread, and every thread has one event per
 // CPU redirected to it: threads x CPUs file descriptors, CPUs mappings.
-
-// defaultSampler is Config.Sampler's default (tests run the suite with
-// each sampler by setting it).
-var defaultSampler = SamplerAuto
 
 // Sampler names (Config.Sampler, Header.Sampler).
 const (
@@ -176,7 +171,7 @@ func parseCPUList(s string) ([]int, error) {
 }
 
 // perfAttr is the attribute of a thread's sampling event.
-func (r *Recorder) perfAttr(period uint64, stack int, kernel bool) unix.PerfEventAttr {
+func perfAttr(period uint64, stack int, kernel bool) unix.PerfEventAttr {
 	a := unix.PerfEventAttr{
 		Type:              unix.PERF_TYPE_SOFTWARE,
 		Config:            unix.PERF_COUNT_SW_TASK_CLOCK,
@@ -209,41 +204,50 @@ func perfStackFor(window int) int {
 // ptrace with a warning, perf fails), for either clock: with --clock wall
 // the perf events sample running threads and the ticks blocked ones
 // (wall.go).
-func (r *Recorder) setupPerf() error {
-	if r.cfg.Sampler == "" {
-		r.cfg.Sampler = defaultSampler
-	}
-	switch r.cfg.Sampler {
+func (sm *sampling) setupPerf() error {
+	switch sm.cfg.Sampler {
 	case "", SamplerAuto, SamplerPerf:
 	case SamplerPtrace:
 		return nil
 	default:
-		return fmt.Errorf("unknown sampler %q (auto, perf or ptrace)", r.cfg.Sampler)
+		return fmt.Errorf("unknown sampler %q (auto, perf or ptrace)", sm.cfg.Sampler)
 	}
-	pb, err := r.openPerf()
+	pb, err := openPerf(sm.cfg.Interval)
 	if err != nil {
-		return r.perfFallback(err)
+		return sm.perfFallback(err)
 	}
-	r.perf = pb
+	sm.perf = pb
 	return nil
 }
 
 // perfFallback handles a perf backend that cannot be used: an error when
 // it was asked for, else a warning and ptrace sampling.
-func (r *Recorder) perfFallback(err error) error {
-	if r.perf != nil {
-		r.closePerf()
+func (sm *sampling) perfFallback(err error) error {
+	if sm.perf != nil {
+		sm.closePerf()
 	}
-	if r.cfg.Sampler == SamplerPerf {
+	if sm.cfg.Sampler == SamplerPerf {
 		return err
 	}
-	r.warn(err.Error() + "; sampling with ptrace instead: each running thread is stopped at each tick, more overhead, and a thread stopped inside a system call may see it cut short (EINTR, a short read or write; see 'vprof record --help')")
+	sm.warn(err.Error() + "; sampling with ptrace instead: each running thread is stopped at each tick, more overhead, and a thread stopped inside a system call may see it cut short (EINTR, a short read or write; see 'vprof record --help')")
+	return nil
+}
+
+// probePerf says why the perf sampler cannot sample here (nil: it can),
+// at interval iv: it opens and closes what a recording would.
+func probePerf(iv time.Duration) error {
+	pb, err := openPerf(iv)
+	if err != nil {
+		return err
+	}
+	pb.close()
 	return nil
 }
 
 // openPerf opens the rings and checks that a sampling event can be opened
-// (on the tracer thread itself; the target is checked by checkPerf).
-func (r *Recorder) openPerf() (*perfBackend, error) {
+// (on the tracer thread itself; the target is checked by checkPerf), at
+// interval iv.
+func openPerf(interval time.Duration) (*perfBackend, error) {
 	cpus, err := onlineCPUs()
 	if err != nil {
 		return nil, &perfUnavailable{"reading the online CPUs", err}
@@ -254,10 +258,10 @@ func (r *Recorder) openPerf() (*perfBackend, error) {
 	// user registers at the kernel entry: allowed by perf_event_paranoid
 	// <= 1 or CAP_PERFMON. Without it those samples are dropped by the
 	// kernel and their CPU time goes to the next sample's weight.
-	iv := uint64(r.cfg.Interval)
+	iv := uint64(interval)
 	self := unix.Gettid()
 	for _, kernel := range []bool{true, false} {
-		a := r.perfAttr(iv, perfMinStack, kernel)
+		a := perfAttr(iv, perfMinStack, kernel)
 		fd, err := unix.PerfEventOpen(&a, self, cpus[0], -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err == nil {
 			unix.Close(fd)
@@ -278,7 +282,6 @@ func (r *Recorder) openPerf() (*perfBackend, error) {
 		}
 		pb.rings = append(pb.rings, g)
 	}
-	r.perf = pb
 	return pb, nil
 }
 
@@ -331,24 +334,24 @@ func (g *perfRing) close() {
 // checkPerf opens and closes an event on the program's first thread: what
 // the kernel allows for the tracer's own thread it may refuse for another
 // process. It runs before the profile's header is written.
-func (r *Recorder) checkPerf(pid int) error {
-	pb := r.perf
-	a := r.perfAttr(uint64(r.cfg.Interval), perfMinStack, pb.kernel)
+func (sm *sampling) checkPerf(pid int) error {
+	pb := sm.perf
+	a := perfAttr(uint64(sm.cfg.Interval), perfMinStack, pb.kernel)
 	fd, err := unix.PerfEventOpen(&a, pid, pb.rings[0].cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 	if err != nil {
-		return r.perfFallback(&perfUnavailable{fmt.Sprintf("event on process %d", pid), err})
+		return sm.perfFallback(&perfUnavailable{fmt.Sprintf("event on process %d", pid), err})
 	}
 	err = unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_OUTPUT, pb.rings[0].fd)
 	unix.Close(fd)
 	if err != nil {
-		return r.perfFallback(&perfUnavailable{"redirecting an event to a shared ring buffer", err})
+		return sm.perfFallback(&perfUnavailable{"redirecting an event to a shared ring buffer", err})
 	}
 	return nil
 }
 
 // samplerName is the sampler of this recording.
-func (r *Recorder) samplerName() string {
-	if r.perf != nil {
+func (sm *sampling) samplerName() string {
+	if sm.perf != nil {
 		return SamplerPerf
 	}
 	return SamplerPtrace
@@ -356,10 +359,10 @@ func (r *Recorder) samplerName() string {
 
 // perfOpen opens t's events (one per CPU), started at once. A thread
 // whose events cannot be opened is sampled with ptrace.
-func (r *Recorder) perfOpen(t *thread) {
-	pb := r.perf
+func (sm *sampling) perfOpen(t *thread) {
+	pb := sm.perf
 	stack := perfStackFor(t.window)
-	pt, err := r.perfEvents(t, stack)
+	pt, err := sm.perfEvents(t, stack)
 	if err != nil {
 		if errors.Is(err, unix.ESRCH) {
 			return // gone already
@@ -368,12 +371,12 @@ func (r *Recorder) perfOpen(t *thread) {
 		t.perf = &perfThread{ptrace: true}
 		if msg := err.Error(); !pb.why[msg] {
 			pb.why[msg] = true
-			if r.cfg.Clock == proffile.ClockWall {
+			if sm.cfg.Clock == model.ClockWall {
 				// Never stopped while running (a stop could cut a system
 				// call short): only its blocked time is sampled.
-				r.warn(fmt.Sprintf("thread %d: %v; its running time is not sampled, only its blocked time (raise ulimit -n, or record with --sampler ptrace)", t.tid, err))
+				sm.warn(fmt.Sprintf("thread %d: %v; its running time is not sampled, only its blocked time (raise ulimit -n, or record with --sampler ptrace)", t.tid, err))
 			} else {
-				r.warn(fmt.Sprintf("thread %d: %v; it is sampled with ptrace", t.tid, err))
+				sm.warn(fmt.Sprintf("thread %d: %v; it is sampled with ptrace", t.tid, err))
 			}
 		}
 		return
@@ -382,8 +385,8 @@ func (r *Recorder) perfOpen(t *thread) {
 }
 
 // perfEvents opens t's events with the given stack window.
-func (r *Recorder) perfEvents(t *thread, stack int) (*perfThread, error) {
-	pb := r.perf
+func (sm *sampling) perfEvents(t *thread, stack int) (*perfThread, error) {
+	pb := sm.perf
 	pt := &perfThread{stack: stack, ev: make([]*perfEvent, 0, len(pb.rings))}
 	if t.perf != nil {
 		pt.lastTick, pt.shrunkAt = t.perf.lastTick, t.perf.shrunkAt
@@ -395,7 +398,7 @@ func (r *Recorder) perfEvents(t *thread, stack int) (*perfThread, error) {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	for _, g := range pb.rings {
-		a := r.perfAttr(r.perfPeriod(), stack, pb.kernel)
+		a := perfAttr(sm.perfPeriod(), stack, pb.kernel)
 		fd, err := unix.PerfEventOpen(&a, t.tid, g.cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
 			return fail("perf_event_open", err)
@@ -426,9 +429,9 @@ func (r *Recorder) perfEvents(t *thread, stack int) (*perfThread, error) {
 // kernel cannot draw a period per sample itself, and a period changed
 // after each sample (PERF_EVENT_IOC_PERIOD) lags by the drain's delay: a
 // short draw repeats until then, which biases the gaps short.
-func (r *Recorder) perfPeriod() uint64 {
-	iv := uint64(r.cfg.Interval)
-	if r.cfg.Jitter {
+func (sm *sampling) perfPeriod() uint64 {
+	iv := uint64(sm.cfg.Interval)
+	if sm.cfg.Jitter {
 		iv = max(iv/perfJitterSteps, 10_000)
 	}
 	return iv
@@ -441,8 +444,8 @@ func (t *thread) perfSampled() bool { return t.perf != nil && !t.perf.ptrace }
 // perfClose closes t's events (it exited, exec'd or is being detached).
 // Records of them still in a ring are dropped: callers drain first where
 // those matter.
-func (r *Recorder) perfClose(t *thread) {
-	pb := r.perf
+func (sm *sampling) perfClose(t *thread) {
+	pb := sm.perf
 	if pb == nil {
 		return
 	}
@@ -463,35 +466,53 @@ func (r *Recorder) perfClose(t *thread) {
 
 // closePerf closes every event and ring (the end of the recording, or a
 // fall back to ptrace).
-func (r *Recorder) closePerf() {
-	pb := r.perf
+func (sm *sampling) closePerf() {
+	pb := sm.perf
 	if pb == nil {
 		return
 	}
-	for _, t := range r.threads {
+	for _, t := range sm.tr.threads {
 		if t.perf != nil {
-			r.perfClose(t)
+			sm.perfClose(t)
 		}
 	}
+	pb.close()
+	sm.perf = nil
+}
+
+// close closes the events retired and the rings (the threads' events are
+// closed by perfClose).
+func (pb *perfBackend) close() {
 	for _, e := range pb.retired {
 		unix.Close(e.fd)
 	}
 	for _, g := range pb.rings {
 		g.close()
 	}
-	r.perf = nil
+}
+
+// drainBefore takes the samples in the rings before a thread ends or an
+// image is replaced (traceObserver.drainSamples); discard's are dropped.
+func (sm *sampling) drainBefore(discard *process) {
+	if sm.perf == nil {
+		return
+	}
+	if discard != nil {
+		sm.perf.discard = discard
+	}
+	sm.perfDrain()
 }
 
 // perfDrain turns every record in the rings into samples, oldest first
 // across the rings (a thread's samples may be in several: it moves between
 // CPUs).
-func (r *Recorder) perfDrain() {
-	pb := r.perf
+func (sm *sampling) perfDrain() {
+	pb := sm.perf
 	if pb == nil || pb.draining {
 		return
 	}
 	pb.gen++
-	if pb.gen == panicAtTick {
+	if pb.gen == sm.cfg.test.panicAtTick {
 		panic("injected recorder fault") // tests: drains stand for ticks
 	}
 	pb.draining = true
@@ -510,13 +531,13 @@ func (r *Recorder) perfDrain() {
 		if best == nil {
 			break
 		}
-		r.perfRecord(&best.rec)
+		sm.perfRecord(&best.rec)
 		best.next()
 	}
 	for _, g := range pb.rings {
 		atomic.StoreUint64(&g.page.Data_tail, g.tail)
 		if g.bad > 0 {
-			r.warn(fmt.Sprintf("perf ring of CPU %d: %d records did not parse (%v); they were skipped", g.cpu, g.bad, g.badErr))
+			sm.warn(fmt.Sprintf("perf ring of CPU %d: %d records did not parse (%v); they were skipped", g.cpu, g.bad, g.badErr))
 		}
 	}
 	// Events replaced before the previous drain have no record left.
@@ -571,29 +592,29 @@ func (g *perfRing) next() {
 }
 
 // perfRecord handles one record.
-func (r *Recorder) perfRecord(rec *perfRecord) {
+func (sm *sampling) perfRecord(rec *perfRecord) {
 	switch rec.typ {
 	case perfRecordSample:
-		r.perfSample(rec)
+		sm.perfSample(rec)
 	case perfRecordLost, perfRecordLostSamples:
-		r.steps.Lost += rec.lost
+		sm.steps.Lost += rec.lost
 	case perfRecordThrottle:
-		r.steps.Throttled++
+		sm.steps.Throttled++
 	}
 }
 
 // perfSample turns one sample record into a profile sample: the record's
 // registers and stack copy make the capture finishSample unwinds and reads
 // values from, as the ptrace path's stop does.
-func (r *Recorder) perfSample(rec *perfRecord) {
-	t0 := r.now()
-	pb := r.perf
+func (sm *sampling) perfSample(rec *perfRecord) {
+	t0 := sm.now()
+	pb := sm.perf
 	e := pb.events[rec.id]
 	if e == nil || e.t.gone || e.t.tid != int(rec.tid) || e.t.proc == nil || e.t.proc.exited || e.t.proc == pb.discard {
-		r.steps.Dropped++
+		sm.steps.Dropped++
 		return
 	}
-	if r.cfg.Jitter && r.rng.IntN(perfJitterSteps) != 0 {
+	if sm.cfg.Jitter && sm.rng.IntN(perfJitterSteps) != 0 {
 		return // thinned out: the next sample kept weighs this one's CPU time too
 	}
 	t := e.t
@@ -602,21 +623,21 @@ func (r *Recorder) perfSample(rec *perfRecord) {
 		weight = int64(rec.period)
 	}
 	e.last = rec.count
-	r.targetCPU += weight
-	if r.cfg.Clock == proffile.ClockWall {
+	sm.targetCPU += weight
+	if sm.cfg.Clock == model.ClockWall {
 		// Its time waiting for a CPU since its previous sample counts as
 		// running (wall.go).
 		weight += t.wall.takeDelay()
 	}
 	if rec.abi != perfRegsABI64 {
-		r.steps.Dropped++ // no user registers (the thread was exiting)
+		sm.steps.Dropped++ // no user registers (the thread was exiting)
 		return
 	}
-	if r.cpuAtTick == 0 {
-		r.cpuAtTick = ownCPU()
+	if sm.cpuAtTick == 0 {
+		sm.cpuAtTick = ownCPU()
 	}
-	r.steps.Ticks++
-	r.steps.Perf++
+	sm.steps.Ticks++
+	sm.steps.Perf++
 	c := pb.cap
 	for i, v := range rec.regs {
 		c.regs.R[perfRegDWARF[i]] = v
@@ -624,8 +645,8 @@ func (r *Recorder) perfSample(rec *perfRecord) {
 	c.regs.Valid, c.regs.Weak = 1<<17-1, 0
 	c.hasFP = false // the kernel does not dump SSE registers for user-space sampling
 	c.mem.snapshot(t.proc.pid, c.regs.SP(), rec.stack, uint64(len(rec.stack)) == rec.asked, &pb.snap)
-	when := int64(rec.time) - r.monoBase
-	tick := uint64(max(when, 0)/int64(r.cfg.Interval)) + 1
+	when := int64(rec.time) - sm.monoBase
+	tick := uint64(max(when, 0)/int64(sm.cfg.Interval)) + 1
 	pt := t.perf
 	if pt != nil {
 		tick = max(tick, pt.lastTick+1)
@@ -640,43 +661,43 @@ func (r *Recorder) perfSample(rec *perfRecord) {
 			break
 		}
 	}
-	r.steps.Ring += secs(r.now() - t0)
-	saved := r.tickN
-	r.tickN = tick
-	r.cur = c
-	r.finishSample(t, weight, when, proffile.Running, -1)
-	r.tickN = saved
+	sm.steps.Ring += secs(sm.now() - t0)
+	saved := sm.tickN
+	sm.tickN = tick
+	sm.cur = c
+	sm.finishSample(t, weight, when, model.Running, -1)
+	sm.tickN = saved
 	if !read {
 		pb.globalsRead = append(pb.globalsRead, p)
 	}
-	lag := r.now() - when
-	r.steps.Lag += secs(lag)
-	r.steps.MaxLag = max(r.steps.MaxLag, secs(lag))
+	lag := sm.now() - when
+	sm.steps.Lag += secs(lag)
+	sm.steps.MaxLag = max(sm.steps.MaxLag, secs(lag))
 	if pt != nil && !t.gone {
-		r.perfRefit(t, pt)
+		sm.perfRefit(t, pt)
 	}
 }
 
 // perfRefit re-opens t's events when its fitted window (fitWindow) has
 // outgrown theirs, or fits in a quarter of it for a while.
-func (r *Recorder) perfRefit(t *thread, pt *perfThread) {
+func (sm *sampling) perfRefit(t *thread, pt *perfThread) {
 	want := perfStackFor(t.window)
 	if want == pt.stack {
 		return
 	}
 	if want < pt.stack {
-		now := r.now()
+		now := sm.now()
 		if want*4 > pt.stack || now-pt.shrunkAt < perfShrinkEvery {
 			return
 		}
 		pt.shrunkAt = now
 	}
-	npt, err := r.perfEvents(t, want)
+	npt, err := sm.perfEvents(t, want)
 	if err != nil {
 		return // keep the old window
 	}
-	r.steps.Reopened++
-	pb := r.perf
+	sm.steps.Reopened++
+	pb := sm.perf
 	for _, e := range pt.ev {
 		unix.Close(e.fd)
 		e.retired = pb.gen

@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // perfRec builds ring-buffer records as the kernel writes them.
@@ -299,13 +299,9 @@ func TestSnapshotRedZone(t *testing.T) {
 // not allow it.
 func perfOK(t *testing.T) {
 	t.Helper()
-	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
-	pb, err := r.openPerf()
-	if err != nil {
+	if err := probePerf(time.Millisecond); err != nil {
 		t.Skipf("perf sampler not usable here: %v", err)
 	}
-	r.perf = pb
-	r.closePerf()
 }
 
 // TestSamplers runs the sampler tests with the sampler auto does not pick
@@ -313,12 +309,8 @@ func perfOK(t *testing.T) {
 func TestSamplers(t *testing.T) {
 	needTools(t)
 	other := SamplerPtrace
-	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
-	if pb, err := r.openPerf(); err != nil {
+	if err := probePerf(time.Millisecond); err != nil {
 		t.Skipf("the suite ran with ptrace (perf not usable here: %v)", err)
-	} else {
-		r.perf = pb
-		r.closePerf()
 	}
 	for _, c := range []struct {
 		name string
@@ -346,9 +338,9 @@ func TestSamplers(t *testing.T) {
 		{"WallClock", TestWallClock},
 	} {
 		t.Run(other+"/"+c.name, func(t *testing.T) {
-			defaultSampler = other
+			testSampler = other
 			t.Setenv("VPROF_SAMPLER_HELPER_SAMPLER", other)
-			defer func() { defaultSampler = SamplerAuto }()
+			defer func() { testSampler = "" }()
 			c.f(t)
 		})
 	}
@@ -359,7 +351,7 @@ func TestSamplers(t *testing.T) {
 func wantSampler(t *testing.T, res *Result, p *prof) {
 	t.Helper()
 	want := SamplerPerf
-	if defaultSampler == SamplerPtrace || !perfUsable() {
+	if testSampler == SamplerPtrace || !perfUsable() {
 		want = SamplerPtrace
 	}
 	if res.Sampler != want || p.hdr.Sampler != want {
@@ -501,22 +493,18 @@ func TestSamplerChoice(t *testing.T) {
 	}
 	// auto is perf for both clocks where the kernel allows it.
 	auto := SamplerPerf
-	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
-	if pb, err := r.openPerf(); err != nil {
+	if probePerf(time.Millisecond) != nil {
 		auto = SamplerPtrace
-	} else {
-		r.perf = pb
-		r.closePerf()
 	}
 	for _, c := range []struct {
 		sampler string
-		clock   proffile.Clock
+		clock   model.Clock
 		want    string
 	}{
-		{SamplerAuto, proffile.ClockWall, auto},
-		{SamplerAuto, proffile.ClockCPU, auto},
-		{SamplerPtrace, proffile.ClockWall, SamplerPtrace},
-		{SamplerPtrace, proffile.ClockCPU, SamplerPtrace},
+		{SamplerAuto, model.ClockWall, auto},
+		{SamplerAuto, model.ClockCPU, auto},
+		{SamplerPtrace, model.ClockWall, SamplerPtrace},
+		{SamplerPtrace, model.ClockCPU, SamplerPtrace},
 	} {
 		res, p := record(t, Config{Args: []string{"true"}, Clock: c.clock, Sampler: c.sampler})
 		if res.Sampler != c.want || p.hdr.Sampler != c.want || p.hdr.Clock != c.clock {

@@ -3,17 +3,15 @@ package sampler
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"math/rand/v2"
+	"github.com/vprof/vprof/runtime/model"
+
 	"os"
-	"os/exec"
+
 	"os/signal"
 	"regexp"
 	"runtime"
 	"runtime/debug"
-	"sort"
-	"strconv"
-	"strings"
+
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -21,8 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // Config is one recording.
@@ -33,7 +30,7 @@ type Config struct {
 	PID        int           // attach mode: process to attach to
 	Interval   time.Duration // between ticks (default 1ms)
 	Jitter     bool          // exponentially distributed gaps, mean Interval
-	Clock      proffile.Clock
+	Clock      model.Clock
 	Depth      int // caller program frames with values (default 3)
 	Stack      int // PC stack frames kept (default 64, at most 128)
 	Components []string
@@ -74,6 +71,21 @@ type Config struct {
 	// build-id (dwarfschema.Cache): a program recorded again is not read
 	// again. "" builds every schema.
 	SchemaCache string
+
+	// test holds what only the package's tests set.
+	test testOptions
+}
+
+// testOptions are faults and widenings that only tests ask for, each
+// showing that a guard holds. Zero values: none.
+type testOptions struct {
+	// panicAtTick makes the sampling panic at that tick (perf sampler:
+	// that drain): a recorder bug must not harm the program.
+	panicAtTick uint64
+	// interruptAnyBlocked stops every blocked thread for its registers,
+	// whatever its call: the programs that check their calls then see
+	// the harm a wrong allowlist would do (blocked.go).
+	interruptAnyBlocked bool
 }
 
 // MaxStack caps Config.Stack.
@@ -120,7 +132,7 @@ type ValueStats = valueStats
 type Result struct {
 	Path       string
 	Sampler    string // SamplerPerf or SamplerPtrace
-	Trailer    proffile.Trailer
+	Trailer    model.Trailer
 	ExitStatus int    // vprof record's exit status: the program's, or 0
 	Reason     string // why recording stopped
 	Elapsed    time.Duration
@@ -175,156 +187,77 @@ func (e *PermissionError) Error() string {
 
 func (e *PermissionError) Unwrap() error { return e.Err }
 
-// tracerOf returns the pid and command name of the process tracing the
-// process whose /proc directory is dir, or 0 if none (or unreadable).
-func tracerOf(dir string) (int, string) {
-	b, err := os.ReadFile(dir + "/status")
-	if err != nil {
-		return 0, ""
-	}
-	pid := parseTracerPid(string(b))
-	if pid <= 0 {
-		return 0, ""
-	}
-	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	return pid, strings.TrimSpace(string(comm))
-}
-
-// parseTracerPid reads the TracerPid line of a /proc/PID/status text.
-func parseTracerPid(status string) int {
-	for line := range strings.Lines(status) {
-		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				return 0
-			}
-			return n
-		}
-	}
-	return 0
-}
-
 // ErrNoProcess is wrapped by Record's error when -p names no process.
 var ErrNoProcess = errors.New("no such process")
 
-// process is one traced process.
-type process struct {
-	pid, ppid   int
-	exe         string
-	space       *unwind.Space
-	threads     []*thread
-	main        *object // program object of the current image
-	exited      bool
-	resetMaps   bool  // the next mapping record starts a new image
-	mapsAt      int64 // last maps read (ns since start)
-	mapsBackoff int64
-	mapsGen     int    // counts re-reads of the maps that found new mappings
-	globalTick  uint64 // tick of globals
-	globals     []proffile.Value
-	gbuf        []byte
-}
-
-// thread is one traced thread.
-type thread struct {
-	tid       int
-	proc      *process
-	listening bool // in a group-stop, PTRACE_LISTEN'ed
-	exiting   bool // PTRACE_EVENT_EXIT seen
-	vfork     bool // waiting for a vfork child (uninterruptible: not stopped)
-	gone      bool
-	intr      bool // a PTRACE_INTERRUPT is pending
-	schedFD   int
-	sysFD     int
-	cpu       uint64 // CPU ns at the last check
-	cpuSample uint64 // CPU ns at the last sample
-	cpuStart  uint64
-	lastNS    int64 // wall time of the last sample
-	checkNS   int64 // wall time of the last CPU check
-	idle      int
-	nextCheck uint64
-	window    int
-	// a tick's stop: the capture taken while stopped, processed after
-	// every thread of the tick was resumed
-	cap        *capture
-	inBatch    bool
-	perf       *perfThread // its perf events (perf sampler)
-	captured   bool
-	pendWeight int64
-	pendWhen   int64
-	tInt       int64          // when it was interrupted
-	blk        blockedEpisode // last sample while blocked, reused until it moves (blocked.go)
-	wall       wallAcct       // --clock wall with the perf sampler (wall.go)
-}
-
-// Recorder is the state of one recording; it lives on the tracer thread.
+// Recorder is one recording. It lives on the tracer thread and wires the
+// parts that each own a share of the state:
+//
+//   - tracer (tracer.go): process control. The traced processes and
+//     threads and the ptrace protocol: launch, attach, the tracees'
+//     events, stops, detach. It tells the Recorder what it sees
+//     (traceObserver).
+//   - sampling (sample.go, blocked.go, wall.go, perf.go, values.go): the
+//     per-tick sampling. Which threads a tick samples, their capture,
+//     the unwinding, the values, the sample handed to the writer.
+//   - profWriter (write.go): the profile file and the counts of what it
+//     holds; the trailer and Result at the end.
+//   - objectCache (objects.go): the objects loaded, each once.
+//
+// The Recorder runs the loop (ticks, tracee events, signals, flushes) and
+// decides when and how the recording ends.
 type Recorder struct {
-	cfg      Config
-	w        *proffile.Writer
+	cfg  Config
+	clk  clock
+	warn warner
+	objs objectCache
+	tr   tracer
+	smp  sampling
+	out  profWriter
+
+	sigs       <-chan os.Signal
+	deadline   int64
+	stopReason string
+	stopSig    syscall.Signal
+	cpuAtStart time.Duration // vprof's CPU time when the recording began
+
+	started atomic.Pointer[time.Time] // read by the progress goroutine
+}
+
+// clock is a recording's time base, set when the profile begins.
+type clock struct {
 	start    time.Time
 	monoBase int64 // CLOCK_MONOTONIC at start, ns
+}
 
-	procs    map[int]*process
-	procList []*process
-	threads  map[int]*thread
-	objects  map[string]*object
-	objList  []*object
-	first    *process
-	attached bool
-	perf     *perfBackend // nil: the ptrace sampler
+// now is the time since the recording started, in ns (monotonic).
+func (c *clock) now() int64 { return int64(time.Since(c.start)) }
 
-	firstStatus  int
-	firstExited  bool
-	swallowCont  map[int]bool // a SIGCONT vprof sent while starting the program
-	tickN        uint64
-	nextTick     int64
-	rng          *rand.Rand
-	stopReason   string
-	stopSig      syscall.Signal
-	targetCPU    int64
-	lastFlush    int64
-	cpuAtStart   time.Duration // vprof's CPU time when the recording began
-	cpuAtTick    time.Duration // and at the first tick
-	sigs         <-chan os.Signal
-	deadline     int64
-	loadOpt      loadOptions
-	warned       map[string]bool
-	mapsCooldown int64
+// begin sets the time base to now.
+func (c *clock) begin() {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	c.monoBase = ts.Nano()
+	c.start = time.Now()
+}
 
-	// sampling scratch, reused by every sample
-	pregs    unix.PtraceRegs
-	cur      *capture // the capture being turned into a sample
-	light    *capture // for threads sampled without stopping them
-	stopped  []*thread
-	frames   []unwind.Frame
-	stack    []uint64
-	values   []proffile.Value
-	pend     []pending
-	ptrs     []ptrRead
-	freads   []fieldRead
-	batch    *batch
-	stamp    uint32
-	eval     evaluator
-	exprRegs unwind.Regs // a caller frame's registers, carried-over ones included
-	sample   proffile.Sample
-	tickThr  []*thread
-	procBuf  [512]byte
-	sys      sysState
-	sched    schedStat
-	still    stillCheck // a blocked thread's sample's values are kept if (checkStill)
-	nlocals  int
-	blk      blockedState
+// sleepUntil sleeps until t ns after the start (an absolute deadline, so
+// a late wake-up does not shift later ticks).
+func (c *clock) sleepUntil(t int64) {
+	sleepUntilMono(c.monoBase + t)
+}
 
-	steps  StepStats
-	vstats valueStats
-	ustats unwind.Stats
-	nproc  int
-	nthr   int
+// warner passes each distinct warning on once.
+type warner struct {
+	seen map[string]bool
+	fn   func(string)
+}
 
-	// read by the progress goroutine
-	started  atomic.Pointer[time.Time]
-	samples  atomic.Int64
-	vsamples atomic.Int64
-	live     atomic.Int64
+func (w *warner) warn(msg string) {
+	if !w.seen[msg] {
+		w.seen[msg] = true
+		w.fn(msg)
+	}
 }
 
 const (
@@ -347,9 +280,9 @@ func Record(cfg Config) (*Result, error) {
 		cfg.Interval = time.Millisecond
 	}
 	if cfg.Clock == "" {
-		cfg.Clock = proffile.ClockCPU
+		cfg.Clock = model.ClockCPU
 	}
-	if cfg.Clock != proffile.ClockCPU && cfg.Clock != proffile.ClockWall {
+	if cfg.Clock != model.ClockCPU && cfg.Clock != model.ClockWall {
 		return nil, fmt.Errorf("unknown clock %q (cpu or wall)", cfg.Clock)
 	}
 	if cfg.Stack <= 0 {
@@ -363,6 +296,9 @@ func Record(cfg Config) (*Result, error) {
 	}
 	if cfg.Output == "" {
 		cfg.Output = "vprof.data"
+	}
+	if cfg.Sampler == "" {
+		cfg.Sampler = SamplerAuto
 	}
 	if (len(cfg.Args) == 0) == (cfg.PID == 0) {
 		return nil, errors.New("give either a command to launch or a process id to attach to")
@@ -386,28 +322,7 @@ func Record(cfg Config) (*Result, error) {
 		defer signal.Stop(ch)
 		sigs = ch
 	}
-	r := &Recorder{
-		cfg:         cfg,
-		procs:       map[int]*process{},
-		threads:     map[int]*thread{},
-		objects:     map[string]*object{},
-		swallowCont: map[int]bool{},
-		warned:      map[string]bool{},
-		sigs:        sigs,
-		frames:      make([]unwind.Frame, cfg.Stack),
-		stack:       make([]uint64, 0, MaxStack),
-		values:      make([]proffile.Value, 0, 1024),
-		pend:        make([]pending, 0, 1024),
-		batch:       newBatch(arenaBytes),
-		rng:         rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
-	}
-	r.light = newCapture(maxWindow)
-	r.eval.r = r
-	r.loadOpt = loadOptions{
-		schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars, NoFields: cfg.NoFields},
-		cache:  &dwarfschema.Cache{Dir: cfg.SchemaCache, Warn: r.warn},
-		warn:   r.warn,
-	}
+	r := newRecorder(cfg, sigs)
 
 	done := make(chan struct{})
 	var res *Result
@@ -429,8 +344,8 @@ func Record(cfg Config) (*Result, error) {
 				break wait
 			case <-tk.C:
 				if st := r.started.Load(); st != nil {
-					cfg.Progress(Progress{Elapsed: time.Since(*st), Threads: int(r.live.Load()),
-						Samples: r.samples.Load(), ValueSamples: r.vsamples.Load()})
+					cfg.Progress(Progress{Elapsed: time.Since(*st), Threads: int(r.tr.live.Load()),
+						Samples: r.out.samples.Load(), ValueSamples: r.out.vsamples.Load()})
 				}
 			}
 		}
@@ -438,6 +353,31 @@ func Record(cfg Config) (*Result, error) {
 		<-done
 	}
 	return res, err
+}
+
+// newRecorder wires the parts of a recording of cfg (defaults filled in).
+func newRecorder(cfg Config, sigs <-chan os.Signal) *Recorder {
+	r := &Recorder{cfg: cfg, sigs: sigs}
+	r.warn = warner{seen: map[string]bool{}, fn: cfg.Warn}
+	r.objs = objectCache{
+		byKey: map[string]*object{},
+		out:   &r.out,
+		opt: loadOptions{
+			schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars, NoFields: cfg.NoFields},
+			cache:  &dwarfschema.Cache{Dir: cfg.SchemaCache, Warn: r.warn.warn},
+			warn:   r.warn.warn,
+		},
+	}
+	r.tr = tracer{
+		clock:       &r.clk,
+		warner:      &r.warn,
+		obs:         r,
+		procs:       map[int]*process{},
+		threads:     map[int]*thread{},
+		swallowCont: map[int]bool{},
+	}
+	r.smp.init(&r.cfg, &r.clk, &r.warn, &r.tr, &r.objs, &r.out)
+	return r
 }
 
 func secs(ns int64) time.Duration { return time.Duration(ns) }
@@ -451,16 +391,6 @@ func ownCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func (r *Recorder) warn(msg string) {
-	if !r.warned[msg] {
-		r.warned[msg] = true
-		r.cfg.Warn(msg)
-	}
-}
-
-// now is the time since the recording started, in ns (monotonic).
-func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
-
 // run is the tracer thread's body.
 func (r *Recorder) run() (res *Result, err error) {
 	defer func() {
@@ -468,18 +398,16 @@ func (r *Recorder) run() (res *Result, err error) {
 			// The program never pays for a recorder bug.
 			func() {
 				defer func() { recover() }()
-				r.detachAll()
-				r.closePerf()
+				r.tr.detachAll()
+				r.smp.closePerf()
 			}()
-			if r.w != nil {
-				r.w.Abort()
-			}
+			r.out.abort()
 			err = fmt.Errorf("internal error: %v (the program was detached and left running)\n%s", p, debug.Stack())
 		}
 	}()
 	// Precise sleeps between ticks (the default slack is 50µs).
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
-	if err := r.setupPerf(); err != nil {
+	if err := r.smp.setupPerf(); err != nil {
 		return nil, err
 	}
 	if len(r.cfg.Args) > 0 {
@@ -488,7 +416,7 @@ func (r *Recorder) run() (res *Result, err error) {
 		err = r.attach(r.cfg.PID)
 	}
 	if err != nil {
-		r.closePerf()
+		r.smp.closePerf()
 		return nil, err
 	}
 	// Run this thread ahead of the program's: a stopped thread waits for
@@ -501,121 +429,96 @@ func (r *Recorder) run() (res *Result, err error) {
 	return r.finish()
 }
 
-// header is the profile header of the first process.
-func (r *Recorder) header(p *process) proffile.Header {
-	h := proffile.Header{
-		Target:      p.exe,
-		Args:        r.cfg.Args,
-		Attached:    r.attached,
-		PID:         int32(p.pid),
-		IntervalNS:  int64(r.cfg.Interval),
-		Clock:       r.cfg.Clock,
-		Depth:       r.cfg.Depth,
-		Stack:       r.cfg.Stack,
-		StartUnixNS: time.Now().UnixNano(),
-		Recorder:    r.cfg.Recorder,
-		Sampler:     r.samplerName(),
+// loop runs ticks and handles tracee events until the recording ends.
+func (r *Recorder) loop() {
+	sm := &r.smp
+	for {
+		r.tr.drain()
+		sm.perfDrain()
+		if r.tr.firstExited {
+			r.stopReason = "the program exited"
+			return
+		}
+		if r.checkSignals() {
+			return
+		}
+		now := r.clk.now()
+		if r.deadline > 0 && now >= r.deadline {
+			r.stopReason = fmt.Sprintf("--duration %v reached", r.cfg.Duration)
+			return
+		}
+		switch {
+		case now < sm.nextTick:
+		case sm.perf != nil && sm.perf.fallback == 0 && r.cfg.Clock == model.ClockCPU:
+			// Every thread has its perf events: no tick, only drains.
+			// (The wall clock's ticks sample the blocked threads.)
+			sm.nextTick = now + int64(perfDrainEvery)
+		default:
+			sm.tick(now)
+			sm.schedule(r.clk.now())
+		}
+		r.out.flushDue(now)
+		next := sm.nextTick
+		if lim := r.clk.now() + int64(maxSleep); next > lim {
+			next = lim
+		}
+		if r.deadline > 0 && next > r.deadline {
+			next = r.deadline
+		}
+		r.clk.sleepUntil(next)
 	}
-	if p.main != nil {
-		h.BuildID = p.main.schema.BuildID
-	}
-	h.Hostname, _ = os.Hostname()
-	return h
 }
 
-// begin starts the profile once the first process is known and stopped or
-// seized.
-func (r *Recorder) begin(p *process) error {
-	if r.perf != nil {
-		if err := r.checkPerf(p.pid); err != nil {
-			return err
+// checkSignals handles a pending SIGINT, SIGTERM or SIGHUP to vprof and
+// reports whether recording must stop (see the package doc).
+func (r *Recorder) checkSignals() bool {
+	select {
+	case s := <-r.sigs:
+		switch s {
+		case syscall.SIGINT:
+			if r.tr.attached {
+				r.stopReason = "interrupted (SIGINT)"
+				return true
+			}
+			if !r.terminalDelivered() {
+				unix.Kill(r.tr.first.pid, unix.SIGINT)
+			}
+			return false
+		case syscall.SIGTERM, syscall.SIGHUP:
+			r.stopReason = fmt.Sprintf("vprof got %v", s)
+			r.stopSig = s.(syscall.Signal)
+			return true
 		}
+	default:
 	}
-	w, err := proffile.Create(r.cfg.Output, r.header(p))
+	return false
+}
+
+// terminalDelivered reports whether a SIGINT to vprof came from its
+// terminal and so reached the program too: vprof and the program are in the
+// terminal's foreground process group.
+func (r *Recorder) terminalDelivered() bool {
+	tty, err := os.Open("/dev/tty")
 	if err != nil {
-		return err
+		return false
 	}
-	r.w = w
-	for _, o := range r.objList { // loaded before the profile existed
-		w.AddObject(o.record())
+	defer tty.Close()
+	fg, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCGPGRP)
+	if err != nil {
+		return false
 	}
-	var ts unix.Timespec
-	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
-	r.monoBase = ts.Nano()
-	r.start = time.Now()
-	start := r.start
-	r.started.Store(&start)
-	r.cpuAtStart = ownCPU()
-	r.nextTick = int64(r.cfg.Interval)
-	if r.cfg.Duration > 0 {
-		r.deadline = int64(r.cfg.Duration)
-	}
-	return nil
+	pg, err := unix.Getpgid(r.tr.first.pid)
+	return err == nil && fg == unix.Getpgrp() && pg == fg
 }
 
 // launch starts the program under ptrace, stopped at its first
-// instruction, and seizes it.
+// instruction, loads it, begins the profile, and lets it run.
 func (r *Recorder) launch() error {
-	argv := r.cfg.Args
-	path, err := lookPath(argv[0])
+	pid, err := r.tr.spawn(&r.cfg)
 	if err != nil {
 		return err
 	}
-	files := []*os.File{r.cfg.Stdin, r.cfg.Stdout, r.cfg.Stderr}
-	std := []*os.File{os.Stdin, os.Stdout, os.Stderr}
-	fds := make([]uintptr, 3)
-	for i, f := range files {
-		if f == nil {
-			f = std[i]
-		}
-		fds[i] = f.Fd()
-	}
-	env := r.cfg.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	// PTRACE_TRACEME stops the child at exec; this thread is its tracer.
-	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: fds, Sys: &syscall.SysProcAttr{Ptrace: true}})
-	if err != nil {
-		if errors.Is(err, syscall.EPERM) {
-			// The child's PTRACE_TRACEME was refused. When vprof is
-			// itself traced (a debugger, strace -f, vprof) following
-			// forks, its tracer took the child first: no capability
-			// would help.
-			if tpid, comm := tracerOf("/proc/self"); tpid > 0 {
-				return fmt.Errorf("cannot trace %s: vprof itself is traced by process %d (%s), which traces the processes vprof starts too; run vprof outside it, or start the program and attach with -p", path, tpid, comm)
-			}
-			return &PermissionError{PID: 0, Err: err}
-		}
-		return fmt.Errorf("cannot execute %s: %w", path, err)
-	}
-	_, ws, err := wait4(pid, 0)
-	if err != nil || !ws.Stopped() {
-		return fmt.Errorf("%s did not start under ptrace (status %v, %v)", path, ws, err)
-	}
-	// Hand the child over from TRACEME to SEIZE (needed for
-	// PTRACE_INTERRUPT and PTRACE_LISTEN): detach into a SIGSTOP stop,
-	// seize, and continue it. It has not run an instruction of its own.
-	if err := ptraceDetach(pid, int(unix.SIGSTOP)); err != nil {
-		unix.Kill(pid, unix.SIGKILL)
-		return fmt.Errorf("ptrace detach of new process %d: %v", pid, err)
-	}
-	if _, ws, err = wait4(pid, unix.WUNTRACED); err != nil || !ws.Stopped() {
-		unix.Kill(pid, unix.SIGKILL)
-		return fmt.Errorf("new process %d did not stop (status %v, %v)", pid, ws, err)
-	}
-	if err := ptraceSeize(pid); err != nil {
-		unix.Kill(pid, unix.SIGKILL)
-		if errors.Is(err, unix.EPERM) {
-			return &PermissionError{PID: pid, Err: err}
-		}
-		return fmt.Errorf("ptrace seize of new process %d: %v", pid, err)
-	}
-	if _, ws, err = wait4(pid, 0); err != nil || !ws.Stopped() {
-		unix.Kill(pid, unix.SIGKILL)
-		return fmt.Errorf("new process %d: no stop after seize (status %v, %v)", pid, ws, err)
-	}
-	p, err := r.newProcess(pid, os.Getpid(), nil)
+	p, err := r.tr.addProcess(pid, os.Getpid(), nil)
 	if err == nil {
 		err = checkComponents(r.cfg.Components, p)
 	}
@@ -627,162 +530,50 @@ func (r *Recorder) launch() error {
 		unix.Kill(pid, unix.SIGKILL)
 		return err
 	}
-	r.first = p
-	r.startProcess(p, proffile.ProcStart)
-	r.newThread(p, pid)
-	r.refreshMaps(p)
-	r.w.Flush() // the header and layout on disk at once: readable even if vprof dies now
-	// Leave the SIGSTOP group-stop: SIGCONT, whose delivery is swallowed
-	// (the program never sees it), then continue from the seize stop.
-	r.swallowCont[pid] = true
-	unix.Kill(pid, unix.SIGCONT)
-	ptraceCont(pid, 0)
+	r.tr.first = p
+	r.out.proc(model.ProcEvent{Kind: model.ProcStart, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.clk.now(), Path: p.exe})
+	r.tr.addThread(p, pid)
+	r.smp.refreshMaps(p)
+	r.out.flush() // the header and layout on disk at once: readable even if vprof dies now
+	r.tr.release(pid)
 	return nil
 }
 
-// lookPath resolves a command like a shell would, with errors that say
-// what is wrong.
-func lookPath(name string) (string, error) {
-	path := name
-	if !containsSlash(name) {
-		p, err := exec.LookPath(name)
-		if err != nil {
-			return "", fmt.Errorf("%s: command not found in $PATH", name)
-		}
-		path = p
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return "", fmt.Errorf("%s: no such file", name)
-		}
-		return "", err
-	}
-	if st.IsDir() {
-		return "", fmt.Errorf("%s: is a directory, not a program", name)
-	}
-	if st.Mode()&0o111 == 0 || unix.Access(path, unix.X_OK) != nil {
-		return "", fmt.Errorf("%s: not executable (permission denied)", name)
-	}
-	return path, nil
-}
-
-func containsSlash(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return true
-		}
-	}
-	return false
-}
-
-// attach seizes every thread of process pid.
+// attach loads process pid's program, seizes every thread of it, and
+// begins the profile.
 func (r *Recorder) attach(pid int) error {
-	r.attached = true
-	if pid <= 0 {
-		return fmt.Errorf("invalid process id %d", pid)
-	}
-	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
-		return fmt.Errorf("process %d: %w", pid, ErrNoProcess)
-	}
-	if tgid, _, err := taskStatus(pid); err == nil && tgid != pid {
-		return fmt.Errorf("%d is a thread of process %d: give the process id", pid, tgid)
-	}
-	if pid == os.Getpid() {
-		return errors.New("vprof cannot record itself")
+	r.tr.attached = true
+	if err := checkAttachable(pid); err != nil {
+		return err
 	}
 	// Load the program before stopping anything.
-	p, err := r.newProcess(pid, 0, nil)
+	p, err := r.tr.addProcess(pid, 0, nil)
 	if err == nil {
 		err = checkComponents(r.cfg.Components, p)
 	}
 	if err != nil {
 		return err
 	}
-	tids, err := listTasks(pid)
+	seized, err := r.tr.seize(pid)
 	if err != nil {
-		return fmt.Errorf("process %d: %w", pid, ErrNoProcess)
-	}
-	seized := map[int]bool{}
-	// Threads created while attaching by a thread not yet seized are not
-	// auto-attached: list again until nothing new appears.
-	for len(tids) > 0 {
-		var fresh []int
-		for _, tid := range tids {
-			if seized[tid] {
-				continue
-			}
-			if err := ptraceSeize(tid); err != nil {
-				if errors.Is(err, unix.ESRCH) {
-					continue // exited meanwhile
-				}
-				r.detachSeized(seized)
-				if errors.Is(err, unix.EPERM) {
-					return &PermissionError{PID: pid, Err: err}
-				}
-				return fmt.Errorf("ptrace seize of thread %d of process %d: %v", tid, pid, err)
-			}
-			seized[tid] = true
-			fresh = append(fresh, tid)
-		}
-		if len(fresh) == 0 {
-			break
-		}
-		tids, _ = listTasks(pid)
-	}
-	if len(seized) == 0 {
-		return fmt.Errorf("process %d: %w (it exited)", pid, ErrNoProcess)
-	}
-	if err := r.begin(p); err != nil {
-		r.detachSeized(seized)
 		return err
 	}
-	r.first = p
-	r.startProcess(p, proffile.ProcStart)
-	ids := make([]int, 0, len(seized))
-	for tid := range seized {
-		ids = append(ids, tid)
+	if err := r.begin(p); err != nil {
+		r.tr.detachSeized(seized)
+		return err
 	}
-	sort.Ints(ids)
-	for _, tid := range ids {
-		r.newThread(p, tid)
+	r.tr.first = p
+	r.out.proc(model.ProcEvent{Kind: model.ProcStart, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.clk.now(), Path: p.exe})
+	for _, tid := range seized {
+		r.tr.addThread(p, tid)
 	}
-	r.refreshMaps(p)
-	r.w.Flush()
+	r.smp.refreshMaps(p)
+	r.out.flush()
 	return nil
 }
 
-// detachSeized undoes a partial attach (threads are running: seize does
-// not stop them, so interrupt each before detaching).
-func (r *Recorder) detachSeized(seized map[int]bool) {
-	for tid := range seized {
-		r.threads[tid] = &thread{tid: tid, schedFD: -1, sysFD: -1}
-	}
-	r.detachAll()
-}
-
-// newProcess creates a process record and loads its program (not yet
-// written to the profile).
-func (r *Recorder) newProcess(pid, ppid int, parent *process) (*process, error) {
-	p := &process{pid: pid, ppid: ppid, resetMaps: true}
-	if parent != nil {
-		p.space = parent.space.Clone()
-		p.main, p.exe = parent.main, parent.exe
-		p.resetMaps = false
-	} else {
-		p.space = &unwind.Space{}
-		if err := r.loadMain(p); err != nil {
-			return nil, err
-		}
-	}
-	r.procs[pid] = p
-	r.procList = append(r.procList, p)
-	r.nproc++
-	return p, nil
-}
-
 // checkComponents fails when one of comps matches none of the source files
-// of the first program recorded (dwarfschema.ComponentError): the
+// of the first program recorded (model.ComponentError): the
 // recording would hold no value of it. A program without DWARF is not
 // checked (it was warned about); nor are the programs it starts, which a
 // component may be meant for.
@@ -790,150 +581,112 @@ func checkComponents(comps []string, p *process) error {
 	if len(comps) == 0 || p.main == nil || p.main.schema == nil || !p.main.schema.HasDWARF {
 		return nil
 	}
-	return dwarfschema.CheckComponents(comps, p.exe, p.main.schema.Files)
+	return model.CheckComponents(comps, p.exe, p.main.schema.Files)
 }
 
-// loadMain loads the program object of p's current image.
-func (r *Recorder) loadMain(p *process) error {
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid))
-	if errors.Is(err, fs.ErrPermission) {
-		// The process exists (attach saw /proc/PID) but is not ours to read.
-		return &PermissionError{PID: p.pid, Err: err}
+// begin starts the profile once the first process is known and stopped or
+// seized.
+func (r *Recorder) begin(p *process) error {
+	if r.smp.perf != nil {
+		if err := r.smp.checkPerf(p.pid); err != nil {
+			return err
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("process %d: %w", p.pid, ErrNoProcess)
-	}
-	p.exe = trimDeleted(exe)
-	o, err := r.object(fmt.Sprintf("/proc/%d/exe", p.pid), p.exe, true)
-	if err != nil {
+	if err := r.out.create(r.cfg.Output, r.header(p), r.objs.list); err != nil {
 		return err
 	}
-	p.main = o
+	r.clk.begin()
+	start := r.clk.start
+	r.started.Store(&start)
+	r.cpuAtStart = ownCPU()
+	r.smp.nextTick = int64(r.cfg.Interval)
+	if r.cfg.Duration > 0 {
+		r.deadline = int64(r.cfg.Duration)
+	}
 	return nil
 }
 
-func trimDeleted(s string) string {
-	const d = " (deleted)"
-	if len(s) > len(d) && s[len(s)-len(d):] == d {
-		return s[:len(s)-len(d)]
+// finish ends the recording: detach what is still traced, write the
+// trailer, and decide vprof's exit status.
+func (r *Recorder) finish() (*Result, error) {
+	end := r.clk.now()
+	r.smp.perfDrain()
+	if len(r.tr.threads) > 0 {
+		r.tr.detachAll()
 	}
-	return s
-}
-
-// object returns the object at display path, loading it on first use from
-// file (which may be a /proc path).
-func (r *Recorder) object(file, display string, program bool) (*object, error) {
-	key := display
-	if program {
-		key = "prog:" + display
-	}
-	if o := r.objects[key]; o != nil {
-		return o, nil
-	}
-	var o *object
-	var err error
-	if program {
-		o, err = loadProgram(file, display, r.loadOpt)
-	} else {
-		o, err = loadLibrary(file, display)
-	}
+	sampler := r.smp.samplerName()
+	r.smp.closePerf()
+	res, err := r.result(end, sampler)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
-	r.addObject(key, o)
-	return o, nil
+	switch {
+	case r.tr.firstExited:
+		res.ExitStatus = r.tr.firstStatus
+	case r.tr.attached:
+		res.ExitStatus = 0
+	case r.stopSig != 0:
+		res.ExitStatus = 128 + int(r.stopSig)
+	default:
+		// --duration in launch mode: the program goes on; pass its status
+		// through when it ends.
+		if r.cfg.OnDetached != nil {
+			r.cfg.OnDetached(res)
+		}
+		res.ExitStatus = r.waitExit(r.tr.first.pid)
+	}
+	return res, nil
 }
 
-func (r *Recorder) addObject(key string, o *object) {
-	o.id = uint16(len(r.objList))
-	r.objects[key] = o
-	r.objList = append(r.objList, o)
-	if r.w != nil {
-		r.w.AddObject(o.record())
-	}
-}
-
-// startProcess writes p's start (or fork) to the profile.
-func (r *Recorder) startProcess(p *process, kind proffile.ProcEventKind) {
-	r.w.AddProc(proffile.ProcEvent{Kind: kind, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.now(), Path: p.exe})
-}
-
-// newThread registers thread tid of p.
-func (r *Recorder) newThread(p *process, tid int) *thread {
-	now := r.now()
-	t := &thread{tid: tid, proc: p, window: 8 << 10, lastNS: now, checkNS: now}
-	t.schedFD = openTaskFile(p.pid, tid, "schedstat")
-	t.sysFD = openTaskFile(p.pid, tid, "syscall")
-	var sc schedStat
-	if r.readSched(t, &sc) {
-		t.cpu, t.cpuSample, t.cpuStart = sc.CPU, sc.CPU, sc.CPU
-		t.wall.start(now, &sc)
-	}
-	r.threads[tid] = t
-	p.threads = append(p.threads, t)
-	r.nthr++
-	r.live.Add(1)
-	r.w.AddThread(proffile.ThreadEvent{PID: int32(p.pid), TID: int32(tid), TimeNS: r.now(), Name: taskComm(p.pid, tid)})
-	if r.perf != nil {
-		r.perfOpen(t)
-	}
-	return t
-}
-
-// dropThread forgets a thread that exited or was detached.
-func (r *Recorder) dropThread(t *thread, exited bool) {
-	if t.gone {
-		return
-	}
-	r.perfClose(t)
-	t.gone = true
-	delete(r.threads, t.tid)
-	if t.schedFD >= 0 {
-		unix.Close(t.schedFD)
-	}
-	if t.sysFD >= 0 {
-		unix.Close(t.sysFD)
-	}
-	r.live.Add(-1)
-	if p := t.proc; p != nil {
-		for i, x := range p.threads {
-			if x == t {
-				p.threads = append(p.threads[:i], p.threads[i+1:]...)
-				break
+// waitExit waits for an untraced child and returns its shell-style status.
+// SIGTERM or SIGHUP to vprof stops the wait (status 128+n).
+func (r *Recorder) waitExit(pid int) int {
+	for {
+		var ws unix.WaitStatus
+		wpid, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0
+		case wpid == pid && ws.Exited():
+			return ws.ExitStatus()
+		case wpid == pid && ws.Signaled():
+			return 128 + int(ws.Signal())
+		}
+		select {
+		case s := <-r.sigs:
+			if s == syscall.SIGTERM || s == syscall.SIGHUP {
+				return 128 + int(s.(syscall.Signal))
 			}
-		}
-		if exited && r.w != nil {
-			r.w.AddThread(proffile.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.now(), Exit: true})
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }
 
-// readCPU returns t's CPU time (ns).
-func (r *Recorder) readCPU(t *thread) (uint64, bool) {
-	var s schedStat
-	ok := r.readSched(t, &s)
-	return s.CPU, ok
+// The Recorder is the tracer's observer: it connects what the tracer sees
+// to the other parts.
+
+func (r *Recorder) loadProgram(p *process) error { return r.objs.loadMain(p) }
+
+func (r *Recorder) procEvent(ev model.ProcEvent) { r.out.proc(ev) }
+
+func (r *Recorder) threadAdded(t *thread) {
+	r.smp.threadAdded(t)
+	p := t.proc
+	r.out.thread(model.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.clk.now(), Name: taskComm(p.pid, t.tid)})
+	if r.smp.perf != nil {
+		r.smp.perfOpen(t)
+	}
 }
 
-// readSched reads t's schedstat.
-func (r *Recorder) readSched(t *thread, s *schedStat) bool {
-	if t.schedFD < 0 {
-		return false
+func (r *Recorder) threadDropped(t *thread, exited bool) {
+	r.smp.threadDropped(t)
+	if p := t.proc; p != nil && exited {
+		r.out.thread(model.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.clk.now(), Exit: true})
 	}
-	n, err := pread(t.schedFD, r.procBuf[:])
-	if err != nil || n == 0 {
-		return false
-	}
-	return parseSchedstatAll(r.procBuf[:n], s)
 }
 
-func (r *Recorder) readSys(t *thread, s *sysState) bool {
-	if t.sysFD < 0 {
-		return false
-	}
-	n, err := pread(t.sysFD, r.procBuf[:])
-	if err != nil || n == 0 {
-		return false
-	}
-	return parseSyscall(r.procBuf[:n], s)
-}
+func (r *Recorder) mapsChanged(p *process) { r.smp.refreshMaps(p) }
+
+func (r *Recorder) drainSamples(discard *process) { r.smp.drainBefore(discard) }

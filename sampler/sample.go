@@ -2,18 +2,162 @@ package sampler
 
 import (
 	"fmt"
+	"github.com/vprof/vprof/runtime/model"
+	"math/rand/v2"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
-// panicAtTick makes tick panic at that tick (tests: a recorder bug must
-// not harm the program). Zero never fires.
-var panicAtTick uint64
+// sampling is a recording's per-tick sampling (method.md §3): which
+// threads a tick samples, their capture (a stop, /proc and memory, or a
+// perf record: perf.go), the unwinding, the values (values.go), and the
+// sample handed to the writer. Blocked threads are blocked.go's, the
+// wall clock under the perf sampler wall.go's. It owns the scratch space
+// every sample reuses, the perf backend, and the statistics of the
+// sampling steps; the threads are the tracer's, and it stops and resumes
+// them through it.
+type sampling struct {
+	*clock
+	*warner
+	cfg  *Config
+	tr   *tracer
+	objs *objectCache
+	out  *profWriter
+	perf *perfBackend // nil: the ptrace sampler
+
+	tickN    uint64
+	nextTick int64
+	rng      *rand.Rand
+
+	// scratch, reused by every sample
+	pregs    unix.PtraceRegs
+	cur      *capture // the capture being turned into a sample
+	light    *capture // for threads sampled without stopping them
+	stopped  []*thread
+	frames   []unwind.Frame
+	stack    []uint64
+	values   []model.Value
+	pend     []pending
+	ptrs     []ptrRead
+	freads   []fieldRead
+	batch    *batch
+	stamp    uint32
+	eval     evaluator
+	exprRegs unwind.Regs // a caller frame's registers, carried-over ones included
+	sample   model.Sample
+	tickThr  []*thread
+	procBuf  [512]byte
+	sys      sysState
+	sched    schedStat
+	still    stillCheck // a blocked thread's sample's values are kept if (checkStill)
+	nlocals  int
+	blk      blockedState
+
+	steps     StepStats
+	vstats    valueStats
+	ustats    unwind.Stats
+	targetCPU int64
+	cpuAtTick time.Duration // vprof's CPU time at the first tick
+}
+
+// init readies sm for a recording of cfg.
+func (sm *sampling) init(cfg *Config, clk *clock, w *warner, tr *tracer, objs *objectCache, out *profWriter) {
+	*sm = sampling{
+		clock:  clk,
+		warner: w,
+		cfg:    cfg,
+		tr:     tr,
+		objs:   objs,
+		out:    out,
+		frames: make([]unwind.Frame, cfg.Stack),
+		stack:  make([]uint64, 0, MaxStack),
+		values: make([]model.Value, 0, 1024),
+		pend:   make([]pending, 0, 1024),
+		batch:  newBatch(arenaBytes),
+		rng:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
+	}
+	sm.light = newCapture(maxWindow)
+	sm.eval.sm = sm
+}
+
+// threadAdded readies a thread the tracer now traces for sampling: its
+// /proc files and CPU time (its perf events are opened by the caller).
+func (sm *sampling) threadAdded(t *thread) {
+	p := t.proc
+	now := sm.now()
+	t.lastNS, t.checkNS = now, now
+	t.schedFD = openTaskFile(p.pid, t.tid, "schedstat")
+	t.sysFD = openTaskFile(p.pid, t.tid, "syscall")
+	var sc schedStat
+	if sm.readSched(t, &sc) {
+		t.cpu, t.cpuSample, t.cpuStart = sc.CPU, sc.CPU, sc.CPU
+		t.wall.start(now, &sc)
+	}
+}
+
+// threadDropped releases what sampling t held: its perf events and /proc
+// files.
+func (sm *sampling) threadDropped(t *thread) {
+	sm.perfClose(t)
+	if t.schedFD >= 0 {
+		unix.Close(t.schedFD)
+	}
+	if t.sysFD >= 0 {
+		unix.Close(t.sysFD)
+	}
+}
+
+// schedule sets the next tick: one interval later, or an exponentially
+// distributed gap with the interval as mean (--jitter). Ticks that could not
+// be taken on time are counted as lost, never taken in a burst.
+func (sm *sampling) schedule(now int64) {
+	iv := int64(sm.cfg.Interval)
+	gap := iv
+	if sm.cfg.Jitter {
+		gap = int64(sm.rng.ExpFloat64() * float64(iv))
+		gap = max(gap, iv/100)
+		gap = min(gap, 20*iv)
+	}
+	sm.nextTick += gap
+	if sm.nextTick <= now {
+		sm.steps.Lost += uint64((now-sm.nextTick)/iv) + 1
+		sm.nextTick = now + gap
+	}
+}
+
+// readCPU returns t's CPU time (ns).
+func (sm *sampling) readCPU(t *thread) (uint64, bool) {
+	var s schedStat
+	ok := sm.readSched(t, &s)
+	return s.CPU, ok
+}
+
+// readSched reads t's schedstat.
+func (sm *sampling) readSched(t *thread, s *schedStat) bool {
+	if t.schedFD < 0 {
+		return false
+	}
+	n, err := pread(t.schedFD, sm.procBuf[:])
+	if err != nil || n == 0 {
+		return false
+	}
+	return parseSchedstatAll(sm.procBuf[:n], s)
+}
+
+func (sm *sampling) readSys(t *thread, s *sysState) bool {
+	if t.sysFD < 0 {
+		return false
+	}
+	n, err := pread(t.sysFD, sm.procBuf[:])
+	if err != nil || n == 0 {
+		return false
+	}
+	return parseSyscall(sm.procBuf[:n], s)
+}
 
 // capture is what a sample needs from a thread: its registers and a copy
 // of its stack window, taken while it is stopped (or, for a thread blocked
@@ -39,62 +183,62 @@ func newCapture(window int) *capture {
 // being stopped (but for blocked.go's allowlist, wall clock). Under the
 // perf sampler the ticks sample blocked threads (wall clock, wall.go), or
 // the threads whose perf events could not be opened (cpu clock).
-func (r *Recorder) tick(now int64) {
-	if r.tickN == 0 {
-		r.cpuAtTick = ownCPU()
+func (sm *sampling) tick(now int64) {
+	if sm.tickN == 0 {
+		sm.cpuAtTick = ownCPU()
 	}
-	r.tickN++
-	if r.perf != nil {
+	sm.tickN++
+	if sm.perf != nil {
 		// Threads the perf sampler could not take: ticks numbered as its
 		// samples are, by time.
-		r.tickN = max(r.tickN, uint64(now/int64(r.cfg.Interval))+1)
+		sm.tickN = max(sm.tickN, uint64(now/int64(sm.cfg.Interval))+1)
 	}
-	r.steps.Ticks++
-	if r.tickN == panicAtTick {
+	sm.steps.Ticks++
+	if sm.tickN == sm.cfg.test.panicAtTick {
 		panic("injected recorder fault")
 	}
-	r.stopped = r.stopped[:0]
+	sm.stopped = sm.stopped[:0]
 	// --clock wall with the perf sampler: blocked threads only (wall.go).
-	wallPerf := r.perf != nil && r.cfg.Clock == proffile.ClockWall
-	for pi := 0; pi < len(r.procList); pi++ {
-		p := r.procList[pi]
-		r.tickThr = append(r.tickThr[:0], p.threads...)
-		for _, t := range r.tickThr {
+	wallPerf := sm.perf != nil && sm.cfg.Clock == model.ClockWall
+	for pi := 0; pi < len(sm.tr.procList); pi++ {
+		p := sm.tr.procList[pi]
+		sm.tickThr = append(sm.tickThr[:0], p.threads...)
+		for _, t := range sm.tickThr {
 			if t.gone || t.listening || t.exiting || t.vfork || p.exited {
 				continue
 			}
 			switch {
 			case wallPerf:
-				r.wallTick(t)
+				sm.wallTick(t)
 			case !t.perfSampled():
-				r.tickThread(t, now)
+				sm.tickThread(t, now)
 			}
 		}
 	}
-	if len(r.stopped) == 0 {
+	if len(sm.stopped) == 0 {
 		return
 	}
-	r.stopAll()
-	for _, t := range r.stopped {
+	sm.stopAll()
+	for _, t := range sm.stopped {
 		if t.captured && !t.gone {
 			t.captured = false
-			r.steps.Full++
-			r.cur = t.cap
-			r.finishSample(t, t.pendWeight, t.pendWhen, proffile.Running, -1)
+			sm.steps.Full++
+			sm.cur = t.cap
+			sm.finishSample(t, t.pendWeight, t.pendWhen, model.Running, -1)
 		}
 	}
 }
 
 // tickThread decides whether t is sampled at this tick: a blocked thread
 // is sampled at once, a running one is queued for stopAll.
-func (r *Recorder) tickThread(t *thread, now int64) {
-	t0 := r.now()
+func (sm *sampling) tickThread(t *thread, now int64) {
+	t0 := sm.now()
 	var weight int64
-	if r.cfg.Clock == proffile.ClockCPU {
-		if r.tickN < t.nextCheck {
+	if sm.cfg.Clock == model.ClockCPU {
+		if sm.tickN < t.nextCheck {
 			return
 		}
-		c, ok := r.readCPU(t)
+		c, ok := sm.readCPU(t)
 		if !ok {
 			return
 		}
@@ -103,11 +247,11 @@ func (r *Recorder) tickThread(t *thread, now int64) {
 			// is not lost, the next sample's weight covers it.
 			t.checkNS = now
 			t.idle++
-			t.nextCheck = r.tickN + uint64(min(1+t.idle/4, 16))
-			r.steps.Decide += secs(r.now() - t0)
+			t.nextCheck = sm.tickN + uint64(min(1+t.idle/4, 16))
+			sm.steps.Decide += secs(sm.now() - t0)
 			return
 		}
-		r.targetCPU += int64(c - t.cpu)
+		sm.targetCPU += int64(c - t.cpu)
 		busy := int64(c-t.cpu) >= (now-t.checkNS)*9/10
 		t.cpu, t.idle, t.nextCheck, t.checkNS = c, 0, 0, now
 		weight = int64(c - t.cpuSample)
@@ -117,29 +261,29 @@ func (r *Recorder) tickThread(t *thread, now int64) {
 			// saves reading its state; the chance that it entered a
 			// blocking call in the last tenth of the interval is small.
 			t.lastNS = now
-			r.steps.Decide += secs(r.now() - t0)
+			sm.steps.Decide += secs(sm.now() - t0)
 			t.pendWeight, t.pendWhen = weight, t0
-			r.stopped = append(r.stopped, t)
+			sm.stopped = append(sm.stopped, t)
 			return
 		}
 	} else {
 		weight = now - t.lastNS
 	}
 	t.lastNS = now
-	if !r.readSys(t, &r.sys) {
-		r.sys = sysState{Running: true}
+	if !sm.readSys(t, &sm.sys) {
+		sm.sys = sysState{Running: true}
 	}
-	r.steps.Decide += secs(r.now() - t0)
-	if r.sys.Running {
+	sm.steps.Decide += secs(sm.now() - t0)
+	if sm.sys.Running {
 		t.pendWeight, t.pendWhen = weight, t0
-		r.stopped = append(r.stopped, t)
+		sm.stopped = append(sm.stopped, t)
 		return
 	}
 	var sc *schedStat
-	if r.cfg.Clock == proffile.ClockWall && r.readSched(t, &r.sched) {
-		sc = &r.sched
+	if sm.cfg.Clock == model.ClockWall && sm.readSched(t, &sm.sched) {
+		sc = &sm.sched
 	}
-	r.sampleBlocked(t, weight, t0, sc)
+	sm.sampleBlocked(t, weight, t0, sc)
 }
 
 // stopAll interrupts the queued threads and captures each as it stops,
@@ -147,14 +291,14 @@ func (r *Recorder) tickThread(t *thread, now int64) {
 // Other tracees' events are handled meanwhile: a thread may not stop
 // until another moves on (a vfork parent, an exec waiting for the other
 // threads' exit stops).
-func (r *Recorder) stopAll() {
+func (sm *sampling) stopAll() {
 	pending := 0
-	for _, t := range r.stopped {
+	for _, t := range sm.stopped {
 		t.captured = false
 		if ptraceInterrupt(t.tid) != nil {
 			continue
 		}
-		t.intr, t.inBatch, t.tInt = true, true, r.now()
+		t.intr, t.inBatch, t.tInt = true, true, sm.now()
 		pending++
 	}
 	for pending > 0 {
@@ -162,21 +306,21 @@ func (r *Recorder) stopAll() {
 		if err != nil {
 			break
 		}
-		t := r.threads[wpid]
+		t := sm.tr.threads[wpid]
 		if t != nil && t.inBatch && ws.Stopped() {
 			switch trapCause(ws) {
 			case unix.PTRACE_EVENT_EXEC, unix.PTRACE_EVENT_EXIT, unix.PTRACE_EVENT_VFORK:
 			default:
 				t.intr, t.inBatch = false, false
 				pending--
-				r.capture(t, ws)
+				sm.capture(t, ws)
 				continue
 			}
 		}
-		r.dispatch(wpid, ws)
+		sm.tr.dispatch(wpid, ws)
 		// The event may have ended the wait for some of the threads.
 		pending = 0
-		for _, x := range r.stopped {
+		for _, x := range sm.stopped {
 			if x.inBatch && (x.gone || !x.intr) {
 				x.inBatch = false
 			}
@@ -185,30 +329,30 @@ func (r *Recorder) stopAll() {
 			}
 		}
 	}
-	for _, t := range r.stopped {
+	for _, t := range sm.stopped {
 		t.inBatch = false
 	}
 }
 
 // capture copies what a sample needs from stopped thread t, then resumes
 // it with handle(t, ws) (delivering the signal it stopped for, if any).
-func (r *Recorder) capture(t *thread, ws unix.WaitStatus) {
+func (sm *sampling) capture(t *thread, ws unix.WaitStatus) {
 	p := t.proc
-	t1 := r.now()
+	t1 := sm.now()
 	c, need := t.ensureCapture()
-	if ptraceGetRegs(t.tid, &r.pregs) != nil {
-		r.handle(t, ws)
+	if ptraceGetRegs(t.tid, &sm.pregs) != nil {
+		sm.tr.handle(t, ws)
 		return
 	}
-	regsFromPtrace(&r.pregs, &c.regs)
-	t.noteRestartBlock(&r.pregs)
-	r.readFPRegs(t, c)
-	t2 := r.now()
+	regsFromPtrace(&sm.pregs, &c.regs)
+	t.noteRestartBlock(&sm.pregs)
+	sm.readFPRegs(t, c)
+	t2 := sm.now()
 	c.mem.fill(p.pid, c.regs.SP()-redZone, need)
-	t3 := r.now()
-	r.handle(t, ws) // resume: PTRACE_CONT, with the signal it stopped for if any
-	t4 := r.now()
-	s := &r.steps
+	t3 := sm.now()
+	sm.tr.handle(t, ws) // resume: PTRACE_CONT, with the signal it stopped for if any
+	t4 := sm.now()
+	s := &sm.steps
 	s.Stop += secs(t1 - t.tInt)
 	s.Regs += secs(t2 - t1)
 	s.Read += secs(t3 - t2)
@@ -217,50 +361,50 @@ func (r *Recorder) capture(t *thread, ws unix.WaitStatus) {
 	t.captured = true
 }
 
-// finishSample unwinds the copied stack of r.cur, reads the values and
+// finishSample unwinds the copied stack of sm.cur, reads the values and
 // writes the sample.
-func (r *Recorder) finishSample(t *thread, weight, when int64, state proffile.ThreadState, nr int32) {
+func (sm *sampling) finishSample(t *thread, weight, when int64, state model.ThreadState, nr int32) {
 	p := t.proc
-	c := r.cur
-	t0 := r.now()
+	c := sm.cur
+	t0 := sm.now()
 	// Globals are read live: before the unwinding, which may take long
 	// (the first sample in a library loads its CFI), so that they are as
 	// close as can be to the registers and stack copied at the tick.
-	r.readGlobalsOnce(p)
-	n := p.space.Walk(&c.regs, &c.mem, r.frames, &r.ustats)
-	if r.unknownPC(n) && r.mapsDue(p) {
-		if r.refreshMaps(p) {
-			n = p.space.Walk(&c.regs, &c.mem, r.frames, &r.ustats)
+	sm.readGlobalsOnce(p)
+	n := p.space.Walk(&c.regs, &c.mem, sm.frames, &sm.ustats)
+	if sm.unknownPC(n) && sm.mapsDue(p) {
+		if sm.refreshMaps(p) {
+			n = p.space.Walk(&c.regs, &c.mem, sm.frames, &sm.ustats)
 		}
 	}
-	stack := r.stack[:0]
+	stack := sm.stack[:0]
 	for i := 0; i < n; i++ {
-		stack = append(stack, r.frames[i].PC)
+		stack = append(stack, sm.frames[i].PC)
 	}
-	t1 := r.now()
-	r.readFrameValues(p, r.frames[:n])
-	r.appendGlobals(p)
-	r.checkStill(t)
-	r.fitWindow(t, c, n)
-	t2 := r.now()
-	r.emit(t, weight, when, state, nr, stack)
-	r.steps.Unwind += secs(t1 - t0)
-	r.steps.Values += secs(t2 - t1)
+	t1 := sm.now()
+	sm.readFrameValues(p, sm.frames[:n])
+	sm.appendGlobals(p)
+	sm.checkStill(t)
+	sm.fitWindow(t, c, n)
+	t2 := sm.now()
+	sm.emit(t, weight, when, state, nr, stack)
+	sm.steps.Unwind += secs(t1 - t0)
+	sm.steps.Values += secs(t2 - t1)
 }
 
 // fitWindow sizes t's stack window to what its stacks use: the copy costs
 // by the page, and most stacks are shallow. It grows at once (doubling on
 // reads outside the window) and shrinks slowly.
-func (r *Recorder) fitWindow(t *thread, c *capture, n int) {
+func (sm *sampling) fitWindow(t *thread, c *capture, n int) {
 	if c.mem.misses > 0 {
-		r.steps.WindowMisses += uint64(c.mem.misses)
+		sm.steps.WindowMisses += uint64(c.mem.misses)
 		t.window = min(2*t.window, maxWindow)
 		return
 	}
-	if n == 0 || !r.frames[n-1].HasCFA {
+	if n == 0 || !sm.frames[n-1].HasCFA {
 		return
 	}
-	used := int(r.frames[n-1].CFA - c.mem.base)
+	used := int(sm.frames[n-1].CFA - c.mem.base)
 	if used <= 0 || used > maxWindow {
 		return
 	}
@@ -275,21 +419,19 @@ func (r *Recorder) fitWindow(t *thread, c *capture, n int) {
 }
 
 // emit writes the sample.
-func (r *Recorder) emit(t *thread, weight, when int64, state proffile.ThreadState, nr int32, stack []uint64) {
-	t0 := r.now()
-	s := &r.sample
-	s.Tick, s.TimeNS, s.WeightNS = r.tickN, when, weight
+func (sm *sampling) emit(t *thread, weight, when int64, state model.ThreadState, nr int32, stack []uint64) {
+	t0 := sm.now()
+	s := &sm.sample
+	s.Tick, s.TimeNS, s.WeightNS = sm.tickN, when, weight
 	s.State, s.Syscall = state, nr
-	s.Stack, s.Values = stack, r.values
-	r.w.AddSample(int32(t.proc.pid), int32(t.tid), s)
-	r.samples.Add(1)
-	r.vsamples.Add(int64(len(r.values)))
-	r.steps.Write += secs(r.now() - t0)
+	s.Stack, s.Values = stack, sm.values
+	sm.out.sample(t.proc.pid, t.tid, s)
+	sm.steps.Write += secs(sm.now() - t0)
 }
 
-func (r *Recorder) unknownPC(n int) bool {
+func (sm *sampling) unknownPC(n int) bool {
 	for i := 0; i < n; i++ {
-		if r.frames[i].Map == nil {
+		if sm.frames[i].Map == nil {
 			return true
 		}
 	}
@@ -298,8 +440,8 @@ func (r *Recorder) unknownPC(n int) bool {
 
 // mapsDue rate-limits re-reading /proc/PID/maps for PCs in no known
 // mapping (a library loaded since, or JIT code that no re-read will find).
-func (r *Recorder) mapsDue(p *process) bool {
-	return r.now()-p.mapsAt >= max(p.mapsBackoff, 2_000_000)
+func (sm *sampling) mapsDue(p *process) bool {
+	return sm.now()-p.mapsAt >= max(p.mapsBackoff, 2_000_000)
 }
 
 // maxMapsBackoff bounds the wait between re-reads of /proc/PID/maps for
@@ -308,12 +450,12 @@ const maxMapsBackoff = 100_000_000
 
 // needFP reports whether a variable accessible at pc lives in an SSE
 // register (reading it needs PTRACE_GETFPREGS, done only then).
-func (r *Recorder) needFP(p *process, pc uint64) bool {
+func (sm *sampling) needFP(p *process, pc uint64) bool {
 	m := p.space.Find(pc)
 	if m == nil {
 		return false
 	}
-	o := r.objList[m.Obj]
+	o := sm.objs.list[m.Obj]
 	if o.index == nil {
 		return false
 	}
@@ -327,16 +469,16 @@ func (r *Recorder) needFP(p *process, pc uint64) bool {
 
 // appendGlobals appends the globals of p's program, read once per process
 // per tick.
-func (r *Recorder) appendGlobals(p *process) {
-	r.readGlobalsOnce(p)
-	r.values = append(r.values, p.globals...)
+func (sm *sampling) appendGlobals(p *process) {
+	sm.readGlobalsOnce(p)
+	sm.values = append(sm.values, p.globals...)
 }
 
 // readGlobalsOnce reads p's globals unless this tick already did.
-func (r *Recorder) readGlobalsOnce(p *process) {
-	if p.globalTick != r.tickN {
-		r.readGlobals(p)
-		p.globalTick = r.tickN
+func (sm *sampling) readGlobalsOnce(p *process) {
+	if p.globalTick != sm.tickN {
+		sm.readGlobals(p)
+		p.globalTick = sm.tickN
 	}
 }
 
@@ -352,16 +494,16 @@ func (t *thread) ensureCapture() (*capture, int) {
 
 // readFPRegs copies stopped thread t's SSE registers into c when a
 // variable at c's PC lives in one.
-func (r *Recorder) readFPRegs(t *thread, c *capture) {
+func (sm *sampling) readFPRegs(t *thread, c *capture) {
 	c.hasFP = false
-	if r.needFP(t.proc, c.regs.PC()) {
+	if sm.needFP(t.proc, c.regs.PC()) {
 		c.hasFP = ptraceGetFPRegs(t.tid, &c.fp) == nil
 	}
 }
 
 // readGlobals reads every global of p's program with one batched read of
 // address clusters.
-func (r *Recorder) readGlobals(p *process) {
+func (sm *sampling) readGlobals(p *process) {
 	p.globals = p.globals[:0]
 	o := p.main
 	if o == nil || o.index == nil || len(o.globals) == 0 {
@@ -371,7 +513,7 @@ func (r *Recorder) readGlobals(p *process) {
 	if !ok {
 		return
 	}
-	b := r.batch
+	b := sm.batch
 	b.reset()
 	if cap(o.clSlot) < len(o.clusters) {
 		o.clSlot = make([]int, len(o.clusters))
@@ -381,8 +523,8 @@ func (r *Recorder) readGlobals(p *process) {
 		o.clSlot[i], o.clOff[i] = b.add(c.lo+bias, int(c.hi-c.lo))
 	}
 	b.run(p.pid)
-	r.ptrs = r.ptrs[:0]
-	r.freads = r.freads[:0]
+	sm.ptrs = sm.ptrs[:0]
+	sm.freads = sm.freads[:0]
 	nf := 0
 	for i := range o.globals {
 		g := &o.globals[i]
@@ -392,32 +534,32 @@ func (r *Recorder) readGlobals(p *process) {
 		case g.cl >= 0:
 			slot := o.clSlot[g.cl]
 			if slot < 0 || !b.ok[slot] {
-				r.vstats.Faulted++
+				sm.vstats.Faulted++
 				continue
 			}
 			c := o.clusters[g.cl]
 			off := o.clOff[g.cl] + int(g.addr-c.lo)
 			bits = normalise(v.Kind, b.bytesOf(off, g.size))
-		case g.kind == dwarfschema.LocConst:
+		case g.kind == model.LocConst:
 			var raw [8]byte
 			for k := range raw {
 				raw[k] = byte(uint64(o.schema.Locs[g.loc].Offset) >> (8 * k))
 			}
 			bits = normalise(v.Kind, raw[:min(g.size, 8)])
 		default:
-			r.vstats.Unsupported++ // TLS and computed globals
+			sm.vstats.Unsupported++ // TLS and computed globals
 			continue
 		}
-		p.globals = append(p.globals, proffile.Value{Obj: o.id, Var: g.v, Bits: bits})
-		r.vstats.Read++
-		if v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 && o.schema.Locs[g.loc].BasicTypePtr && bits != 0 {
-			r.ptrs = append(r.ptrs, ptrRead{idx: len(p.globals) - 1, kind: v.PointeeKind, size: int(v.PointeeSize)})
+		p.globals = append(p.globals, model.Value{Obj: o.id, Var: g.v, Bits: bits})
+		sm.vstats.Read++
+		if v.Kind == model.KindPointer && v.PointeeKind != 0 && o.schema.Locs[g.loc].BasicTypePtr && bits != 0 {
+			sm.ptrs = append(sm.ptrs, ptrRead{idx: len(p.globals) - 1, kind: v.PointeeKind, size: int(v.PointeeSize)})
 		}
-		if o.fieldStart != nil && v.Kind == dwarfschema.KindPointer {
-			r.queueFields(o, len(p.globals)-1, &p.globals[len(p.globals)-1], &nf)
+		if o.fieldStart != nil && v.Kind == model.KindPointer {
+			sm.queueFields(o, len(p.globals)-1, &p.globals[len(p.globals)-1], &nf)
 		}
 	}
-	r.readBehind(p.pid, &p.globals, false)
+	sm.readBehind(p.pid, &p.globals, false)
 }
 
 // bias is the load bias of object o in p.
@@ -432,9 +574,9 @@ func (p *process) bias(o *object) (uint64, bool) {
 
 // refreshMaps reads /proc/PID/maps and adds the executable mappings not
 // known yet, loading their objects. It reports whether any was added.
-func (r *Recorder) refreshMaps(p *process) bool {
-	r.steps.MapsRefresh++
-	p.mapsAt = r.now()
+func (sm *sampling) refreshMaps(p *process) bool {
+	sm.steps.MapsRefresh++
+	p.mapsAt = sm.now()
 	ents, err := readMaps(p.pid)
 	if err != nil {
 		return false
@@ -451,16 +593,16 @@ func (r *Recorder) refreshMaps(p *process) bool {
 		var o *object
 		switch {
 		case e.Path == "[vdso]":
-			o = r.vdso(p, e)
+			o = sm.objs.vdso(p, e)
 		case strings.HasPrefix(e.Path, "["):
 			continue
 		case p.main != nil && e.Path == p.exe:
 			o = p.main
 		default:
 			var err error
-			o, err = r.object(e.Path, e.Path, false)
+			o, err = sm.objs.get(e.Path, e.Path, false)
 			if err != nil {
-				r.warn(fmt.Sprintf("cannot read %s: %v (its frames stay unresolved)", e.Path, err))
+				sm.warn(fmt.Sprintf("cannot read %s: %v (its frames stay unresolved)", e.Path, err))
 				continue
 			}
 		}
@@ -472,7 +614,7 @@ func (r *Recorder) refreshMaps(p *process) bool {
 			continue
 		}
 		p.space.Add(unwind.Mapped{Start: e.Start, End: e.End, Bias: bias, Table: o.table, Obj: int32(o.id)})
-		r.w.AddMapping(proffile.Mapping{PID: int32(p.pid), Start: e.Start, End: e.End, Bias: bias, Obj: o.id, Reset: p.resetMaps})
+		sm.out.mapping(model.Mapping{PID: int32(p.pid), Start: e.Start, End: e.End, Bias: bias, Obj: o.id, Reset: p.resetMaps})
 		p.resetMaps = false
 		added = true
 	}
@@ -487,45 +629,20 @@ func (r *Recorder) refreshMaps(p *process) bool {
 	return added
 }
 
-// vdso returns the vDSO object, read from the process's memory once (every
-// process of one kernel maps the same image).
-func (r *Recorder) vdso(p *process, e *mapEntry) *object {
-	if o := r.objects["[vdso]"]; o != nil {
-		return o
-	}
-	size := int(e.End - e.Start)
-	if size <= 0 || size > 1<<20 {
-		return nil
-	}
-	img := make([]byte, size)
-	local := []unix.Iovec{{Base: &img[0]}}
-	local[0].SetLen(size)
-	remote := []unix.RemoteIovec{{Base: uintptr(e.Start), Len: size}}
-	if n, err := readv(p.pid, local, remote); err != nil || n != size {
-		return nil
-	}
-	o, err := loadImage("[vdso]", img)
-	if err != nil {
-		return nil
-	}
-	r.addObject("[vdso]", o)
-	return o
-}
-
 // readFrameValues reads the values of the locals accessible in frames into
-// r.values (r.nlocals of them): a new read stamp (a variable is read once
+// sm.values (sm.nlocals of them): a new read stamp (a variable is read once
 // per sample, in the shallowest frame), one batched memory read.
-func (r *Recorder) readFrameValues(p *process, frames []unwind.Frame) {
-	r.stamp++
-	if r.stamp == 0 {
-		r.stamp = 1
-		for _, o := range r.objList {
+func (sm *sampling) readFrameValues(p *process, frames []unwind.Frame) {
+	sm.stamp++
+	if sm.stamp == 0 {
+		sm.stamp = 1
+		for _, o := range sm.objs.list {
 			clear(o.seen)
 		}
 	}
-	r.values, r.pend = r.values[:0], r.pend[:0]
-	r.batch.reset()
-	r.readLocals(p, frames)
-	r.finishValues(p.pid)
-	r.nlocals = len(r.values)
+	sm.values, sm.pend = sm.values[:0], sm.pend[:0]
+	sm.batch.reset()
+	sm.readLocals(p, frames)
+	sm.finishValues(p.pid)
+	sm.nlocals = len(sm.values)
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 	"github.com/vprof/vprof/testprogs"
 )
@@ -49,7 +50,7 @@ func TestValuesKnownPhases(t *testing.T) {
 	if counts[42] == 0 || counts[7] == 0 {
 		t.Errorf("g_phase values %v: want both 42 and 7", counts)
 	}
-	checkAll := func(fn, name string, want func(proffile.Value) bool, what string) []val {
+	checkAll := func(fn, name string, want func(model.Value) bool, what string) []val {
 		t.Helper()
 		vs := p.values(fn, name)
 		if len(vs) == 0 {
@@ -63,11 +64,11 @@ func TestValuesKnownPhases(t *testing.T) {
 		}
 		return vs
 	}
-	checkAll("#global", "g_ratio", func(v proffile.Value) bool { return f64(v.Bits) == 0.75 }, "0.75")
-	checkAll("#global", "g_mode", func(v proffile.Value) bool { return v.Bits == 2 }, "MODE_FAST (2)")
-	checkAll("#global", "g_neg", func(v proffile.Value) bool { return int64(v.Bits) == -5 }, "-5 sign-extended")
-	checkAll("#global", "g_big", func(v proffile.Value) bool { return v.Bits == 1<<40 }, "1<<40")
-	ptrs := checkAll("#global", "g_ptr", func(v proffile.Value) bool { return !v.HasPointee || v.Pointee == 1234 }, "-> 1234")
+	checkAll("#global", "g_ratio", func(v model.Value) bool { return f64(v.Bits) == 0.75 }, "0.75")
+	checkAll("#global", "g_mode", func(v model.Value) bool { return v.Bits == 2 }, "MODE_FAST (2)")
+	checkAll("#global", "g_neg", func(v model.Value) bool { return int64(v.Bits) == -5 }, "-5 sign-extended")
+	checkAll("#global", "g_big", func(v model.Value) bool { return v.Bits == 1<<40 }, "1<<40")
+	ptrs := checkAll("#global", "g_ptr", func(v model.Value) bool { return !v.HasPointee || v.Pointee == 1234 }, "-> 1234")
 	withPointee := 0
 	for _, v := range ptrs {
 		if v.HasPointee {
@@ -77,10 +78,10 @@ func TestValuesKnownPhases(t *testing.T) {
 	if withPointee == 0 {
 		t.Errorf("g_ptr: no sample read its pointee")
 	}
-	checkAll("spin", "n", func(v proffile.Value) bool { return v.Bits == n }, fmt.Sprint(n))
-	checkAll("spin", "mark", func(v proffile.Value) bool { return v.Bits == 99 }, "99 (on the stack)")
+	checkAll("spin", "n", func(v model.Value) bool { return v.Bits == n }, fmt.Sprint(n))
+	checkAll("spin", "mark", func(v model.Value) bool { return v.Bits == 99 }, "99 (on the stack)")
 	// A loop index is n (16) once incremented past the end, at the exit test.
-	is := checkAll("spin", "i", func(v proffile.Value) bool { return int64(v.Bits) >= 0 && int64(v.Bits) <= n }, "in [0, n]")
+	is := checkAll("spin", "i", func(v model.Value) bool { return int64(v.Bits) >= 0 && int64(v.Bits) <= n }, "in [0, n]")
 	distinct := map[uint64]bool{}
 	for _, v := range is {
 		distinct[v.Bits] = true
@@ -91,8 +92,8 @@ func TestValuesKnownPhases(t *testing.T) {
 	if len(distinct) < 10 {
 		t.Errorf("spin.i took %d distinct values; want a range", len(distinct))
 	}
-	checkAll("inner", "j", func(v proffile.Value) bool { return v.Bits <= 16 }, "in [0, 16] (inlined function)")
-	cs := checkAll("main", "c", func(v proffile.Value) bool { return v.Bits < calls && v.Frame >= 1 }, "in [0, calls) in a caller frame")
+	checkAll("inner", "j", func(v model.Value) bool { return v.Bits <= 16 }, "in [0, 16] (inlined function)")
+	cs := checkAll("main", "c", func(v model.Value) bool { return v.Bits < calls && v.Frame >= 1 }, "in [0, calls) in a caller frame")
 	// The caller's c is the callee's call argument at the same tick.
 	calls2 := map[int]uint64{}
 	for _, v := range p.values("spin", "call") {
@@ -322,7 +323,7 @@ func TestThreadsAndForks(t *testing.T) {
 	}
 	forks := 0
 	for _, e := range p.procs {
-		if e.Kind == proffile.ProcFork {
+		if e.Kind == model.ProcFork {
 			forks++
 			if e.PPID != p.hdr.PID {
 				t.Errorf("fork of %d has parent %d, want %d", e.PID, e.PPID, p.hdr.PID)
@@ -404,7 +405,7 @@ func TestSignalsDelivered(t *testing.T) {
 			done := make(chan result, 1)
 			outPath := filepath.Join(t.TempDir(), "sig.vprof")
 			go func() {
-				res, err := Record(Config{Output: outPath, Args: []string{exe, "10", "5000"}, Stdout: out, Signals: sigs})
+				res, err := recordErr(Config{Output: outPath, Args: []string{exe, "10", "5000"}, Stdout: out, Signals: sigs})
 				done <- result{res, err}
 			}()
 			// The program installs its handlers, prints its pid, sends
@@ -456,7 +457,7 @@ func TestTargetKilled(t *testing.T) {
 	outPath := filepath.Join(t.TempDir(), "k.vprof")
 	done := make(chan *Result, 1)
 	go func() {
-		res, err := Record(Config{Output: outPath, Args: []string{exe, "2", "5000"}, Signals: make(chan os.Signal)})
+		res, err := recordErr(Config{Output: outPath, Args: []string{exe, "2", "5000"}, Signals: make(chan os.Signal)})
 		if err != nil {
 			t.Error(err)
 		}
@@ -482,7 +483,7 @@ func TestTargetKilled(t *testing.T) {
 	}
 	killed := false
 	for _, e := range p.procs {
-		if e.Kind == proffile.ProcExit && e.PID == int32(pid) && e.Signal == 9 {
+		if e.Kind == model.ProcExit && e.PID == int32(pid) && e.Signal == 9 {
 			killed = true
 		}
 	}
@@ -516,7 +517,7 @@ func TestExecReloadsSchema(t *testing.T) {
 	_, p := record(t, Config{Args: []string{"sh", "-c", "exec " + exe + " 3000000 8"}})
 	execs := 0
 	for _, e := range p.procs {
-		if e.Kind == proffile.ProcExec && e.Path == exe {
+		if e.Kind == model.ProcExec && e.Path == exe {
 			execs++
 		}
 	}
@@ -556,7 +557,7 @@ func TestGroupStop(t *testing.T) {
 	outPath := filepath.Join(t.TempDir(), "g.vprof")
 	done := make(chan *Result, 1)
 	go func() {
-		res, err := Record(Config{Output: outPath, Args: []string{exe, "2", "600"}, Signals: make(chan os.Signal)})
+		res, err := recordErr(Config{Output: outPath, Args: []string{exe, "2", "600"}, Signals: make(chan os.Signal)})
 		if err != nil {
 			t.Error(err)
 		}
@@ -601,7 +602,7 @@ func procState(pid int) string {
 
 func TestWallClock(t *testing.T) {
 	exe := buildC(t, "blocker", "-g", "-pthread")
-	res, p := record(t, Config{Args: []string{exe, "300"}, Clock: proffile.ClockWall, Interval: 2 * time.Millisecond})
+	res, p := record(t, Config{Args: []string{exe, "300"}, Clock: model.ClockWall, Interval: 2 * time.Millisecond})
 	if res.ExitStatus != 0 {
 		t.Fatalf("exit %d", res.ExitStatus)
 	}
@@ -621,7 +622,7 @@ func TestWallClock(t *testing.T) {
 		}
 		a.n++
 		a.weight += s.s.WeightNS
-		if s.s.State == proffile.Blocked {
+		if s.s.State == model.Blocked {
 			a.blocked++
 			a.wBlkd += s.s.WeightNS
 			a.nrs[s.s.Syscall]++
@@ -703,7 +704,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		c.cfg.Output = filepath.Join(dir, "x.vprof")
-		_, err := Record(c.cfg)
+		_, err := recordErr(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.cfg.Args, err, c.want)
 		}
@@ -923,11 +924,9 @@ func TestRecorderPanicDetaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	panicAtTick = 50
-	defer func() { panicAtTick = 0 }()
 	out, read := pipeStdout(t)
 	prof := filepath.Join(t.TempDir(), "p.vprof")
-	_, err = Record(Config{Output: prof, Args: []string{exe, "150"}, Stdout: out, Signals: make(chan os.Signal)})
+	_, err = recordErr(Config{Output: prof, Args: []string{exe, "150"}, Stdout: out, Signals: make(chan os.Signal), test: testOptions{panicAtTick: 50}})
 	if err == nil || !strings.Contains(err.Error(), "internal error") || !strings.Contains(err.Error(), "left running") {
 		t.Fatalf("Record after an injected panic: %v", err)
 	}
@@ -966,7 +965,7 @@ func TestAttachSIGINTDetaches(t *testing.T) {
 
 func TestScheduleJitter(t *testing.T) {
 	for _, jitter := range []bool{false, true} {
-		r := &Recorder{cfg: Config{Interval: time.Millisecond, Jitter: jitter}, rng: rand.New(rand.NewPCG(1, 2))}
+		r := &sampling{cfg: &Config{Interval: time.Millisecond, Jitter: jitter}, rng: rand.New(rand.NewPCG(1, 2))}
 		var gaps []float64
 		now := int64(0)
 		for i := 0; i < 20000; i++ {
@@ -997,7 +996,7 @@ func TestScheduleJitter(t *testing.T) {
 		}
 	}
 	// A tick taken late: the missed ticks are counted, not taken in a burst.
-	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
+	r := &sampling{cfg: &Config{Interval: time.Millisecond}}
 	r.nextTick = 1e6
 	r.schedule(5.5e6)
 	if r.steps.Lost != 4 || r.nextTick != 6.5e6 {

@@ -1,148 +1,407 @@
 package sampler
 
 import (
+	"errors"
 	"fmt"
+	"github.com/vprof/vprof/runtime/model"
+	"maps"
 	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
-// loop runs ticks and handles tracee events until the recording ends.
-func (r *Recorder) loop() {
-	for {
-		r.drain()
-		r.perfDrain()
-		if r.firstExited {
-			r.stopReason = "the program exited"
-			return
-		}
-		if r.checkSignals() {
-			return
-		}
-		now := r.now()
-		if r.deadline > 0 && now >= r.deadline {
-			r.stopReason = fmt.Sprintf("--duration %v reached", r.cfg.Duration)
-			return
-		}
-		switch {
-		case now < r.nextTick:
-		case r.perf != nil && r.perf.fallback == 0 && r.cfg.Clock == proffile.ClockCPU:
-			// Every thread has its perf events: no tick, only drains.
-			// (The wall clock's ticks sample the blocked threads.)
-			r.nextTick = now + int64(perfDrainEvery)
-		default:
-			r.tick(now)
-			r.schedule(r.now())
-		}
-		if now-r.lastFlush >= int64(flushEvery) {
-			// A recorder killed later loses at most this much.
-			r.w.Flush()
-			r.lastFlush = now
-		}
-		next := r.nextTick
-		if lim := r.now() + int64(maxSleep); next > lim {
-			next = lim
-		}
-		if r.deadline > 0 && next > r.deadline {
-			next = r.deadline
-		}
-		r.sleepUntil(next)
-	}
+// tracer is a recording's process control: the processes and threads it
+// traces and the ptrace protocol (launch, attach, the tracees' events,
+// stops for samples, detach). It must be used from one OS thread, the
+// tracees' tracer.
+//
+// Invariants: threads holds every thread traced and not yet dropped, each
+// in its process's threads; procList holds the processes not yet ended,
+// in the order they were met, as procs does by pid; a thread or process
+// dropped is never seen again. Everything outside the tables (loading
+// programs, the profile, the samples) it leaves to its observer.
+type tracer struct {
+	*clock
+	*warner
+	obs traceObserver
+
+	procs       map[int]*process
+	procList    []*process
+	threads     map[int]*thread
+	first       *process     // the process launched or attached to
+	attached    bool         // attach mode
+	swallowCont map[int]bool // a SIGCONT vprof sent while starting the program
+	firstStatus int          // first's shell-style exit status, once firstExited
+	firstExited bool
+
+	nproc, nthr int          // processes and threads met
+	live        atomic.Int64 // threads traced now (read by the progress goroutine)
 }
 
-// sleepUntil sleeps until t ns after the start (an absolute deadline, so a
-// late wake-up does not shift later ticks).
-func (r *Recorder) sleepUntil(t int64) {
-	sleepUntilMono(r.monoBase + t)
+// traceObserver is told what the tracer meets; the Recorder is one.
+type traceObserver interface {
+	// loadProgram loads the program of p's current image (p.exe, p.main).
+	loadProgram(p *process) error
+	// procEvent records a process's start, fork, exec, exit or detach.
+	procEvent(ev model.ProcEvent)
+	// threadAdded is called once t is traced and in the tables.
+	threadAdded(t *thread)
+	// threadDropped is called once t is out of the tables: it exited, or
+	// it is detached (exited false).
+	threadDropped(t *thread, exited bool)
+	// mapsChanged is called when p's mappings are new (a new process, an
+	// exec).
+	mapsChanged(p *process)
+	// drainSamples takes the samples pending (perf rings) while the
+	// memory they read is there, before a thread ends or an image is
+	// replaced; those of process discard's old image, if not nil, are
+	// dropped.
+	drainSamples(discard *process)
 }
 
-// schedule sets the next tick: one interval later, or an exponentially
-// distributed gap with the interval as mean (--jitter). Ticks that could not
-// be taken on time are counted as lost, never taken in a burst.
-func (r *Recorder) schedule(now int64) {
-	iv := int64(r.cfg.Interval)
-	gap := iv
-	if r.cfg.Jitter {
-		gap = int64(r.rng.ExpFloat64() * float64(iv))
-		gap = max(gap, iv/100)
-		gap = min(gap, 20*iv)
-	}
-	r.nextTick += gap
-	if r.nextTick <= now {
-		r.steps.Lost += uint64((now-r.nextTick)/iv) + 1
-		r.nextTick = now + gap
-	}
+// process is one traced process. The tracer owns its identity, threads
+// and end (pid, ppid, exe, threads, exited) and sets its image at its
+// start and at exec (main, space, resetMaps); the maps and globals fields
+// are the sampling's.
+type process struct {
+	pid, ppid   int
+	exe         string
+	space       *unwind.Space
+	threads     []*thread
+	main        *object // program object of the current image
+	exited      bool
+	resetMaps   bool  // the next mapping record starts a new image
+	mapsAt      int64 // last maps read (ns since start)
+	mapsBackoff int64
+	mapsGen     int    // counts re-reads of the maps that found new mappings
+	globalTick  uint64 // tick of globals
+	globals     []model.Value
+	gbuf        []byte
 }
 
-// checkSignals handles a pending SIGINT, SIGTERM or SIGHUP to vprof and
-// reports whether recording must stop (see the package doc).
-func (r *Recorder) checkSignals() bool {
-	select {
-	case s := <-r.sigs:
-		switch s {
-		case syscall.SIGINT:
-			if r.attached {
-				r.stopReason = "interrupted (SIGINT)"
-				return true
+// thread is one traced thread. The tracer owns its identity and ptrace
+// state (tid, proc, listening, exiting, vfork, gone, intr); the rest is
+// the sampling's.
+type thread struct {
+	tid       int
+	proc      *process
+	listening bool // in a group-stop, PTRACE_LISTEN'ed
+	exiting   bool // PTRACE_EVENT_EXIT seen
+	vfork     bool // waiting for a vfork child (uninterruptible: not stopped)
+	gone      bool
+	intr      bool // a PTRACE_INTERRUPT is pending
+	schedFD   int
+	sysFD     int
+	cpu       uint64 // CPU ns at the last check
+	cpuSample uint64 // CPU ns at the last sample
+	cpuStart  uint64
+	lastNS    int64 // wall time of the last sample
+	checkNS   int64 // wall time of the last CPU check
+	idle      int
+	nextCheck uint64
+	window    int
+	// a tick's stop: the capture taken while stopped, processed after
+	// every thread of the tick was resumed
+	cap        *capture
+	inBatch    bool
+	perf       *perfThread // its perf events (perf sampler)
+	captured   bool
+	pendWeight int64
+	pendWhen   int64
+	tInt       int64          // when it was interrupted
+	blk        blockedEpisode // last sample while blocked, reused until it moves (blocked.go)
+	wall       wallAcct       // --clock wall with the perf sampler (wall.go)
+}
+
+// tracerOf returns the pid and command name of the process tracing the
+// process whose /proc directory is dir, or 0 if none (or unreadable).
+func tracerOf(dir string) (int, string) {
+	b, err := os.ReadFile(dir + "/status")
+	if err != nil {
+		return 0, ""
+	}
+	pid := parseTracerPid(string(b))
+	if pid <= 0 {
+		return 0, ""
+	}
+	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return pid, strings.TrimSpace(string(comm))
+}
+
+// parseTracerPid reads the TracerPid line of a /proc/PID/status text.
+func parseTracerPid(status string) int {
+	for line := range strings.Lines(status) {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return 0
 			}
-			if !r.terminalDelivered() {
-				unix.Kill(r.first.pid, unix.SIGINT)
+			return n
+		}
+	}
+	return 0
+}
+
+// spawn starts the program of cfg (Args, Env, Stdin...) under ptrace and
+// seizes it, stopped before its first instruction. On an error nothing
+// is left running.
+func (tr *tracer) spawn(cfg *Config) (int, error) {
+	argv := cfg.Args
+	path, err := lookPath(argv[0])
+	if err != nil {
+		return 0, err
+	}
+	files := []*os.File{cfg.Stdin, cfg.Stdout, cfg.Stderr}
+	std := []*os.File{os.Stdin, os.Stdout, os.Stderr}
+	fds := make([]uintptr, 3)
+	for i, f := range files {
+		if f == nil {
+			f = std[i]
+		}
+		fds[i] = f.Fd()
+	}
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	// PTRACE_TRACEME stops the child at exec; this thread is its tracer.
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: fds, Sys: &syscall.SysProcAttr{Ptrace: true}})
+	if err != nil {
+		if errors.Is(err, syscall.EPERM) {
+			// The child's PTRACE_TRACEME was refused. When vprof is
+			// itself traced (a debugger, strace -f, vprof) following
+			// forks, its tracer took the child first: no capability
+			// would help.
+			if tpid, comm := tracerOf("/proc/self"); tpid > 0 {
+				return 0, fmt.Errorf("cannot trace %s: vprof itself is traced by process %d (%s), which traces the processes vprof starts too; run vprof outside it, or start the program and attach with -p", path, tpid, comm)
 			}
-			return false
-		case syscall.SIGTERM, syscall.SIGHUP:
-			r.stopReason = fmt.Sprintf("vprof got %v", s)
-			r.stopSig = s.(syscall.Signal)
+			return 0, &PermissionError{PID: 0, Err: err}
+		}
+		return 0, fmt.Errorf("cannot execute %s: %w", path, err)
+	}
+	_, ws, err := wait4(pid, 0)
+	if err != nil || !ws.Stopped() {
+		return 0, fmt.Errorf("%s did not start under ptrace (status %v, %v)", path, ws, err)
+	}
+	// Hand the child over from TRACEME to SEIZE (needed for
+	// PTRACE_INTERRUPT and PTRACE_LISTEN): detach into a SIGSTOP stop,
+	// seize, and continue it. It has not run an instruction of its own.
+	if err := ptraceDetach(pid, int(unix.SIGSTOP)); err != nil {
+		unix.Kill(pid, unix.SIGKILL)
+		return 0, fmt.Errorf("ptrace detach of new process %d: %w", pid, err)
+	}
+	if _, ws, err = wait4(pid, unix.WUNTRACED); err != nil || !ws.Stopped() {
+		unix.Kill(pid, unix.SIGKILL)
+		return 0, fmt.Errorf("new process %d did not stop (status %v, %v)", pid, ws, err)
+	}
+	if err := ptraceSeize(pid); err != nil {
+		unix.Kill(pid, unix.SIGKILL)
+		if errors.Is(err, unix.EPERM) {
+			return 0, &PermissionError{PID: pid, Err: err}
+		}
+		return 0, fmt.Errorf("ptrace seize of new process %d: %w", pid, err)
+	}
+	if _, ws, err = wait4(pid, 0); err != nil || !ws.Stopped() {
+		unix.Kill(pid, unix.SIGKILL)
+		return 0, fmt.Errorf("new process %d: no stop after seize (status %v, %v)", pid, ws, err)
+	}
+	return pid, nil
+}
+
+// release lets a spawned program run: out of the SIGSTOP group-stop by a
+// SIGCONT whose delivery is swallowed (the program never sees it), then
+// continued from the seize stop.
+func (tr *tracer) release(pid int) {
+	tr.swallowCont[pid] = true
+	unix.Kill(pid, unix.SIGCONT)
+	ptraceCont(pid, 0)
+}
+
+// lookPath resolves a command like a shell would, with errors that say
+// what is wrong.
+func lookPath(name string) (string, error) {
+	path := name
+	if !containsSlash(name) {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			return "", fmt.Errorf("%s: command not found in $PATH", name)
+		}
+		path = p
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", fmt.Errorf("%s: no such file", name)
+		}
+		return "", err
+	}
+	if st.IsDir() {
+		return "", fmt.Errorf("%s: is a directory, not a program", name)
+	}
+	if st.Mode()&0o111 == 0 || unix.Access(path, unix.X_OK) != nil {
+		return "", fmt.Errorf("%s: not executable (permission denied)", name)
+	}
+	return path, nil
+}
+
+func containsSlash(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
 			return true
 		}
-	default:
 	}
 	return false
 }
 
-// terminalDelivered reports whether a SIGINT to vprof came from its
-// terminal and so reached the program too: vprof and the program are in the
-// terminal's foreground process group.
-func (r *Recorder) terminalDelivered() bool {
-	tty, err := os.Open("/dev/tty")
-	if err != nil {
-		return false
+// checkAttachable says why process pid cannot be attached to, if it
+// cannot.
+func checkAttachable(pid int) error {
+	if pid <= 0 {
+		return fmt.Errorf("invalid process id %d", pid)
 	}
-	defer tty.Close()
-	fg, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCGPGRP)
-	if err != nil {
-		return false
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+		return fmt.Errorf("process %d: %w", pid, ErrNoProcess)
 	}
-	pg, err := unix.Getpgid(r.first.pid)
-	return err == nil && fg == unix.Getpgrp() && pg == fg
+	if tgid, _, err := taskStatus(pid); err == nil && tgid != pid {
+		return fmt.Errorf("%d is a thread of process %d: give the process id", pid, tgid)
+	}
+	if pid == os.Getpid() {
+		return errors.New("vprof cannot record itself")
+	}
+	return nil
+}
+
+// seize seizes every thread of process pid and returns their ids, in
+// order. On an error none is left seized.
+func (tr *tracer) seize(pid int) ([]int, error) {
+	tids, err := listTasks(pid)
+	if err != nil {
+		return nil, fmt.Errorf("process %d: %w", pid, ErrNoProcess)
+	}
+	seized := map[int]bool{}
+	// Threads created while attaching by a thread not yet seized are not
+	// auto-attached: list again until nothing new appears.
+	for len(tids) > 0 {
+		var fresh []int
+		for _, tid := range tids {
+			if seized[tid] {
+				continue
+			}
+			if err := ptraceSeize(tid); err != nil {
+				if errors.Is(err, unix.ESRCH) {
+					continue // exited meanwhile
+				}
+				tr.detachSeized(slices.Collect(maps.Keys(seized)))
+				if errors.Is(err, unix.EPERM) {
+					return nil, &PermissionError{PID: pid, Err: err}
+				}
+				return nil, fmt.Errorf("ptrace seize of thread %d of process %d: %w", tid, pid, err)
+			}
+			seized[tid] = true
+			fresh = append(fresh, tid)
+		}
+		if len(fresh) == 0 {
+			break
+		}
+		tids, _ = listTasks(pid)
+	}
+	if len(seized) == 0 {
+		return nil, fmt.Errorf("process %d: %w (it exited)", pid, ErrNoProcess)
+	}
+	return slices.Sorted(maps.Keys(seized)), nil
+}
+
+// detachSeized undoes a partial attach (threads are running: seize does
+// not stop them, so interrupt each before detaching).
+func (tr *tracer) detachSeized(seized []int) {
+	for _, tid := range seized {
+		tr.threads[tid] = &thread{tid: tid, schedFD: -1, sysFD: -1}
+	}
+	tr.detachAll()
+}
+
+// addProcess registers process pid: a fork of parent shares its image
+// (its mappings copied), any other has its program loaded.
+func (tr *tracer) addProcess(pid, ppid int, parent *process) (*process, error) {
+	p := &process{pid: pid, ppid: ppid, resetMaps: true}
+	if parent != nil {
+		p.space = parent.space.Clone()
+		p.main, p.exe = parent.main, parent.exe
+		p.resetMaps = false
+	} else {
+		p.space = &unwind.Space{}
+		if err := tr.obs.loadProgram(p); err != nil {
+			return nil, err
+		}
+	}
+	tr.procs[pid] = p
+	tr.procList = append(tr.procList, p)
+	tr.nproc++
+	return p, nil
+}
+
+// addThread registers thread tid of p.
+func (tr *tracer) addThread(p *process, tid int) *thread {
+	t := &thread{tid: tid, proc: p, window: 8 << 10, schedFD: -1, sysFD: -1}
+	tr.threads[tid] = t
+	p.threads = append(p.threads, t)
+	tr.nthr++
+	tr.live.Add(1)
+	tr.obs.threadAdded(t)
+	return t
+}
+
+// dropThread forgets a thread that exited or was detached.
+func (tr *tracer) dropThread(t *thread, exited bool) {
+	if t.gone {
+		return
+	}
+	t.gone = true
+	delete(tr.threads, t.tid)
+	tr.live.Add(-1)
+	if p := t.proc; p != nil {
+		for i, x := range p.threads {
+			if x == t {
+				p.threads = append(p.threads[:i], p.threads[i+1:]...)
+				break
+			}
+		}
+	}
+	tr.obs.threadDropped(t, exited)
 }
 
 // drain handles every pending tracee event without blocking.
-func (r *Recorder) drain() {
+func (tr *tracer) drain() {
 	for {
 		wpid, ws, err := wait4(-1, unix.WNOHANG)
 		if err != nil || wpid <= 0 {
 			return
 		}
-		r.dispatch(wpid, ws)
+		tr.dispatch(wpid, ws)
 	}
 }
 
-func (r *Recorder) dispatch(wpid int, ws unix.WaitStatus) {
-	t := r.threads[wpid]
+func (tr *tracer) dispatch(wpid int, ws unix.WaitStatus) {
+	t := tr.threads[wpid]
 	if t == nil {
 		if !ws.Stopped() {
 			return // a task vprof already forgot
 		}
-		if t = r.adopt(wpid); t == nil {
+		if t = tr.adopt(wpid); t == nil {
 			ptraceDetach(wpid, 0) // cannot tell what it is: let it run
 			return
 		}
 	}
-	r.handle(t, ws)
+	tr.handle(t, ws)
 }
 
 func isStopSignal(s syscall.Signal) bool {
@@ -151,10 +410,10 @@ func isStopSignal(s syscall.Signal) bool {
 
 // handle processes one state change of a traced thread and resumes it
 // (except from a group-stop, which it leaves in place with PTRACE_LISTEN).
-func (r *Recorder) handle(t *thread, ws unix.WaitStatus) {
+func (tr *tracer) handle(t *thread, ws unix.WaitStatus) {
 	switch {
 	case ws.Exited() || ws.Signaled():
-		r.exited(t, ws)
+		tr.exited(t, ws)
 		return
 	case !ws.Stopped():
 		return
@@ -163,8 +422,8 @@ func (r *Recorder) handle(t *thread, ws unix.WaitStatus) {
 	t.intr = false // every stop consumes a pending interrupt
 	switch trapCause(ws) {
 	case 0: // signal-delivery-stop: deliver the signal unchanged
-		if sig == unix.SIGCONT && r.swallowCont[t.tid] {
-			delete(r.swallowCont, t.tid)
+		if sig == unix.SIGCONT && tr.swallowCont[t.tid] {
+			delete(tr.swallowCont, t.tid)
 			ptraceCont(t.tid, 0)
 			return
 		}
@@ -179,8 +438,8 @@ func (r *Recorder) handle(t *thread, ws unix.WaitStatus) {
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
 		if msg, err := ptraceEventMsg(t.tid); err == nil && msg > 0 {
-			if r.threads[int(msg)] == nil {
-				r.adopt(int(msg))
+			if tr.threads[int(msg)] == nil {
+				tr.adopt(int(msg))
 			}
 		}
 		// A vfork parent sleeps uninterruptibly until its child execs or
@@ -191,11 +450,11 @@ func (r *Recorder) handle(t *thread, ws unix.WaitStatus) {
 		t.vfork = false
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_EXEC:
-		t = r.execed(t)
+		t = tr.execed(t)
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_EXIT:
 		t.exiting = true
-		r.perfDrain() // its last samples, while its memory is there
+		tr.obs.drainSamples(nil) // its last samples, while its memory is there
 		ptraceCont(t.tid, 0)
 	default:
 		ptraceCont(t.tid, 0)
@@ -204,67 +463,64 @@ func (r *Recorder) handle(t *thread, ws unix.WaitStatus) {
 
 // adopt registers a task vprof meets for the first time: a new thread, or
 // the first thread of a new process (fork, vfork, clone).
-func (r *Recorder) adopt(tid int) *thread {
+func (tr *tracer) adopt(tid int) *thread {
 	tgid, ppid, err := taskStatus(tid)
 	if err != nil {
 		return nil
 	}
-	p := r.procs[tgid]
+	p := tr.procs[tgid]
 	if p == nil {
-		parent := r.procs[ppid]
-		if p, err = r.newProcess(tgid, ppid, parent); err != nil {
-			r.warn(fmt.Sprintf("new process %d: %v", tgid, err))
+		parent := tr.procs[ppid]
+		if p, err = tr.addProcess(tgid, ppid, parent); err != nil {
+			tr.warn(fmt.Sprintf("new process %d: %v", tgid, err))
 			return nil
 		}
-		r.startProcess(p, proffile.ProcFork)
+		tr.obs.procEvent(model.ProcEvent{Kind: model.ProcFork, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: tr.now(), Path: p.exe})
 		if parent == nil {
-			r.refreshMaps(p)
+			tr.obs.mapsChanged(p)
 		}
 	}
-	return r.newThread(p, tid)
+	return tr.addThread(p, tid)
 }
 
 // execed handles PTRACE_EVENT_EXEC: the process has a new image and one
 // thread, whose id is now the process id.
-func (r *Recorder) execed(t *thread) *thread {
+func (tr *tracer) execed(t *thread) *thread {
 	p := t.proc
-	if r.perf != nil {
-		// Samples of the old image: its memory is gone.
-		r.perf.discard = p
-		r.perfDrain()
-	}
+	// Samples of the old image: its memory is gone.
+	tr.obs.drainSamples(p)
 	for _, x := range append([]*thread(nil), p.threads...) {
 		if x.tid != p.pid {
-			r.dropThread(x, true)
+			tr.dropThread(x, true)
 		}
 	}
-	leader := r.threads[p.pid]
+	leader := tr.threads[p.pid]
 	if leader != nil {
 		// Its /proc files may describe the thread that was replaced.
-		r.dropThread(leader, false)
+		tr.dropThread(leader, false)
 	}
 	p.space.Reset()
 	p.resetMaps = true
 	p.globals, p.globalTick = p.globals[:0], 0
-	if err := r.loadMain(p); err != nil {
-		r.warn(fmt.Sprintf("process %d after exec: %v", p.pid, err))
+	if err := tr.obs.loadProgram(p); err != nil {
+		tr.warn(fmt.Sprintf("process %d after exec: %v", p.pid, err))
 	}
-	r.w.AddProc(proffile.ProcEvent{Kind: proffile.ProcExec, PID: int32(p.pid), TimeNS: r.now(), Path: p.exe})
-	leader = r.newThread(p, p.pid)
-	r.refreshMaps(p)
+	tr.obs.procEvent(model.ProcEvent{Kind: model.ProcExec, PID: int32(p.pid), TimeNS: tr.now(), Path: p.exe})
+	leader = tr.addThread(p, p.pid)
+	tr.obs.mapsChanged(p)
 	return leader
 }
 
 // exited handles the end of a thread; the leader's end (reported after
 // all its threads') is the process's.
-func (r *Recorder) exited(t *thread, ws unix.WaitStatus) {
+func (tr *tracer) exited(t *thread, ws unix.WaitStatus) {
 	p := t.proc
-	r.perfDrain()
-	r.dropThread(t, true)
+	tr.obs.drainSamples(nil)
+	tr.dropThread(t, true)
 	if p == nil || t.tid != p.pid || p.exited {
 		return
 	}
-	ev := proffile.ProcEvent{Kind: proffile.ProcExit, PID: int32(p.pid), TimeNS: r.now()}
+	ev := model.ProcEvent{Kind: model.ProcExit, PID: int32(p.pid), TimeNS: tr.now()}
 	status := 0
 	if ws.Exited() {
 		ev.Status = int32(ws.ExitStatus())
@@ -273,22 +529,22 @@ func (r *Recorder) exited(t *thread, ws unix.WaitStatus) {
 		ev.Signal = int32(ws.Signal())
 		status = 128 + int(ws.Signal())
 	}
-	r.w.AddProc(ev)
-	r.endProcess(p)
-	if p == r.first {
-		r.firstExited, r.firstStatus = true, status
+	tr.obs.procEvent(ev)
+	tr.endProcess(p)
+	if p == tr.first {
+		tr.firstExited, tr.firstStatus = true, status
 	}
 }
 
-func (r *Recorder) endProcess(p *process) {
+func (tr *tracer) endProcess(p *process) {
 	p.exited = true
 	for _, x := range append([]*thread(nil), p.threads...) {
-		r.dropThread(x, true)
+		tr.dropThread(x, true)
 	}
-	delete(r.procs, p.pid)
-	for i, x := range r.procList {
+	delete(tr.procs, p.pid)
+	for i, x := range tr.procList {
 		if x == p {
-			r.procList = append(r.procList[:i], r.procList[i+1:]...)
+			tr.procList = append(tr.procList[:i], tr.procList[i+1:]...)
 			break
 		}
 	}
@@ -301,7 +557,7 @@ func (r *Recorder) endProcess(p *process) {
 // resumes it with handle(t, *ws), which delivers the signal or processes the
 // event. It returns false if the thread did not come to a stop that can be
 // sampled (it exited, exec'd, or is exiting).
-func (r *Recorder) stopThread(t *thread, ws *unix.WaitStatus) bool {
+func (tr *tracer) stopThread(t *thread, ws *unix.WaitStatus) bool {
 	if err := ptraceInterrupt(t.tid); err != nil {
 		return false
 	}
@@ -317,19 +573,19 @@ func (r *Recorder) stopThread(t *thread, ws *unix.WaitStatus) bool {
 			return false
 		}
 		if wpid != t.tid {
-			r.dispatch(wpid, st)
-			if t.gone || r.threads[t.tid] != t || !t.intr {
+			tr.dispatch(wpid, st)
+			if t.gone || tr.threads[t.tid] != t || !t.intr {
 				return false
 			}
 			continue
 		}
 		if !st.Stopped() {
-			r.handle(t, st) // exited
+			tr.handle(t, st) // exited
 			return false
 		}
 		switch trapCause(st) {
 		case unix.PTRACE_EVENT_EXEC, unix.PTRACE_EVENT_EXIT, unix.PTRACE_EVENT_VFORK:
-			r.handle(t, st)
+			tr.handle(t, st)
 			return false
 		}
 		t.intr = false
@@ -341,11 +597,11 @@ func (r *Recorder) stopThread(t *thread, ws *unix.WaitStatus) bool {
 // detachAll stops tracing every thread: each is interrupted, then detached
 // at its next stop, delivering the signal it was stopped for, so nothing
 // is lost. Tasks born meanwhile are detached at their first stop.
-func (r *Recorder) detachAll() {
+func (tr *tracer) detachAll() {
 	pending := map[int]*thread{}
-	for tid, t := range r.threads {
+	for tid, t := range tr.threads {
 		if err := ptraceInterrupt(tid); err != nil {
-			r.dropThread(t, false)
+			tr.dropThread(t, false)
 			continue
 		}
 		pending[tid] = t
@@ -364,7 +620,7 @@ func (r *Recorder) detachAll() {
 		delete(pending, wpid)
 		if ws.Exited() || ws.Signaled() {
 			if t != nil && t.proc != nil {
-				r.exited(t, ws)
+				tr.exited(t, ws)
 			}
 			continue
 		}
@@ -375,7 +631,7 @@ func (r *Recorder) detachAll() {
 		switch trapCause(ws) {
 		case 0:
 			sig = int(ws.StopSignal())
-			if sig == int(unix.SIGCONT) && r.swallowCont[wpid] {
+			if sig == int(unix.SIGCONT) && tr.swallowCont[wpid] {
 				sig = 0
 			}
 		case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
@@ -385,110 +641,17 @@ func (r *Recorder) detachAll() {
 		}
 		ptraceDetach(wpid, sig)
 		if t != nil {
-			r.dropThread(t, false)
+			tr.dropThread(t, false)
 		}
 	}
 	for _, t := range pending {
 		if t != nil {
-			r.dropThread(t, false) // stuck: the kernel detaches it when this thread exits
+			tr.dropThread(t, false) // stuck: the kernel detaches it when this thread exits
 		}
 	}
-	if r.w != nil {
-		for _, p := range r.procList {
-			if !p.exited {
-				r.w.AddProc(proffile.ProcEvent{Kind: proffile.ProcDetach, PID: int32(p.pid), TimeNS: r.now()})
-			}
-		}
-	}
-}
-
-// finish ends the recording: detach what is still traced, write the
-// trailer, and decide vprof's exit status.
-func (r *Recorder) finish() (*Result, error) {
-	end := r.now()
-	r.perfDrain()
-	if len(r.threads) > 0 {
-		r.detachAll()
-	}
-	sampler := r.samplerName()
-	r.closePerf()
-	detached := !r.firstExited
-	tr := proffile.Trailer{
-		EndNS:           end,
-		Samples:         r.samples.Load(),
-		ValueSamples:    r.vsamples.Load(),
-		UnreadableReads: int64(r.vstats.Faulted + r.vstats.Unavailable + r.vstats.EntryValue + r.vstats.Unsupported),
-		LostTicks:       int64(r.steps.Lost),
-		BlockedSamples:  int64(r.blk.stats.Samples),
-		BlockedRegs:     int64(r.blk.stats.WithRegs),
-		ExitStatus:      int32(r.firstStatus),
-		Detached:        detached,
-	}
-	res := &Result{
-		Path:      r.cfg.Output,
-		Sampler:   sampler,
-		Trailer:   tr,
-		Reason:    r.stopReason,
-		Elapsed:   time.Duration(end),
-		Steps:     r.steps,
-		Values:    r.vstats,
-		Unwind:    r.ustats,
-		Blocked:   r.blk.stats,
-		Processes: r.nproc,
-		Threads:   r.nthr,
-		Objects:   len(r.objList),
-	}
-	res.TracerCPU = ownCPU() - r.cpuAtStart
-	if r.cpuAtTick > 0 {
-		res.SetupCPU = r.cpuAtTick - r.cpuAtStart
-	}
-	res.TargetCPU = time.Duration(r.targetCPU)
-	if err := r.w.Close(tr); err != nil {
-		return res, err
-	}
-	if st, err := os.Stat(r.cfg.Output); err == nil {
-		res.FileSize = st.Size()
-	}
-	switch {
-	case r.firstExited:
-		res.ExitStatus = r.firstStatus
-	case r.attached:
-		res.ExitStatus = 0
-	case r.stopSig != 0:
-		res.ExitStatus = 128 + int(r.stopSig)
-	default:
-		// --duration in launch mode: the program goes on; pass its status
-		// through when it ends.
-		if r.cfg.OnDetached != nil {
-			r.cfg.OnDetached(res)
-		}
-		res.ExitStatus = r.waitExit(r.first.pid)
-	}
-	return res, nil
-}
-
-// waitExit waits for an untraced child and returns its shell-style status.
-// SIGTERM or SIGHUP to vprof stops the wait (status 128+n).
-func (r *Recorder) waitExit(pid int) int {
-	for {
-		var ws unix.WaitStatus
-		wpid, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return 0
-		case wpid == pid && ws.Exited():
-			return ws.ExitStatus()
-		case wpid == pid && ws.Signaled():
-			return 128 + int(ws.Signal())
-		}
-		select {
-		case s := <-r.sigs:
-			if s == syscall.SIGTERM || s == syscall.SIGHUP {
-				return 128 + int(s.(syscall.Signal))
-			}
-		case <-time.After(10 * time.Millisecond):
+	for _, p := range tr.procList {
+		if !p.exited {
+			tr.obs.procEvent(model.ProcEvent{Kind: model.ProcDetach, PID: int32(p.pid), TimeNS: tr.now()})
 		}
 	}
 }

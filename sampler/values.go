@@ -2,19 +2,19 @@ package sampler
 
 import (
 	"encoding/binary"
+	"github.com/vprof/vprof/runtime/model"
 	"math"
 
 	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/runtime/unwind"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // normalise turns the little-endian bytes of a value of the given kind into
-// a proffile.Value's Bits (see its doc): integers sign- or zero-extended,
+// a model.Value's Bits (see its doc): integers sign- or zero-extended,
 // floats as float64 bits, pointers as addresses, aggregates as FNV-1a.
-func normalise(kind dwarfschema.Kind, b []byte) uint64 {
+func normalise(kind model.Kind, b []byte) uint64 {
 	switch kind {
-	case dwarfschema.KindInt, dwarfschema.KindEnum:
+	case model.KindInt, model.KindEnum:
 		if len(b) > 8 {
 			b = b[:8]
 		}
@@ -24,7 +24,7 @@ func normalise(kind dwarfschema.Kind, b []byte) uint64 {
 			v = uint64(int64(v<<shift) >> shift)
 		}
 		return v
-	case dwarfschema.KindFloat:
+	case model.KindFloat:
 		switch len(b) {
 		case 4:
 			return math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(b))))
@@ -34,7 +34,7 @@ func normalise(kind dwarfschema.Kind, b []byte) uint64 {
 			return math.Float64bits(x87ToFloat64(b[:10]))
 		}
 		return 0
-	case dwarfschema.KindAggregate:
+	case model.KindAggregate:
 		return fnv1a(b)
 	default: // uint, bool, pointer
 		if len(b) > 8 {
@@ -83,14 +83,14 @@ func x87ToFloat64(b []byte) float64 {
 // arena at off, either copied already (slot -1) or read by batch slot.
 type pending struct {
 	obj   *object
-	v     dwarfschema.VarID
-	kind  dwarfschema.Kind
+	v     model.VarID
+	kind  model.Kind
 	frame uint8
 	slot  int
 	off   int
 	size  int
 	// pointee of a pointer to a basic type
-	pkind dwarfschema.Kind
+	pkind model.Kind
 	psize int
 }
 
@@ -111,7 +111,7 @@ type valueStats struct {
 // callee-saved register's entry value is the caller frame's (as unwound),
 // an argument register's is the caller's call-site value for it.
 type evaluator struct {
-	r      *Recorder
+	sm     *sampling
 	frames []unwind.Frame
 	idx    int // frame whose entry values are asked
 	nest   int
@@ -141,7 +141,7 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	if caller.Map == nil {
 		return 0, unwind.ErrEntryValue
 	}
-	o := e.r.objList[caller.Map.Obj]
+	o := e.sm.objs.list[caller.Map.Obj]
 	expr, ok := o.schema.CallValue(caller.PC-caller.Map.Bias, reg)
 	if !ok {
 		return 0, unwind.ErrEntryValue
@@ -153,9 +153,9 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	regs := &e.regs[e.nest] // not a local: Eval's context escapes
 	*regs = caller.Regs
 	regs.Valid |= regs.Weak
-	ctx := unwind.Context{Regs: regs, Mem: &e.r.cur.mem, CFA: caller.CFA, HasCFA: caller.HasCFA, Bias: caller.Map.Bias, Entry: e}
+	ctx := unwind.Context{Regs: regs, Mem: &e.sm.cur.mem, CFA: caller.CFA, HasCFA: caller.HasCFA, Bias: caller.Map.Bias, Entry: e}
 	if o.index != nil {
-		ctx.FrameBase, ctx.HasFB = e.r.frameBase(o, caller)
+		ctx.FrameBase, ctx.HasFB = e.sm.frameBase(o, caller)
 	}
 	var res unwind.Result
 	saved := e.idx
@@ -180,13 +180,13 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 }
 
 // frameBase is DW_AT_frame_base of the function whose code holds frame f.
-func (r *Recorder) frameBase(o *object, f *unwind.Frame) (uint64, bool) {
+func (sm *sampling) frameBase(o *object, f *unwind.Frame) (uint64, bool) {
 	link := f.LookupPC() - f.Map.Bias
 	fn, ok := o.index.OuterFunc(link)
 	if !ok || o.fbIsCFA[fn] {
 		return f.CFA, f.HasCFA
 	}
-	ctx := unwind.Context{Regs: &f.Regs, Mem: &r.cur.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias}
+	ctx := unwind.Context{Regs: &f.Regs, Mem: &sm.cur.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias}
 	var res unwind.Result
 	if unwind.Eval(o.schema.Funcs[fn].FrameBase, &ctx, &res) != nil || res.N != 1 {
 		return 0, false
@@ -210,18 +210,18 @@ const maxScalar = 16
 // depth callers. A variable is read once, in its shallowest frame. Globals
 // come this way too where the schema places them at the PCs of the
 // functions that read them; those valid everywhere come from readGlobals.
-func (r *Recorder) readLocals(p *process, frames []unwind.Frame) {
+func (sm *sampling) readLocals(p *process, frames []unwind.Frame) {
 	depth := 0
-	r.eval.frames = frames
+	sm.eval.frames = frames
 	for i := range frames {
-		if depth > r.cfg.Depth {
+		if depth > sm.cfg.Depth {
 			break
 		}
 		f := &frames[i]
 		if f.Map == nil {
 			continue
 		}
-		o := r.objList[f.Map.Obj]
+		o := sm.objs.list[f.Map.Obj]
 		if !o.program {
 			continue
 		}
@@ -238,19 +238,19 @@ func (r *Recorder) readLocals(p *process, frames []unwind.Frame) {
 		var fbOK bool
 		for _, li := range locs {
 			loc := &o.schema.Locs[li]
-			if o.seen[loc.Var] == r.stamp {
+			if o.seen[loc.Var] == sm.stamp {
 				continue
 			}
-			o.seen[loc.Var] = r.stamp
+			o.seen[loc.Var] = sm.stamp
 			v := &o.schema.Vars[loc.Var]
 			size := int(v.Size)
-			if v.Kind == dwarfschema.KindAggregate {
+			if v.Kind == model.KindAggregate {
 				// A hash of the first bytes (duration dimension only):
 				// globals and function-scope statics up to aggBytes; a
 				// local or parameter only when small (a C++ iterator, a
 				// struct cursor: often a loop's induction variable, kept
 				// in registers and described by DW_OP_piece).
-				local := !v.Static && v.Func != dwarfschema.NoFunc
+				local := !v.Static && v.Func != model.NoFunc
 				if size <= 0 || local && size > maxScalar {
 					continue
 				}
@@ -259,55 +259,55 @@ func (r *Recorder) readLocals(p *process, frames []unwind.Frame) {
 				continue
 			}
 			pd := pending{obj: o, v: loc.Var, kind: v.Kind, frame: uint8(i), slot: -1, size: size}
-			if loc.BasicTypePtr && v.Kind == dwarfschema.KindPointer && v.PointeeKind != 0 {
+			if loc.BasicTypePtr && v.Kind == model.KindPointer && v.PointeeKind != 0 {
 				pd.pkind, pd.psize = v.PointeeKind, int(v.PointeeSize)
 			}
 			var addr uint64
 			switch loc.Kind {
-			case dwarfschema.LocConst:
-				r.immediate(&pd, uint64(loc.Offset))
+			case model.LocConst:
+				sm.immediate(&pd, uint64(loc.Offset))
 				continue
-			case dwarfschema.LocReg:
-				r.fromReg(&pd, f, i, int(loc.Reg), loc)
+			case model.LocReg:
+				sm.fromReg(&pd, f, i, int(loc.Reg), loc)
 				continue
-			case dwarfschema.LocRegOff:
+			case model.LocRegOff:
 				base, ok := frameReg(f, int(loc.Reg), loc)
 				if !ok {
-					r.vstats.Unavailable++
+					sm.vstats.Unavailable++
 					continue
 				}
 				addr = base + uint64(loc.Offset)
-			case dwarfschema.LocFrame:
+			case model.LocFrame:
 				if !fbKnown {
-					fb, fbOK = r.frameBase(o, f)
+					fb, fbOK = sm.frameBase(o, f)
 					fbKnown = true
 				}
 				if !fbOK {
-					r.vstats.Unavailable++
+					sm.vstats.Unavailable++
 					continue
 				}
 				addr = fb + uint64(loc.Offset)
-			case dwarfschema.LocAddr:
+			case model.LocAddr:
 				addr = loc.Addr + f.Map.Bias
-			case dwarfschema.LocExpr:
-				r.fromExpr(&pd, o, f, i, loc)
+			case model.LocExpr:
+				sm.fromExpr(&pd, o, f, i, loc)
 				continue
 			default:
 				continue
 			}
-			r.fromMem(&pd, addr)
+			sm.fromMem(&pd, addr)
 		}
 	}
 }
 
 // immediate records a value whose raw bits are known.
-func (r *Recorder) immediate(pd *pending, bits uint64) {
-	off, ok := r.batch.alloc(pd.size)
+func (sm *sampling) immediate(pd *pending, bits uint64) {
+	off, ok := sm.batch.alloc(pd.size)
 	if !ok {
-		r.vstats.Faulted++
+		sm.vstats.Faulted++
 		return
 	}
-	b := r.batch.bytesOf(off, pd.size)
+	b := sm.batch.bytesOf(off, pd.size)
 	for k := range b {
 		if k < 8 {
 			b[k] = byte(bits >> (8 * k))
@@ -316,14 +316,14 @@ func (r *Recorder) immediate(pd *pending, bits uint64) {
 		}
 	}
 	pd.off = off
-	r.pend = append(r.pend, *pd)
+	sm.pend = append(sm.pend, *pd)
 }
 
 // frameReg reads general register reg of frame f for a variable located by
 // loc (nil: no location context). In a caller frame a register the CFI does
 // not restore is used only if loc says the variable is still there after the
 // call returns: the compiler knew the callee leaves it alone (-fipa-ra).
-func frameReg(f *unwind.Frame, reg int, loc *dwarfschema.Loc) (uint64, bool) {
+func frameReg(f *unwind.Frame, reg int, loc *model.Loc) (uint64, bool) {
 	if v, ok := f.Regs.Get(reg); ok {
 		return v, true
 	}
@@ -335,85 +335,85 @@ func frameReg(f *unwind.Frame, reg int, loc *dwarfschema.Loc) (uint64, bool) {
 
 // fromReg reads a register of frame f (index i): general registers as
 // recovered by unwinding, SSE registers in the innermost frame only.
-func (r *Recorder) fromReg(pd *pending, f *unwind.Frame, i, reg int, loc *dwarfschema.Loc) {
+func (sm *sampling) fromReg(pd *pending, f *unwind.Frame, i, reg int, loc *model.Loc) {
 	if reg < unwind.NumRegs {
 		v, ok := frameReg(f, reg, loc)
 		if !ok {
-			r.vstats.Unavailable++
+			sm.vstats.Unavailable++
 			return
 		}
-		r.immediate(pd, v)
+		sm.immediate(pd, v)
 		return
 	}
 	x := reg - unwind.XMM0
-	if i != 0 || !r.cur.hasFP || x < 0 || x >= 16 || pd.size > 16 {
-		r.vstats.Unavailable++
+	if i != 0 || !sm.cur.hasFP || x < 0 || x >= 16 || pd.size > 16 {
+		sm.vstats.Unavailable++
 		return
 	}
-	off, ok := r.batch.alloc(pd.size)
+	off, ok := sm.batch.alloc(pd.size)
 	if !ok {
-		r.vstats.Faulted++
+		sm.vstats.Faulted++
 		return
 	}
-	copy(r.batch.bytesOf(off, pd.size), r.cur.fp[xmmOffset+16*x:])
+	copy(sm.batch.bytesOf(off, pd.size), sm.cur.fp[xmmOffset+16*x:])
 	pd.off = off
-	r.pend = append(r.pend, *pd)
+	sm.pend = append(sm.pend, *pd)
 }
 
 // fromMem reads size bytes at addr: from the stack window when it holds
 // them, else queued in the batch.
-func (r *Recorder) fromMem(pd *pending, addr uint64) {
-	if b := r.cur.mem.bytes(addr, pd.size); b != nil {
-		off, ok := r.batch.alloc(pd.size)
+func (sm *sampling) fromMem(pd *pending, addr uint64) {
+	if b := sm.cur.mem.bytes(addr, pd.size); b != nil {
+		off, ok := sm.batch.alloc(pd.size)
 		if !ok {
-			r.vstats.Faulted++
+			sm.vstats.Faulted++
 			return
 		}
-		copy(r.batch.bytesOf(off, pd.size), b)
+		copy(sm.batch.bytesOf(off, pd.size), b)
 		pd.off = off
-		r.pend = append(r.pend, *pd)
+		sm.pend = append(sm.pend, *pd)
 		return
 	}
-	if r.cur.mem.snap != nil && r.cur.mem.snapRefuse(addr, pd.size) {
-		r.vstats.Unavailable++ // stack the perf sample's window did not hold
+	if sm.cur.mem.snap != nil && sm.cur.mem.snapRefuse(addr, pd.size) {
+		sm.vstats.Unavailable++ // stack the perf sample's window did not hold
 		return
 	}
-	slot, off := r.batch.add(addr, pd.size)
+	slot, off := sm.batch.add(addr, pd.size)
 	if slot < 0 {
-		r.vstats.Faulted++
+		sm.vstats.Faulted++
 		return
 	}
 	pd.slot, pd.off = slot, off
-	r.pend = append(r.pend, *pd)
+	sm.pend = append(sm.pend, *pd)
 }
 
 // fromExpr evaluates a general location expression in frame f.
-func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc *dwarfschema.Loc) {
+func (sm *sampling) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc *model.Loc) {
 	expr := loc.Expr
 	regs := &f.Regs
 	if !f.Exact && f.Regs.Weak != 0 && loc.PCEnd > f.PC-f.Map.Bias {
 		// As in frameReg: the location holds after the call returns, so
 		// the registers it names survived the callee.
-		r.exprRegs = f.Regs
-		r.exprRegs.Valid |= r.exprRegs.Weak
-		regs = &r.exprRegs
+		sm.exprRegs = f.Regs
+		sm.exprRegs.Valid |= sm.exprRegs.Weak
+		regs = &sm.exprRegs
 	}
-	ctx := unwind.Context{Regs: regs, Mem: &r.cur.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias, Entry: &r.eval}
+	ctx := unwind.Context{Regs: regs, Mem: &sm.cur.mem, CFA: f.CFA, HasCFA: f.HasCFA, Bias: f.Map.Bias, Entry: &sm.eval}
 	if o.index != nil {
-		ctx.FrameBase, ctx.HasFB = r.frameBase(o, f)
+		ctx.FrameBase, ctx.HasFB = sm.frameBase(o, f)
 	}
-	r.eval.idx, r.eval.nest = i, 0
+	sm.eval.idx, sm.eval.nest = i, 0
 	var res unwind.Result
 	if err := unwind.Eval(expr, &ctx, &res); err != nil {
 		switch err {
 		case unwind.ErrEntryValue:
-			r.vstats.EntryValue++
+			sm.vstats.EntryValue++
 		case unwind.ErrUnsupported:
-			r.vstats.Unsupported++
+			sm.vstats.Unsupported++
 		case unwind.ErrUnreadable:
-			r.vstats.Faulted++
+			sm.vstats.Faulted++
 		default:
-			r.vstats.Unavailable++
+			sm.vstats.Unavailable++
 		}
 		return
 	}
@@ -421,23 +421,23 @@ func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc 
 		p := res.Pieces[0]
 		switch p.Kind {
 		case unwind.PieceMem:
-			r.fromMem(pd, p.Addr)
+			sm.fromMem(pd, p.Addr)
 		case unwind.PieceReg:
-			r.fromReg(pd, f, i, int(p.Reg), nil)
+			sm.fromReg(pd, f, i, int(p.Reg), nil)
 		case unwind.PieceValue:
-			r.immediate(pd, p.Val)
+			sm.immediate(pd, p.Val)
 		default:
-			r.vstats.Unavailable++
+			sm.vstats.Unavailable++
 		}
 		return
 	}
 	// Pieces: assemble the value when every piece is at hand now.
-	off, ok := r.batch.alloc(pd.size)
+	off, ok := sm.batch.alloc(pd.size)
 	if !ok {
-		r.vstats.Faulted++
+		sm.vstats.Faulted++
 		return
 	}
-	dst := r.batch.bytesOf(off, pd.size)
+	dst := sm.batch.bytesOf(off, pd.size)
 	pos := 0
 	for k := 0; k < res.N && pos < len(dst); k++ {
 		p := res.Pieces[k]
@@ -448,9 +448,9 @@ func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc 
 		var src [16]byte
 		switch p.Kind {
 		case unwind.PieceMem:
-			b := r.cur.mem.bytes(p.Addr, n)
+			b := sm.cur.mem.bytes(p.Addr, n)
 			if b == nil || n > 16 {
-				r.vstats.Unavailable++
+				sm.vstats.Unavailable++
 				return
 			}
 			copy(src[:], b)
@@ -458,62 +458,62 @@ func (r *Recorder) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc 
 			if int(p.Reg) < unwind.NumRegs {
 				v, ok := f.Regs.Get(int(p.Reg))
 				if !ok {
-					r.vstats.Unavailable++
+					sm.vstats.Unavailable++
 					return
 				}
 				binary.LittleEndian.PutUint64(src[:], v)
-			} else if x := int(p.Reg) - unwind.XMM0; i == 0 && r.cur.hasFP && x >= 0 && x < 16 {
-				copy(src[:], r.cur.fp[xmmOffset+16*x:])
+			} else if x := int(p.Reg) - unwind.XMM0; i == 0 && sm.cur.hasFP && x >= 0 && x < 16 {
+				copy(src[:], sm.cur.fp[xmmOffset+16*x:])
 			} else {
-				r.vstats.Unavailable++
+				sm.vstats.Unavailable++
 				return
 			}
 		case unwind.PieceValue:
 			binary.LittleEndian.PutUint64(src[:], p.Val)
 		default:
-			r.vstats.Unavailable++
+			sm.vstats.Unavailable++
 			return
 		}
 		copy(dst[pos:pos+n], src[:n])
 		pos += n
 	}
 	pd.off = off
-	r.pend = append(r.pend, *pd)
+	sm.pend = append(sm.pend, *pd)
 }
 
 // finishValues runs the queued reads and appends the normalised values,
 // then reads the pointees of pointers to basic types and the fields behind
 // pointers to structs.
-func (r *Recorder) finishValues(pid int) {
-	b := r.batch
+func (sm *sampling) finishValues(pid int) {
+	b := sm.batch
 	if len(b.local) > 0 {
 		b.run(pid)
 	}
-	r.ptrs = r.ptrs[:0]
-	r.freads = r.freads[:0]
+	sm.ptrs = sm.ptrs[:0]
+	sm.freads = sm.freads[:0]
 	nf := 0
-	for k := range r.pend {
-		pd := &r.pend[k]
+	for k := range sm.pend {
+		pd := &sm.pend[k]
 		if pd.slot >= 0 && !b.ok[pd.slot] {
-			r.vstats.Faulted++
+			sm.vstats.Faulted++
 			continue
 		}
-		val := proffile.Value{Frame: pd.frame, Obj: pd.obj.id, Var: pd.v, Bits: normalise(pd.kind, b.bytesOf(pd.off, pd.size))}
-		r.values = append(r.values, val)
-		r.vstats.Read++
+		val := model.Value{Frame: pd.frame, Obj: pd.obj.id, Var: pd.v, Bits: normalise(pd.kind, b.bytesOf(pd.off, pd.size))}
+		sm.values = append(sm.values, val)
+		sm.vstats.Read++
 		if pd.pkind != 0 && val.Bits != 0 && pd.psize > 0 && pd.psize <= maxScalar {
-			r.ptrs = append(r.ptrs, ptrRead{idx: len(r.values) - 1, kind: pd.pkind, size: pd.psize})
+			sm.ptrs = append(sm.ptrs, ptrRead{idx: len(sm.values) - 1, kind: pd.pkind, size: pd.psize})
 		}
-		if pd.obj.fieldStart != nil && pd.kind == dwarfschema.KindPointer {
-			r.queueFields(pd.obj, len(r.values)-1, &val, &nf)
+		if pd.obj.fieldStart != nil && pd.kind == model.KindPointer {
+			sm.queueFields(pd.obj, len(sm.values)-1, &val, &nf)
 		}
 	}
-	r.readBehind(pid, &r.values, true)
+	sm.readBehind(pid, &sm.values, true)
 }
 
 type ptrRead struct {
 	idx, slot, off, size int
-	kind                 dwarfschema.Kind
+	kind                 model.Kind
 }
 
 // MaxFieldReads bounds the fields read behind pointers in one sample (one
@@ -533,7 +533,7 @@ type fieldRead struct {
 
 // queueFields queues the fields behind pointer value *val, vals[idx] of
 // object o; n counts this sample's field reads.
-func (r *Recorder) queueFields(o *object, idx int, val *proffile.Value, n *int) {
+func (sm *sampling) queueFields(o *object, idx int, val *model.Value, n *int) {
 	if int(val.Var)+1 >= len(o.fieldStart) {
 		return
 	}
@@ -542,51 +542,51 @@ func (r *Recorder) queueFields(o *object, idx int, val *proffile.Value, n *int) 
 		return
 	}
 	if val.Bits == 0 {
-		r.vstats.FieldsNull += uint64(hi - lo) // NULL: nothing behind it
+		sm.vstats.FieldsNull += uint64(hi - lo) // NULL: nothing behind it
 		return
 	}
 	for f := lo; f < hi; f++ {
 		if *n >= MaxFieldReads {
-			r.vstats.FieldsOver += uint64(hi - f)
+			sm.vstats.FieldsOver += uint64(hi - f)
 			return
 		}
 		*n++
-		r.freads = append(r.freads, fieldRead{obj: o, idx: idx, f: f, addr: val.Bits + uint64(o.fields[f].off)})
+		sm.freads = append(sm.freads, fieldRead{obj: o, idx: idx, f: f, addr: val.Bits + uint64(o.fields[f].off)})
 	}
 }
 
-// readBehind reads, with one batch, the pointees queued in r.ptrs and the
-// fields queued in r.freads, for the values in *vals: pointees complete
+// readBehind reads, with one batch, the pointees queued in sm.ptrs and the
+// fields queued in sm.freads, for the values in *vals: pointees complete
 // their pointer's value, fields are appended as values of their own, in
 // their pointer's frame. A read that faults (a dangling pointer) gives no
 // value (Faulted for a field; the pointer itself stays). With stack, a field
 // in the sampled thread's stack window is taken from the window.
-func (r *Recorder) readBehind(pid int, vals *[]proffile.Value, stack bool) {
-	if len(r.ptrs) == 0 && len(r.freads) == 0 {
+func (sm *sampling) readBehind(pid int, vals *[]model.Value, stack bool) {
+	if len(sm.ptrs) == 0 && len(sm.freads) == 0 {
 		return
 	}
-	b := r.batch
+	b := sm.batch
 	b.reset()
-	for k := range r.ptrs {
-		pr := &r.ptrs[k]
+	for k := range sm.ptrs {
+		pr := &sm.ptrs[k]
 		pr.slot, pr.off = b.add((*vals)[pr.idx].Bits, pr.size)
 	}
-	for k := range r.freads {
-		fr := &r.freads[k]
+	for k := range sm.freads {
+		fr := &sm.freads[k]
 		size := int(fr.obj.fields[fr.f].size)
 		if stack {
 			// A struct on the sampled thread's stack (the caller's local
 			// passed by address) as the sample saw it: the perf
 			// sampler's reads come after the tick, when the frame may be
 			// gone.
-			if w := r.cur.mem.bytes(fr.addr, size); w != nil {
+			if w := sm.cur.mem.bytes(fr.addr, size); w != nil {
 				if off, ok := b.alloc(size); ok {
 					copy(b.bytesOf(off, size), w)
 					fr.slot, fr.off = -2, off
 					continue
 				}
 			}
-			if r.cur.mem.snap != nil && r.cur.mem.snapRefuse(fr.addr, size) {
+			if sm.cur.mem.snap != nil && sm.cur.mem.snapRefuse(fr.addr, size) {
 				fr.slot = -3 // stack the window did not hold
 				continue
 			}
@@ -594,27 +594,27 @@ func (r *Recorder) readBehind(pid int, vals *[]proffile.Value, stack bool) {
 		fr.slot, fr.off = b.add(fr.addr, size)
 	}
 	b.run(pid)
-	for _, pr := range r.ptrs {
+	for _, pr := range sm.ptrs {
 		if pr.slot < 0 || !b.ok[pr.slot] {
 			continue // a dangling or null-ish pointer: the pointer itself stays
 		}
 		v := &(*vals)[pr.idx]
 		v.Pointee, v.HasPointee = normalise(pr.kind, b.bytesOf(pr.off, pr.size)), true
-		r.vstats.Pointees++
+		sm.vstats.Pointees++
 	}
-	for _, fr := range r.freads {
+	for _, fr := range sm.freads {
 		switch {
 		case fr.slot == -3:
-			r.vstats.Unavailable++
+			sm.vstats.Unavailable++
 			continue
 		case fr.slot == -1 || fr.slot >= 0 && !b.ok[fr.slot]:
-			r.vstats.Faulted++
+			sm.vstats.Faulted++
 			continue
 		}
 		f := &fr.obj.fields[fr.f]
 		base := (*vals)[fr.idx]
-		*vals = append(*vals, proffile.Value{Frame: base.Frame, Obj: base.Obj, Var: f.v, Bits: normalise(f.kind, b.bytesOf(fr.off, int(f.size)))})
-		r.vstats.Read++
-		r.vstats.Fields++
+		*vals = append(*vals, model.Value{Frame: base.Frame, Obj: base.Obj, Var: f.v, Bits: normalise(f.kind, b.bytesOf(fr.off, int(f.size)))})
+		sm.vstats.Read++
+		sm.vstats.Fields++
 	}
 }

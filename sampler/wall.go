@@ -71,23 +71,23 @@ func (w *wallAcct) blockedWeight(now int64, cpu uint64) int64 {
 
 // wallTick is a tick of --clock wall for thread t under the perf sampler:
 // a blocked thread is sampled, a running one is left to its perf events.
-func (r *Recorder) wallTick(t *thread) {
-	t0 := r.now()
-	sc := &r.sched
+func (sm *sampling) wallTick(t *thread) {
+	t0 := sm.now()
+	sc := &sm.sched
 	w := &t.wall
 	if w.blockedAt {
 		// Blocked at its last tick, likely still: its state first, then
 		// its schedstat, exact while it is off the CPU (two reads, not
 		// three).
-		if !r.readSys(t, &r.sys) || r.sys.Running || !r.readSched(t, sc) {
+		if !sm.readSys(t, &sm.sys) || sm.sys.Running || !sm.readSched(t, sc) {
 			w.blockedAt = false
-			r.steps.Decide += secs(r.now() - t0)
+			sm.steps.Decide += secs(sm.now() - t0)
 			return
 		}
 		w.addDelay(sc.Delay)
 		t.cpu, t.checkNS = sc.CPU, t0
 	} else {
-		if !r.readSched(t, sc) {
+		if !sm.readSched(t, sc) {
 			return
 		}
 		if !w.ok {
@@ -101,28 +101,28 @@ func (r *Recorder) wallTick(t *thread) {
 		// scheduler tick, so this saves the read only on some ticks.)
 		busy := sc.CPU > t.cpu && int64(sc.CPU-t.cpu) >= (t0-t.checkNS)*9/10
 		t.cpu, t.checkNS = sc.CPU, t0
-		if busy || !r.readSys(t, &r.sys) || r.sys.Running {
-			r.steps.Decide += secs(r.now() - t0)
+		if busy || !sm.readSys(t, &sm.sys) || sm.sys.Running {
+			sm.steps.Decide += secs(sm.now() - t0)
 			return
 		}
 		// Blocked: read the CPU time and run delay again, exact now.
-		if r.readSched(t, sc) {
+		if sm.readSched(t, sc) {
 			w.addDelay(sc.Delay)
 			t.cpu = sc.CPU
 		}
 		w.blockedAt = true
 	}
-	when := r.now()
+	when := sm.now()
 	weight := w.blockedWeight(when, t.cpu)
 	t.lastNS = when
-	r.steps.Decide += secs(when - t0)
+	sm.steps.Decide += secs(when - t0)
 	// A thread's ticks increase: a perf sample of this interval may have
 	// taken this tick's number.
-	saved := r.tickN
+	saved := sm.tickN
 	if pt := t.perf; pt != nil {
-		r.tickN = max(r.tickN, pt.lastTick+1)
-		pt.lastTick = r.tickN
+		sm.tickN = max(sm.tickN, pt.lastTick+1)
+		pt.lastTick = sm.tickN
 	}
-	r.sampleBlocked(t, weight, when, sc)
-	r.tickN = saved
+	sm.sampleBlocked(t, weight, when, sc)
+	sm.tickN = saved
 }

@@ -7,20 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // perfUsable reports whether the perf sampler can run here.
-func perfUsable() bool {
-	r := &Recorder{cfg: Config{Interval: time.Millisecond}}
-	pb, err := r.openPerf()
-	if err != nil {
-		return false
-	}
-	r.perf = pb
-	r.closePerf()
-	return true
-}
+func perfUsable() bool { return probePerf(time.Millisecond) == nil }
 
 // TestWallWeights: with --clock wall, a thread's weights add up to its
 // wall time, split between running and blocked as it spent it.
@@ -40,7 +31,7 @@ func TestWallWeights(t *testing.T) {
 				t.Skip("perf sampler not usable here")
 			}
 			out, stdout := pipeStdout(t)
-			res, p := record(t, Config{Args: []string{exe, "15", "30", "20"}, Clock: proffile.ClockWall, Sampler: smp, Stdout: out})
+			res, p := record(t, Config{Args: []string{exe, "15", "30", "20"}, Clock: model.ClockWall, Sampler: smp, Stdout: out})
 			line := stdout()
 			if res.ExitStatus != 0 {
 				t.Fatalf("dutycycle exited %d", res.ExitStatus)
@@ -68,7 +59,7 @@ func TestWallWeights(t *testing.T) {
 					per[s.tid] = a
 				}
 				a.n++
-				if s.s.State == proffile.Blocked {
+				if s.s.State == model.Blocked {
 					a.blocked += s.s.WeightNS
 					a.nBlk++
 					if slices.Contains(s.funcs, "rest") {

@@ -268,7 +268,7 @@ func parseManifest(data []byte) (*manifestFile, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line, col := lineCol(data, se.Offset)
-			return nil, fmt.Errorf("line %d, column %d: %v", line, col, err)
+			return nil, fmt.Errorf("line %d, column %d: %w", line, col, err)
 		}
 		return nil, err
 	}
@@ -539,7 +539,7 @@ func makeLocked(target string) error {
 	cmd := exec.Command("make", args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("testprogs: make %s failed: %v\n%s", strings.Join(args, " "), err, out)
+		return fmt.Errorf("testprogs: make %s failed: %w\n%s", strings.Join(args, " "), err, out)
 	}
 	return nil
 }

@@ -8,29 +8,24 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/vprof/vprof/analyze"
 	"github.com/vprof/vprof/analyze/timeline"
 	"github.com/vprof/vprof/analyze/trace"
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // ChromeOptions tunes Chrome.
 type ChromeOptions struct {
-	// Normal, if set, are profiles of normal runs: the analyzer compares
-	// them with the exported (slow) profile and the most anomalous
-	// variables become counter tracks.
-	Normal []string
-	// Counters bounds the number of variables given counter tracks.
-	Counters int
+	// Vars, if set, are the variables given counter tracks (report.Vars
+	// gives the most anomalous ones of an analysis).
+	Vars []timeline.VarRef
 }
 
 // Chrome writes the profile as Chrome trace-event JSON (the format of
 // chrome://tracing and the Perfetto UI): per thread, the calls rebuilt from
 // the samples (method.md §9) as complete ("X") events, thread names as
-// metadata, and with opt.Normal the sampled values of the most anomalous
-// variables as counter ("C") events. Times are the samples' own, in
-// microseconds to the nanosecond (trace.ProfileOptions.SampleTime), not
-// whole ticks.
+// metadata, and the sampled values of opt.Vars as counter ("C") events.
+// Times are the samples' own, in microseconds to the nanosecond
+// (trace.ProfileOptions.SampleTime), not whole ticks.
 func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 	var (
 		tr     *trace.Trace
@@ -38,20 +33,12 @@ func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 		err    error
 	)
 	var dbg debugSyms
-	popt := trace.ProfileOptions{SampleTime: true, NameCode: func(o *proffile.Object, link uint64) (string, bool) {
+	popt := trace.ProfileOptions{SampleTime: true, NameCode: func(o *model.Object, link uint64) (string, bool) {
 		name, ok := dbg.name(o.BuildID, link)
 		return demangled(name), ok
 	}}
-	if len(opt.Normal) > 0 {
-		res, aerr := analyze.Analyze(opt.Normal, []string{path}, analyze.DefaultOptions(), nil)
-		if aerr != nil {
-			return aerr
-		}
-		n := opt.Counters
-		if n <= 0 {
-			n = 4
-		}
-		tr, tracks, err = timeline.ReadProfileTracks(path, timeline.AnomalousVars(res, n), popt)
+	if len(opt.Vars) > 0 {
+		tr, tracks, err = timeline.ReadProfileTracks(path, opt.Vars, popt)
 	} else {
 		tr, _, err = trace.ReadProfile(path, popt)
 	}

@@ -11,46 +11,46 @@ import (
 
 	"github.com/vprof/vprof/analyze/trace"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
 // makeProfile writes a small profile: main -> work (with inlined helper)
 // -> qsort in libc, and main -> idle, on two threads.
 func makeProfile(t *testing.T) string {
-	prog := &dwarfschema.Schema{
+	prog := &model.Schema{
 		Path: "/bin/app", HasDWARF: true, Files: []string{"app.c"},
-		Funcs: []dwarfschema.Func{
-			{Name: "main", Display: "main", Ranges: []dwarfschema.PCRange{{Lo: 0x1000, Hi: 0x1100}}},
-			{Name: "_Z4workv", Display: "work()", Ranges: []dwarfschema.PCRange{{Lo: 0x1100, Hi: 0x1200}}},
+		Funcs: []model.Func{
+			{Name: "main", Display: "main", Ranges: []model.PCRange{{Lo: 0x1000, Hi: 0x1100}}},
+			{Name: "_Z4workv", Display: "work()", Ranges: []model.PCRange{{Lo: 0x1100, Hi: 0x1200}}},
 			{Name: "helper", Display: "helper", Ranges: nil},
-			{Name: "idle;x", Display: "idle;x", Ranges: []dwarfschema.PCRange{{Lo: 0x1200, Hi: 0x1300}}},
+			{Name: "idle;x", Display: "idle;x", Ranges: []model.PCRange{{Lo: 0x1200, Hi: 0x1300}}},
 		},
-		Inlines: []dwarfschema.Inline{{Func: 2, Depth: 1, Ranges: []dwarfschema.PCRange{{Lo: 0x1180, Hi: 0x11a0}}}},
-		Vars:    []dwarfschema.Var{{Name: "n", Func: 1, Kind: dwarfschema.KindInt, Size: 4}},
-		Lines:   []dwarfschema.LineRow{{PC: 0x1000, Line: 10}, {PC: 0x1100, Line: 20}, {PC: 0x1180, Line: 30}, {PC: 0x1200, Line: 40}, {PC: 0x1300}},
+		Inlines: []model.Inline{{Func: 2, Depth: 1, Ranges: []model.PCRange{{Lo: 0x1180, Hi: 0x11a0}}}},
+		Vars:    []model.Var{{Name: "n", Func: 1, Kind: model.KindInt, Size: 4}},
+		Lines:   []model.LineRow{{PC: 0x1000, Line: 10}, {PC: 0x1100, Line: 20}, {PC: 0x1180, Line: 30}, {PC: 0x1200, Line: 40}, {PC: 0x1300}},
 	}
-	libc := &dwarfschema.Schema{Path: "/lib/libc.so.6", Symbols: []dwarfschema.Symbol{{Name: "qsort", Value: 0x500, Size: 0x100}}}
+	libc := &model.Schema{Path: "/lib/libc.so.6", Symbols: []model.Symbol{{Name: "qsort", Value: 0x500, Size: 0x100}}}
 	path := filepath.Join(t.TempDir(), "p.data")
-	w, err := proffile.Create(path, proffile.Header{Target: "/bin/app", IntervalNS: 1e6, Clock: proffile.ClockCPU})
+	w, err := proffile.Create(path, model.Header{Target: "/bin/app", IntervalNS: 1e6, Clock: model.ClockCPU})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.AddObject(&proffile.Object{ID: 0, Path: "/bin/app", Program: true, Schema: prog})
-	w.AddObject(&proffile.Object{ID: 1, Path: "/lib/libc.so.6", Schema: libc})
-	w.AddMapping(proffile.Mapping{PID: 5, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
-	w.AddMapping(proffile.Mapping{PID: 5, Start: 0x7f0000, End: 0x7f1000, Bias: 0x7f0000, Obj: 1})
+	w.AddObject(&model.Object{ID: 0, Path: "/bin/app", Program: true, Schema: prog})
+	w.AddObject(&model.Object{ID: 1, Path: "/lib/libc.so.6", Schema: libc})
+	w.AddMapping(model.Mapping{PID: 5, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
+	w.AddMapping(model.Mapping{PID: 5, Start: 0x7f0000, End: 0x7f1000, Bias: 0x7f0000, Obj: 1})
 	for i := 0; i < 10; i++ {
 		// work -> qsort, called from main (return addresses point after calls)
-		w.AddSample(5, 5, &proffile.Sample{Tick: uint64(i), TimeNS: int64(i+1) * 1e6, WeightNS: 1e6, Syscall: -1,
+		w.AddSample(5, 5, &model.Sample{Tick: uint64(i), TimeNS: int64(i+1) * 1e6, WeightNS: 1e6, Syscall: -1,
 			Stack:  []uint64{0x7f0510, 0x401150, 0x401020},
-			Values: []proffile.Value{{Frame: 1, Obj: 0, Var: 0, Bits: 7}}})
+			Values: []model.Value{{Frame: 1, Obj: 0, Var: 0, Bits: 7}}})
 		// helper inlined in work, called from main
-		w.AddSample(5, 6, &proffile.Sample{Tick: uint64(i), TimeNS: int64(i+1) * 1e6, WeightNS: 2e6, Syscall: -1,
+		w.AddSample(5, 6, &model.Sample{Tick: uint64(i), TimeNS: int64(i+1) * 1e6, WeightNS: 2e6, Syscall: -1,
 			Stack: []uint64{0x401185, 0x401020}})
 	}
-	w.AddSample(5, 6, &proffile.Sample{Tick: 11, TimeNS: 12e6, WeightNS: 1e6, Syscall: -1, Stack: []uint64{0x401210, 0x401030}})
-	if err := w.Close(proffile.Trailer{}); err != nil {
+	w.AddSample(5, 6, &model.Sample{Tick: 11, TimeNS: 12e6, WeightNS: 1e6, Syscall: -1, Stack: []uint64{0x401210, 0x401030}})
+	if err := w.Close(model.Trailer{}); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -7,8 +7,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/symtab"
 )
 
@@ -109,7 +108,7 @@ func Pprof(w io.Writer, path string) error {
 		}
 		ps.NumLabel = map[string][]int64{"pid": {int64(st.PID)}, "tid": {int64(st.TID)}}
 		state := "running"
-		if s.State == proffile.Blocked {
+		if s.State == model.Blocked {
 			state = "blocked"
 		}
 		ps.Label = map[string][]string{"state": {state}}
@@ -118,7 +117,7 @@ func Pprof(w io.Writer, path string) error {
 			if v.Frame != 0 {
 				continue
 			}
-			if sv, _ := tab.Var(v); sv != nil && sv.Kind != dwarfschema.KindAggregate && sv.Kind != dwarfschema.KindFloat {
+			if sv, _ := tab.Var(v); sv != nil && sv.Kind != model.KindAggregate && sv.Kind != model.KindFloat {
 				ps.NumLabel[sv.Name] = []int64{int64(v.Bits)}
 			}
 		}
@@ -129,7 +128,7 @@ func Pprof(w io.Writer, path string) error {
 		return err
 	}
 	clock := "cpu"
-	if hdr.Clock == proffile.ClockWall {
+	if hdr.Clock == model.ClockWall {
 		clock = "wall"
 	}
 	p.SampleType = []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: clock, Unit: "nanoseconds"}}
@@ -152,7 +151,7 @@ func Pprof(w io.Writer, path string) error {
 // a fixed-address executable.
 type fileOffsets map[string][]elf.ProgHeader // by path; nil: not readable
 
-func (fo fileOffsets) of(o *proffile.Object, link uint64) uint64 {
+func (fo fileOffsets) of(o *model.Object, link uint64) uint64 {
 	phs, ok := fo[o.Path]
 	if !ok {
 		phs = loadSegments(o.Path, o.BuildID)

@@ -1,12 +1,18 @@
 // Package export writes vprof profiles in the formats of the tools that
 // profiler users already use: pprof protobuf, collapsed stacks (flame
 // graphs), speedscope JSON and Chrome trace events.
+//
+// Use: Pprof, Collapsed, Speedscope or Chrome(w, path, opt) write the
+// profile at path to w; Walk visits its symbolized stacks for another
+// format. Chrome's counter tracks are the variables in opt.Vars
+// (report.Vars picks the most anomalous).
 package export
 
 import (
 	"fmt"
 	"io"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 	"github.com/vprof/vprof/runtime/symtab"
 )
@@ -16,25 +22,25 @@ import (
 type Frame struct {
 	symtab.Frame
 	Inlined bool
-	PC      uint64           // runtime address as sampled
-	Map     proffile.Mapping // the mapping PC lies in (Known frames)
+	PC      uint64        // runtime address as sampled
+	Map     model.Mapping // the mapping PC lies in (Known frames)
 }
 
 // Stack is one sample with its frames resolved, innermost first.
 type Stack struct {
 	Table    *symtab.Table // objects and mappings seen so far
 	PID, TID int32
-	Sample   *proffile.Sample
+	Sample   *model.Sample
 	Frames   []Frame
 }
 
 // Walk streams the samples of the profile at path, resolved, to fn. The
 // Stack and its Frames are reused between calls. It returns the table used
 // (objects and mappings) and the reader's recovery report.
-func Walk(path string, fn func(*Stack) error) (*symtab.Table, proffile.Header, proffile.Recovery, error) {
+func Walk(path string, fn func(*Stack) error) (*symtab.Table, model.Header, proffile.Recovery, error) {
 	r, err := proffile.Open(path)
 	if err != nil {
-		return nil, proffile.Header{}, proffile.Recovery{}, err
+		return nil, model.Header{}, proffile.Recovery{}, err
 	}
 	defer r.Close()
 	tab := symtab.New()
@@ -49,7 +55,7 @@ func Walk(path string, fn func(*Stack) error) (*symtab.Table, proffile.Header, p
 			return tab, r.Header(), r.Recovery(), err
 		}
 		tab.Observe(rec)
-		b, ok := rec.(*proffile.Block)
+		b, ok := rec.(*model.Block)
 		if !ok {
 			continue
 		}
@@ -60,7 +66,7 @@ func Walk(path string, fn func(*Stack) error) (*symtab.Table, proffile.Header, p
 			st.Frames = st.Frames[:0]
 			for d, pc := range s.Stack {
 				f := tab.Resolve(b.PID, pc, d)
-				var m proffile.Mapping
+				var m model.Mapping
 				if f.Known {
 					look := pc
 					if d > 0 && pc > 0 {

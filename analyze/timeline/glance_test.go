@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
-	"github.com/vprof/vprof/analyze"
+	"github.com/vprof/vprof/analyze/internal/testprof"
 	"github.com/vprof/vprof/analyze/regtime"
 	"github.com/vprof/vprof/analyze/trace"
 	"github.com/vprof/vprof/testprogs"
@@ -26,22 +26,12 @@ import (
 // runs, the normal one half as long as the buggy one.
 func comparePage(t testing.TB) string {
 	dir := t.TempDir()
-	normal, buggy := filepath.Join(dir, "normal.vprof"), filepath.Join(dir, "buggy.vprof")
-	var nb, bb []int64
-	for i := 0; i < 40; i++ {
-		if i < 20 {
-			nb = append(nb, int64(i%5+1))
-		}
-		bb = append(bb, int64(1000+37*i))
-	}
-	writeRun(t, normal, nb, 2)
-	writeRun(t, buggy, bb, 8)
-	res, err := analyze.Analyze([]string{normal}, []string{buggy}, analyze.DefaultOptions(), nil)
+	normal, buggy, err := testprof.Runs(dir, 20, 40)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := AnomalousVars(res, 3)
-	page := &Page{Title: "compare", Params: regtime.Later, Preset: "later", Marks: ReportMarks(res, 10)}
+	vars := reportVars
+	page := &Page{Title: "compare", Params: regtime.Later, Preset: "later", Marks: reportMarks}
 	for _, in := range []struct{ label, path string }{{"normal", normal}, {"buggy", buggy}} {
 		tr, tracks, err := ReadProfileWithTracks(in.path, vars)
 		if err != nil {

@@ -4,6 +4,11 @@
 // search, thread selection, tooltips, linked highlighting, zoom and pan,
 // an optional second run to compare with, and optional marks and value
 // tracks from `vprof report`.
+//
+// Use: read each run's calls (trace.Open, trace.ReadProfile, or
+// ReadProfileWithTracks for value tracks), summarise them with
+// regtime.All, then Write a Page of Runs; report.Marks and report.Vars
+// give the marks and the variables to track.
 package timeline
 
 import (

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 	"github.com/vprof/vprof/runtime/symtab"
 )
@@ -14,15 +14,15 @@ import (
 type ValueSample struct {
 	Time int64 // ns since recording start (the sample's tick)
 	Obj  uint16
-	Var  dwarfschema.VarID
-	Bits uint64 // as proffile.Value.Bits
+	Var  model.VarID
+	Bits uint64 // as model.Value.Bits
 }
 
 // Profile is what ReadProfile keeps beside the calls: the objects (for
 // variable names and kinds) and, per thread, the value samples asked for.
 type Profile struct {
-	Header  proffile.Header
-	Objects map[uint16]*proffile.Object
+	Header  model.Header
+	Objects map[uint16]*model.Object
 	Values  map[*Thread][]ValueSample
 }
 
@@ -30,7 +30,7 @@ type Profile struct {
 type ProfileOptions struct {
 	// KeepValue selects the variables whose value samples are kept; nil
 	// keeps none. It is asked once per variable.
-	KeepValue func(o *proffile.Object, v dwarfschema.VarID) bool
+	KeepValue func(o *model.Object, v model.VarID) bool
 	// SampleTime times calls by each sample's measured time (TimeNS, to
 	// the nanosecond) instead of tick x interval (whole intervals): for
 	// exports whose readers show time finer than the interval. A call
@@ -39,7 +39,7 @@ type ProfileOptions struct {
 	// NameCode, when set, names code that the object's own symbols do not
 	// (link-time address link in object o), e.g. from a separate debug
 	// file; otherwise such code is "[object]".
-	NameCode func(o *proffile.Object, link uint64) (string, bool)
+	NameCode func(o *model.Object, link uint64) (string, bool)
 }
 
 // ReadProfile turns a vprof profile's samples into calls (method.md §9):
@@ -70,12 +70,12 @@ type openFrame struct {
 type profReader struct {
 	names
 	tab      *symtab.Table
-	objs     map[uint16]*proffile.Object
+	objs     map[uint16]*model.Object
 	interval int64
 	frames   []openFrame
 	cache    map[pcKey]int32 // resolved frame names
 	kept     map[[2]int64]bool
-	nameCode func(*proffile.Object, uint64) (string, bool)
+	nameCode func(*model.Object, uint64) (string, bool)
 }
 
 type pcKey struct {
@@ -88,7 +88,7 @@ func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *
 	p := &profReader{
 		nameCode: opt.NameCode,
 		tab:      symtab.New(),
-		objs:     map[uint16]*proffile.Object{},
+		objs:     map[uint16]*model.Object{},
 		interval: h.IntervalNS,
 		cache:    map[pcKey]int32{},
 		kept:     map[[2]int64]bool{},
@@ -110,13 +110,13 @@ func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *
 		}
 		p.tab.Observe(rec)
 		switch v := rec.(type) {
-		case *proffile.Object:
+		case *model.Object:
 			p.objs[v.ID] = v
-		case *proffile.ThreadEvent:
+		case *model.ThreadEvent:
 			if v.Name != "" {
 				tnames[[2]int32{v.PID, v.TID}] = v.Name
 			}
-		case *proffile.Block:
+		case *model.Block:
 			k := [2]int32{v.PID, v.TID}
 			pt := threads[k]
 			if pt == nil {
@@ -170,7 +170,7 @@ func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *
 }
 
 // keep asks keep once per variable.
-func (p *profReader) keep(keep func(*proffile.Object, dwarfschema.VarID) bool, obj uint16, v dwarfschema.VarID) bool {
+func (p *profReader) keep(keep func(*model.Object, model.VarID) bool, obj uint16, v model.VarID) bool {
 	k := [2]int64{int64(obj), int64(v)}
 	if b, ok := p.kept[k]; ok {
 		return b
@@ -182,7 +182,7 @@ func (p *profReader) keep(keep func(*proffile.Object, dwarfschema.VarID) bool, o
 }
 
 // sample adds one sample of a thread at time t.
-func (p *profReader) sample(pt *profThread, pid int32, s *proffile.Sample, t int64) {
+func (p *profReader) sample(pt *profThread, pid int32, s *model.Sample, t int64) {
 	ts := &pt.ts
 	if !ts.begun {
 		ts.begun = true

@@ -4,33 +4,33 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
 func TestReadProfile(t *testing.T) {
 	// Link-time layout: main [0x1000,0x1100), loop [0x1100,0x1200),
 	// work [0x1200,0x1300); the process maps it at bias 0x400000.
-	schema := &dwarfschema.Schema{
+	schema := &model.Schema{
 		HasDWARF: true,
-		Funcs: []dwarfschema.Func{
-			{Name: "main", Display: "main", Ranges: []dwarfschema.PCRange{{Lo: 0x1000, Hi: 0x1100}}},
-			{Name: "loop", Display: "loop", Ranges: []dwarfschema.PCRange{{Lo: 0x1100, Hi: 0x1200}}},
-			{Name: "_Z4workIiEvT_", Display: "void work<int>(int)", Ranges: []dwarfschema.PCRange{{Lo: 0x1200, Hi: 0x1300}}},
+		Funcs: []model.Func{
+			{Name: "main", Display: "main", Ranges: []model.PCRange{{Lo: 0x1000, Hi: 0x1100}}},
+			{Name: "loop", Display: "loop", Ranges: []model.PCRange{{Lo: 0x1100, Hi: 0x1200}}},
+			{Name: "_Z4workIiEvT_", Display: "void work<int>(int)", Ranges: []model.PCRange{{Lo: 0x1200, Hi: 0x1300}}},
 		},
-		Vars: []dwarfschema.Var{{Name: "n", Func: 1, Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop}},
+		Vars: []model.Var{{Name: "n", Func: 1, Kind: model.KindInt, Size: 4, Tags: model.TagLoop}},
 	}
 	const bias = 0x400000
 	const main0, loopA, loopB, work = bias + 0x1010, bias + 0x1110, bias + 0x1120, bias + 0x1210
 	path := filepath.Join(t.TempDir(), "p.vprof")
-	w, err := proffile.Create(path, proffile.Header{Target: "/bin/t", PID: 10, IntervalNS: 1e6, Clock: proffile.ClockCPU, Stack: 64})
+	w, err := proffile.Create(path, model.Header{Target: "/bin/t", PID: 10, IntervalNS: 1e6, Clock: model.ClockCPU, Stack: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.AddObject(&proffile.Object{ID: 0, Path: "/bin/t", Program: true, Schema: schema})
-	w.AddMapping(proffile.Mapping{PID: 10, Start: bias + 0x1000, End: bias + 0x2000, Bias: bias, Obj: 0})
-	w.AddProc(proffile.ProcEvent{Kind: proffile.ProcStart, PID: 10, Path: "/bin/t"})
-	w.AddThread(proffile.ThreadEvent{PID: 10, TID: 11, Name: "worker"})
+	w.AddObject(&model.Object{ID: 0, Path: "/bin/t", Program: true, Schema: schema})
+	w.AddMapping(model.Mapping{PID: 10, Start: bias + 0x1000, End: bias + 0x2000, Bias: bias, Obj: 0})
+	w.AddProc(model.ProcEvent{Kind: model.ProcStart, PID: 10, Path: "/bin/t"})
+	w.AddThread(model.ThreadEvent{PID: 10, TID: 11, Name: "worker"})
 	// Stacks innermost first. Ticks 1-2: main>loop(site A)>work; tick 3:
 	// main>loop(site A); ticks 4-5: main>loop called from site B (a new
 	// call though the same function); tick 7 (6 not sampled): same stack,
@@ -48,17 +48,17 @@ func TestReadProfile(t *testing.T) {
 		{8, []uint64{main0}},
 	}
 	for i, s := range stacks {
-		smp := proffile.Sample{Tick: s.tick, TimeNS: int64(s.tick) * 1e6, WeightNS: 1e6, Stack: s.stack,
-			Values: []proffile.Value{{Frame: 1, Obj: 0, Var: 0, Bits: uint64(i)}}}
+		smp := model.Sample{Tick: s.tick, TimeNS: int64(s.tick) * 1e6, WeightNS: 1e6, Stack: s.stack,
+			Values: []model.Value{{Frame: 1, Obj: 0, Var: 0, Bits: uint64(i)}}}
 		if err := w.AddSample(10, 11, &smp); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Close(proffile.Trailer{EndNS: 9e6}); err != nil {
+	if err := w.Close(model.Trailer{EndNS: 9e6}); err != nil {
 		t.Fatal(err)
 	}
 
-	tr, prof, err := ReadProfile(path, ProfileOptions{KeepValue: func(o *proffile.Object, v dwarfschema.VarID) bool { return o.Schema.Vars[v].Name == "n" }})
+	tr, prof, err := ReadProfile(path, ProfileOptions{KeepValue: func(o *model.Object, v model.VarID) bool { return o.Schema.Vars[v].Name == "n" }})
 	if err != nil {
 		t.Fatal(err)
 	}

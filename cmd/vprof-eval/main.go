@@ -400,7 +400,7 @@ func printExpected(w io.Writer, program, report string) error {
 	}
 	a, _, err := findRoot(p, data)
 	if err != nil {
-		return fmt.Errorf("%s: %v", report, err)
+		return fmt.Errorf("%s: %w", report, err)
 	}
 	rank := "not ranked"
 	if a.Rank > 0 {
@@ -437,7 +437,7 @@ var recordedObject = regexp.MustCompile(`(?m)^\s+0 .*\(program, .*, component `)
 func recordedComponent(c config, profile string) (bool, error) {
 	out, err := exec.Command(c.vprof, "info", profile).Output()
 	if err != nil {
-		return false, fmt.Errorf("vprof info %s: %v", profile, err)
+		return false, fmt.Errorf("vprof info %s: %w", profile, err)
 	}
 	return recordedObject.Match(out), nil
 }
@@ -454,7 +454,7 @@ func analyse(c config, p testprogs.Program, normal, buggy, extra []string, save 
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return a, 0, fmt.Errorf("report: %v: %s", err, lastLine(stderr.String()))
+		return a, 0, fmt.Errorf("report: %w: %s", err, lastLine(stderr.String()))
 	}
 	os.WriteFile(save, stdout.Bytes(), 0o644)
 	return findRoot(p, stdout.Bytes())
@@ -479,7 +479,7 @@ func findRoot(p testprogs.Program, report []byte) (Analysis, int, error) {
 		} `json:"functions"`
 	}
 	if err := json.Unmarshal(report, &rep); err != nil {
-		return a, 0, fmt.Errorf("report JSON: %v", err)
+		return a, 0, fmt.Errorf("report JSON: %w", err)
 	}
 	var above []Above
 	for _, f := range rep.Functions {

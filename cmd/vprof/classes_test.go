@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vprof/vprof/analyze"
+	"github.com/vprof/vprof/analyze/rank"
 	"github.com/vprof/vprof/testprogs"
 )
 
@@ -27,7 +27,7 @@ func TestDiagnosisClasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	record := func(t *testing.T, name string) *analyze.Result {
+	record := func(t *testing.T, name string) *rank.Result {
 		t.Helper()
 		i := slices.IndexFunc(progs, func(p testprogs.Program) bool { return p.Name == name })
 		if i < 0 {
@@ -51,14 +51,14 @@ func TestDiagnosisClasses(t *testing.T) {
 				}
 			}
 		}
-		res, err := analyze.Analyze(normal, buggy, analyze.DefaultOptions(), nil)
+		res, err := rank.Analyze(normal, buggy, rank.DefaultOptions(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
-	variables := func(res *analyze.Result, match func(vv *analyze.VarVerdict) bool) []*analyze.VarVerdict {
-		var out []*analyze.VarVerdict
+	variables := func(res *rank.Result, match func(vv *rank.VarVerdict) bool) []*rank.VarVerdict {
+		var out []*rank.VarVerdict
 		for i := range res.Variables {
 			if vv := &res.Variables[i]; match(vv) {
 				out = append(out, vv)
@@ -66,9 +66,9 @@ func TestDiagnosisClasses(t *testing.T) {
 		}
 		return out
 	}
-	valueDim := func(vv *analyze.VarVerdict) *analyze.DimVerdict {
+	valueDim := func(vv *rank.VarVerdict) *rank.DimVerdict {
 		for i := range vv.Dims {
-			if vv.Dims[i].Dim == analyze.DimValue {
+			if vv.Dims[i].Dim == rank.DimValue {
 				return &vv.Dims[i]
 			}
 		}
@@ -89,14 +89,14 @@ func TestDiagnosisClasses(t *testing.T) {
 	// process to process: no verdict on its value (D7, run noise).
 	run("noise values/dali_unsubscribe", func(t *testing.T) {
 		res := record(t, "dali_unsubscribe")
-		ids := variables(res, func(vv *analyze.VarVerdict) bool {
+		ids := variables(res, func(vv *rank.VarVerdict) bool {
 			return vv.Name == "id" && strings.HasPrefix(vv.Function, "CCovenSessionManager::unsubscribeSession")
 		})
 		if len(ids) != 1 {
 			t.Fatalf("%d verdicts on unsubscribeSession's id", len(ids))
 		}
-		if d := valueDim(ids[0]); d == nil || d.Reason != analyze.ReasonRunNoise {
-			t.Errorf("id's value dimension %+v, want %q", d, analyze.ReasonRunNoise)
+		if d := valueDim(ids[0]); d == nil || d.Reason != rank.ReasonRunNoise {
+			t.Errorf("id's value dimension %+v, want %q", d, rank.ReasonRunNoise)
 		}
 	})
 
@@ -105,7 +105,7 @@ func TestDiagnosisClasses(t *testing.T) {
 	// value (D2 counters, D7 run noise).
 	run("clocks/query_cache_full", func(t *testing.T) {
 		res := record(t, "query_cache_full")
-		clocks := variables(res, func(vv *analyze.VarVerdict) bool {
+		clocks := variables(res, func(vv *rank.VarVerdict) bool {
 			n := vv.Name[strings.LastIndexAny(vv.Name, ">.")+1:]
 			return n == "last_ms" || n == "start_us" || n == "deadline_us"
 		})
@@ -142,7 +142,7 @@ func TestDiagnosisClasses(t *testing.T) {
 	run("fields/slab_mover_spin", func(t *testing.T) {
 		res := record(t, "slab_mover_spin")
 		for _, name := range []string{"slab_rebal.busy_items", "slab_rebal.busy_loops"} {
-			f := variables(res, func(vv *analyze.VarVerdict) bool { return vv.Name == name })
+			f := variables(res, func(vv *rank.VarVerdict) bool { return vv.Name == name })
 			if len(f) != 1 || f[0].Buggy == 0 || len(f[0].Dims) == 0 {
 				t.Errorf("%s: %+v, want a variable sampled in the slow runs, with dimensions", name, f)
 			}

@@ -10,6 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/analyze/export"
+	"github.com/vprof/vprof/analyze/rank"
+	"github.com/vprof/vprof/analyze/report"
 )
 
 const exportHelp = `
@@ -53,7 +55,7 @@ func init() {
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("export", exportHelp, stdout)
 	format := fs.String("format", "", "output `FORMAT`: pprof, collapsed, speedscope or chrome (required)")
-	report := fs.String("report", "", "chrome only: normal-run `profiles` (comma-separated) to compare with, adding counter tracks of the most anomalous variables")
+	normals := fs.String("report", "", "chrome only: normal-run `profiles` (comma-separated) to compare with, adding counter tracks of the most anomalous variables")
 	out := fs.String("o", "", "output `file` (default: standard output)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -71,16 +73,23 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		write = export.Speedscope
 	case "chrome", "perfetto":
 		opt := export.ChromeOptions{}
-		if *report != "" {
-			opt.Normal = strings.Split(*report, ",")
+		write = func(w io.Writer, p string) error {
+			if *normals != "" {
+				// Counter tracks of the most anomalous variables.
+				res, err := rank.Analyze(strings.Split(*normals, ","), []string{p}, rank.DefaultOptions(), nil)
+				if err != nil {
+					return err
+				}
+				opt.Vars = report.Vars(res, 4)
+			}
+			return export.Chrome(w, p, opt)
 		}
-		write = func(w io.Writer, p string) error { return export.Chrome(w, p, opt) }
 	case "":
 		return usageErr("--format is required (pprof, collapsed, speedscope or chrome)")
 	default:
 		return usageErr("unknown --format %q (want pprof, collapsed, speedscope or chrome)", *format)
 	}
-	if f := strings.ToLower(*format); *report != "" && f != "chrome" && f != "perfetto" {
+	if f := strings.ToLower(*format); *normals != "" && f != "chrome" && f != "perfetto" {
 		return usageErr("--report applies to --format chrome only")
 	}
 	in := fs.Arg(0)

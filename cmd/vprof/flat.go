@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
-	"strconv"
 
-	"github.com/olekukonko/tablewriter/tw"
-
-	"github.com/vprof/vprof/analyze"
+	"github.com/vprof/vprof/analyze/rank"
+	"github.com/vprof/vprof/analyze/report"
 )
 
 const flatHelp = `
@@ -51,43 +48,16 @@ func runFlat(args []string, stdout, stderr io.Writer) error {
 	if *top < 0 {
 		return usageErr("--top %d: want 0 or more", *top)
 	}
-	var progress analyze.Progress
+	var progress rank.Progress
 	if !*quiet {
 		progress = progressPrinter(stderr)
 	}
-	fl, err := analyze.FlatFile(fs.Arg(0), progress)
+	fl, err := rank.FlatFile(fs.Arg(0), progress)
 	if err != nil {
 		return err
 	}
 	for _, w := range fl.Warnings {
 		fmt.Fprintf(stderr, "vprof flat: warning: %s\n", w)
 	}
-	entries := fl.Entries
-	if *top > 0 && len(entries) > *top {
-		entries = entries[:*top]
-	}
-	pct := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
-	if *format == "csv" {
-		cw := csv.NewWriter(stdout)
-		cw.Write([]string{"percent_time", "cumulative_s", "self_s", "name"})
-		for _, e := range entries {
-			cw.Write([]string{pct(e.Percent), fmtG(e.Cumulative), fmtG(e.Self), e.Name})
-		}
-		cw.Flush()
-		return cw.Error()
-	}
-	if *format == "table" {
-		fmt.Fprintf(stdout, "Flat profile of %s: %d samples, %.3f s sampled.\n\n", fs.Arg(0), fl.Samples, fl.Total)
-	}
-	rows := make([][]string, 0, len(entries))
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name
-	}
-	names = shortAll(names)
-	for i, e := range entries {
-		rows = append(rows, []string{pct(e.Percent), secs(e.Cumulative), secs(e.Self), names[i]})
-	}
-	align := tw.Alignment{tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
-	return renderTable(stdout, *format, []string{"% time", "cumulative s", "self s", "name"}, rows, align)
+	return report.WriteFlat(stdout, fs.Arg(0), fl, *top, *format)
 }

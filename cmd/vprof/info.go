@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
@@ -61,7 +61,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			if _, e2 := os.Stat(path + proffile.PartialSuffix); e2 == nil {
-				return fmt.Errorf("%v (a recording cut short left %s%s: try that)", err, path, proffile.PartialSuffix)
+				return fmt.Errorf("%w (a recording cut short left %s%s: try that)", err, path, proffile.PartialSuffix)
 			}
 		}
 		return err
@@ -69,7 +69,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	defer r.Close()
 	h := r.Header()
 	var (
-		objs     []*proffile.Object
+		objs     []*model.Object
 		procs    = map[int32]*procInfo{}
 		order    []int32
 		threads  int
@@ -78,10 +78,10 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		values   int64
 		weight   int64
 		lastTime int64
-		trailer  *proffile.Trailer
+		trailer  *model.Trailer
 		printed  int
 		space    = proffile.NewAddrSpace()
-		objByID  = map[uint16]*proffile.Object{}
+		objByID  = map[uint16]*model.Object{}
 		mappings int
 	)
 	proc := func(pid int32) *procInfo {
@@ -104,35 +104,35 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		}
 		space.Observe(rec)
 		switch x := rec.(type) {
-		case *proffile.Object:
+		case *model.Object:
 			objs = append(objs, x)
 			objByID[x.ID] = x
-		case *proffile.Mapping:
+		case *model.Mapping:
 			mappings++
-		case *proffile.ProcEvent:
+		case *model.ProcEvent:
 			p := proc(x.PID)
 			switch x.Kind {
-			case proffile.ProcStart, proffile.ProcFork:
+			case model.ProcStart, model.ProcFork:
 				p.ppid, p.path = x.PPID, x.Path
-			case proffile.ProcExec:
+			case model.ProcExec:
 				p.path = x.Path
-			case proffile.ProcExit:
+			case model.ProcExit:
 				if x.Signal != 0 {
 					p.end = fmt.Sprintf("killed by signal %d (%s)", x.Signal, sigName(x.Signal))
 				} else {
 					p.end = fmt.Sprintf("exited %d", x.Status)
 				}
-			case proffile.ProcDetach:
+			case model.ProcDetach:
 				p.end = "detached, left running"
 			}
 			lastTime = max(lastTime, x.TimeNS)
-		case *proffile.ThreadEvent:
+		case *model.ThreadEvent:
 			if !x.Exit {
 				threads++
 				proc(x.PID).threads++
 			}
 			lastTime = max(lastTime, x.TimeNS)
-		case *proffile.Block:
+		case *model.Block:
 			blocks++
 			p := proc(x.PID)
 			for i := range x.Samples {
@@ -147,7 +147,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 					printSample(stdout, x.PID, x.TID, s, space, objByID)
 				}
 			}
-		case *proffile.Trailer:
+		case *model.Trailer:
 			trailer = x
 		}
 	}
@@ -186,7 +186,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		h.Clock, time.Duration(h.IntervalNS), h.Depth, h.Stack)
 	switch h.Sampler {
 	case "perf":
-		if h.Clock == proffile.ClockWall {
+		if h.Clock == model.ClockWall {
 			fmt.Fprintln(stdout, "sampler:      perf (no running thread stopped: running threads sampled by perf events, blocked ones at each tick; globals and heap values read a few ms after each sample)")
 		} else {
 			fmt.Fprintln(stdout, "sampler:      perf (no thread stopped; globals and heap values read a few ms after each tick)")
@@ -273,9 +273,9 @@ func sigName(s int32) string {
 
 // printSample prints one sample with names resolved through the objects'
 // schemas.
-func printSample(w io.Writer, pid, tid int32, s *proffile.Sample, space *proffile.AddrSpace, objs map[uint16]*proffile.Object) {
+func printSample(w io.Writer, pid, tid int32, s *model.Sample, space *proffile.AddrSpace, objs map[uint16]*model.Object) {
 	state := "running"
-	if s.State == proffile.Blocked {
+	if s.State == model.Blocked {
 		state = fmt.Sprintf("blocked in syscall %d", s.Syscall)
 	}
 	fmt.Fprintf(w, "sample tick %d, %v, thread %d/%d, weight %v, %s\n", s.Tick, time.Duration(s.TimeNS), pid, tid, time.Duration(s.WeightNS), state)
@@ -297,7 +297,7 @@ func printSample(w io.Writer, pid, tid int32, s *proffile.Sample, space *proffil
 			}
 			if v.Frame == 0 {
 				o := objs[v.Obj]
-				if o != nil && int(v.Var) < len(o.Schema.Vars) && o.Schema.Vars[v.Var].Func == dwarfschema.NoFunc {
+				if o != nil && int(v.Var) < len(o.Schema.Vars) && o.Schema.Vars[v.Var].Func == model.NoFunc {
 					continue // globals: printed below
 				}
 			}
@@ -307,7 +307,7 @@ func printSample(w io.Writer, pid, tid int32, s *proffile.Sample, space *proffil
 	var gs []string
 	for _, v := range s.Values {
 		o := objs[v.Obj]
-		if v.Frame == 0 && o != nil && int(v.Var) < len(o.Schema.Vars) && o.Schema.Vars[v.Var].Func == dwarfschema.NoFunc {
+		if v.Frame == 0 && o != nil && int(v.Var) < len(o.Schema.Vars) && o.Schema.Vars[v.Var].Func == model.NoFunc {
 			gs = append(gs, fmtValue(o, v))
 		}
 	}
@@ -316,7 +316,7 @@ func printSample(w io.Writer, pid, tid int32, s *proffile.Sample, space *proffil
 	}
 }
 
-func symbolize(o *proffile.Object, link uint64) string {
+func symbolize(o *model.Object, link uint64) string {
 	syms := o.Schema.Symbols
 	i := sort.Search(len(syms), func(i int) bool { return syms[i].Value > link }) - 1
 	base := o.Path
@@ -333,7 +333,7 @@ func symbolize(o *proffile.Object, link uint64) string {
 	return fmt.Sprintf("%s+%#x (%s)", name, link-syms[i].Value, base)
 }
 
-func fmtValue(o *proffile.Object, v proffile.Value) string {
+func fmtValue(o *model.Object, v model.Value) string {
 	if o == nil || int(v.Var) >= len(o.Schema.Vars) {
 		return fmt.Sprintf("var#%d = %#x", v.Var, v.Bits)
 	}
@@ -345,13 +345,13 @@ func fmtValue(o *proffile.Object, v proffile.Value) string {
 	return fmt.Sprintf("%s = %s", vr.Name, val)
 }
 
-func fmtBits(k dwarfschema.Kind, b uint64) string {
+func fmtBits(k model.Kind, b uint64) string {
 	switch k {
-	case dwarfschema.KindInt, dwarfschema.KindEnum:
+	case model.KindInt, model.KindEnum:
 		return fmt.Sprint(int64(b))
-	case dwarfschema.KindFloat:
+	case model.KindFloat:
 		return fmt.Sprint(math.Float64frombits(b))
-	case dwarfschema.KindPointer, dwarfschema.KindAggregate:
+	case model.KindPointer, model.KindAggregate:
 		return fmt.Sprintf("%#x", b)
 	}
 	return fmt.Sprint(b)

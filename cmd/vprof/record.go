@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler"
 )
 
@@ -143,7 +143,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		PID:        *pid,
 		Interval:   *interval,
 		Jitter:     *jitter,
-		Clock:      proffile.Clock(*clock),
+		Clock:      model.Clock(*clock),
 		Depth:      *depth,
 		Stack:      *stack,
 		Components: comps,

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/analyze/report"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
@@ -26,32 +27,32 @@ func writeRun(t *testing.T, path string, buggy bool, seed int, buildID string) {
 // declared in lib/busy.c (5 normal, 9 buggy) at its call of busy.
 func writeRunGlobal(t *testing.T, path string, buggy bool, seed int, buildID string, global bool) {
 	t.Helper()
-	r := func(lo, hi uint64) []dwarfschema.PCRange { return []dwarfschema.PCRange{{Lo: lo, Hi: hi}} }
-	s := &dwarfschema.Schema{
+	r := func(lo, hi uint64) []model.PCRange { return []model.PCRange{{Lo: lo, Hi: hi}} }
+	s := &model.Schema{
 		Path: "/bin/app", BuildID: buildID, Type: "exec", HasDWARF: true, Files: []string{"/src/app.c", "/src/lib/busy.c"},
-		Funcs: []dwarfschema.Func{
+		Funcs: []model.Func{
 			{Name: "main", File: 0, Line: 5, Ranges: r(0x1000, 0x1100)},
 			{Name: "busy", File: 1, Line: 20, Ranges: r(0x1100, 0x1200), Blocks: []uint64{0x1100}},
 			{Name: "scan", File: 0, Line: 40, Ranges: r(0x1200, 0x1300), Blocks: []uint64{0x1200, 0x1240}},
 			{Name: "_ZN3app5Store4findEv", Display: "app::Store::find()", File: 0, Line: 60, Ranges: r(0x1300, 0x1400)},
 		},
-		Vars: []dwarfschema.Var{
-			{Name: "i", Func: 1, File: 1, Type: "int", Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop},
-			{Name: "n", Func: 2, Type: "int", Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop},
-			{Name: "limit", Func: dwarfschema.NoFunc, File: 1, Type: "int", Kind: dwarfschema.KindInt, Size: 4},
+		Vars: []model.Var{
+			{Name: "i", Func: 1, File: 1, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
+			{Name: "n", Func: 2, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
+			{Name: "limit", Func: model.NoFunc, File: 1, Type: "int", Kind: model.KindInt, Size: 4},
 		},
-		Lines: []dwarfschema.LineRow{{PC: 0x1000, Line: 5}, {PC: 0x1100, Line: 21}, {PC: 0x1200, Line: 41}, {PC: 0x1240, Line: 44}, {PC: 0x1300, Line: 61}},
+		Lines: []model.LineRow{{PC: 0x1000, Line: 5}, {PC: 0x1100, Line: 21}, {PC: 0x1200, Line: 41}, {PC: 0x1240, Line: 44}, {PC: 0x1300, Line: 61}},
 	}
-	w, err := proffile.Create(path, proffile.Header{Target: "/bin/app", PID: 7, IntervalNS: 1e6})
+	w, err := proffile.Create(path, model.Header{Target: "/bin/app", PID: 7, IntervalNS: 1e6})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.AddObject(&proffile.Object{ID: 0, Path: "/bin/app", BuildID: buildID, Program: true, Schema: s})
-	w.AddMapping(proffile.Mapping{PID: 7, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
+	w.AddObject(&model.Object{ID: 0, Path: "/bin/app", BuildID: buildID, Program: true, Schema: s})
+	w.AddMapping(model.Mapping{PID: 7, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
 	tick := uint64(0)
-	add := func(pc uint64, vals ...proffile.Value) {
+	add := func(pc uint64, vals ...model.Value) {
 		tick++
-		err := w.AddSample(7, 7, &proffile.Sample{Tick: tick, WeightNS: 1e6, Stack: []uint64{0x400000 + pc, 0x401010}, Values: vals})
+		err := w.AddSample(7, 7, &model.Sample{Tick: tick, WeightNS: 1e6, Stack: []uint64{0x400000 + pc, 0x401010}, Values: vals})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,9 +67,9 @@ func writeRunGlobal(t *testing.T, path string, buggy bool, seed int, buildID str
 	}
 	for k := range 400 {
 		if global {
-			add(0x1110, proffile.Value{Var: 0, Bits: uint64((k*7 + seed) % 50)}, proffile.Value{Var: 2, Frame: 1, Bits: limit})
+			add(0x1110, model.Value{Var: 0, Bits: uint64((k*7 + seed) % 50)}, model.Value{Var: 2, Frame: 1, Bits: limit})
 		} else {
-			add(0x1110, proffile.Value{Var: 0, Bits: uint64((k*7 + seed) % 50)})
+			add(0x1110, model.Value{Var: 0, Bits: uint64((k*7 + seed) % 50)})
 		}
 	}
 	for k := range scan {
@@ -78,12 +79,12 @@ func writeRunGlobal(t *testing.T, path string, buggy bool, seed int, buildID str
 			n *= 10
 			pc = 0x1250
 		}
-		add(pc, proffile.Value{Var: 1, Bits: n})
+		add(pc, model.Value{Var: 1, Bits: n})
 	}
 	for range 30 {
 		add(0x1310)
 	}
-	if err := w.Close(proffile.Trailer{}); err != nil {
+	if err := w.Close(model.Trailer{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -241,7 +242,7 @@ func TestReportComponent(t *testing.T) {
 		if code := mainStatus(append(args, n, b), &so, &se); code != 0 {
 			t.Fatalf("%v: exit %d: %s", tt.comps, code, se.String())
 		}
-		var rep reportJSON
+		var rep report.JSON
 		if err := json.Unmarshal(so.Bytes(), &rep); err != nil {
 			t.Fatal(err)
 		}

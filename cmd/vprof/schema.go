@@ -13,10 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
+	"github.com/vprof/vprof/analyze/report"
 	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 const schemaHelp = `
@@ -108,7 +107,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	}
 	if err == nil {
 		// A component that names nothing is a mistake, as for record and report.
-		if cerr := dwarfschema.CheckComponents(components, fs.Arg(0), s.Files); cerr != nil {
+		if cerr := model.CheckComponents(components, fs.Arg(0), s.Files); cerr != nil {
 			return cerr
 		}
 	}
@@ -141,7 +140,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	}
 	globals, tagged := 0, 0
 	for _, v := range s.Vars {
-		if v.Func == dwarfschema.NoFunc {
+		if v.Func == model.NoFunc {
 			globals++
 		} else if v.Tags != 0 {
 			tagged++
@@ -158,11 +157,11 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 
 // schemaView formats a Schema for people.
 type schemaView struct {
-	s   *dwarfschema.Schema
+	s   *model.Schema
 	cwd string
 }
 
-func newSchemaView(s *dwarfschema.Schema) *schemaView {
+func newSchemaView(s *model.Schema) *schemaView {
 	cwd, _ := os.Getwd()
 	return &schemaView{s: s, cwd: cwd}
 }
@@ -182,142 +181,50 @@ func (sv *schemaView) file(i int32) string {
 	return p
 }
 
-func (sv *schemaView) function(v *dwarfschema.Var) string {
-	if v.Func == dwarfschema.NoFunc {
+func (sv *schemaView) function(v *model.Var) string {
+	if v.Func == model.NoFunc {
 		return dwarfschema.GlobalFunc
 	}
 	return sv.s.Funcs[v.Func].Display
 }
 
 // varName qualifies a local with its function, as gdb does (fn::var).
-func (sv *schemaView) varName(v *dwarfschema.Var) string {
-	if v.Func == dwarfschema.NoFunc {
+func (sv *schemaView) varName(v *model.Var) string {
+	if v.Func == model.NoFunc {
 		return v.Name
 	}
 	return sv.s.Funcs[v.Func].Display + "::" + v.Name
 }
 
-func tagsOrDash(t dwarfschema.Tags) string {
+func tagsOrDash(t model.Tags) string {
 	if t == 0 {
 		return "-"
 	}
 	return t.String()
 }
 
-// cellMax bounds a table cell: C++ template names run to thousands of
-// characters. The JSON output keeps them whole.
-const cellMax = 60
-
-// short fits a function or type name in a table cell: C++ names lose their
-// template arguments and parameters first, then the middle.
-func short(s string) string {
-	if len(s) <= cellMax {
-		return s
-	}
-	s = dropNested(s)
-	if len(s) <= cellMax {
-		return s
-	}
-	return s[:cellMax/2-2] + "..." + s[len(s)-(cellMax/2-1):]
-}
-
-// shortAll shortens names as short does, except names whose short forms
-// would read alike though the names differ (overloads: f(Node*) and
-// f(Node*, File*) both read f(...)): those keep their parameters, with
-// template arguments dropped, and whole where that still does not tell
-// them apart. A row must name one function.
-func shortAll(names []string) []string {
-	out := make([]string, len(names))
-	full := map[string]map[string]bool{} // short form -> the names giving it
-	for i, n := range names {
-		out[i] = short(n)
-		if full[out[i]] == nil {
-			full[out[i]] = map[string]bool{}
-		}
-		full[out[i]][n] = true
-	}
-	for i, n := range names {
-		if len(full[out[i]]) < 2 {
-			continue
-		}
-		out[i] = dropTemplates(n)
-		for m := range full[short(n)] {
-			if m != n && dropTemplates(m) == out[i] {
-				out[i] = n
-				break
-			}
-		}
-	}
-	return out
-}
-
-// dropNested replaces the contents of <...> and (...) with "..."; empty
-// ones stay empty: f() stays f().
-func dropNested(s string) string { return dropPairs(s, "<(", ">)") }
-
-// dropTemplates replaces the contents of <...> only.
-func dropTemplates(s string) string { return dropPairs(s, "<", ">") }
-
-// dropPairs replaces the contents of the bracket pairs opening with a byte
-// of open and closing with a byte of close by "...".
-func dropPairs(s, open, close string) string {
-	var b strings.Builder
-	depth := 0
-	empty := false // inside a pair, nothing seen yet
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case strings.IndexByte(open, c) >= 0:
-			if depth == 0 {
-				b.WriteByte(c)
-				empty = true
-			} else if empty {
-				b.WriteString("...")
-				empty = false
-			}
-			depth++
-			continue
-		case strings.IndexByte(close, c) >= 0:
-			if depth > 0 {
-				depth--
-				if depth == 0 {
-					b.WriteByte(c)
-				}
-				continue
-			}
-		}
-		if depth == 0 {
-			b.WriteByte(c)
-		} else if empty {
-			b.WriteString("...")
-			empty = false
-		}
-	}
-	return b.String()
-}
-
 func (sv *schemaView) writeSchema(w io.Writer) error {
 	rows := make([][]string, 0, len(sv.s.Vars))
 	for i := range sv.s.Vars {
 		v := &sv.s.Vars[i]
-		rows = append(rows, []string{sv.file(v.File), short(sv.function(v)), strconv.Itoa(int(v.Line)), v.Name, short(v.Type), tagsOrDash(v.Tags)})
+		rows = append(rows, []string{sv.file(v.File), report.Short(sv.function(v)), strconv.Itoa(int(v.Line)), v.Name, report.Short(v.Type), tagsOrDash(v.Tags)})
 	}
-	return writeTable(w, []string{"file", "function", "line", "variable", "type", "tags"}, rows)
+	return report.WriteTable(w, report.Plain, []string{"file", "function", "line", "variable", "type", "tags"}, rows, nil)
 }
 
 // location spells a Loc's place: reg:rdi, fbreg, addr:0x4028, breg:rsp,
 // const, expr:DW_OP_...
-func location(l *dwarfschema.Loc) string {
+func location(l *model.Loc) string {
 	switch l.Kind {
-	case dwarfschema.LocReg:
+	case model.LocReg:
 		return "reg:" + regName(uint64(l.Reg))
-	case dwarfschema.LocFrame:
+	case model.LocFrame:
 		return "fbreg"
-	case dwarfschema.LocAddr:
+	case model.LocAddr:
 		return "addr:0x" + strconv.FormatUint(l.Addr, 16)
-	case dwarfschema.LocRegOff:
+	case model.LocRegOff:
 		return "breg:" + regName(uint64(l.Reg))
-	case dwarfschema.LocConst:
+	case model.LocConst:
 		return "const"
 	}
 	return "expr:" + dwarfschema.FormatExpr(l.Expr)
@@ -325,15 +232,15 @@ func location(l *dwarfschema.Loc) string {
 
 func regName(n uint64) string { return dwarfschema.RegName(n) }
 
-func offset(l *dwarfschema.Loc) string {
+func offset(l *model.Loc) string {
 	switch l.Kind {
-	case dwarfschema.LocFrame, dwarfschema.LocRegOff, dwarfschema.LocConst:
+	case model.LocFrame, model.LocRegOff, model.LocConst:
 		return strconv.FormatInt(l.Offset, 10)
 	}
 	return "-"
 }
 
-func pcRange(l *dwarfschema.Loc) (string, string) {
+func pcRange(l *model.Loc) (string, string) {
 	if l.PCStart == 0 && l.PCEnd == ^uint64(0) {
 		return "*", "*"
 	}
@@ -346,25 +253,25 @@ func (sv *schemaView) writeMetadata(w io.Writer) error {
 	for i := range sv.s.Locs {
 		l := &sv.s.Locs[i]
 		lo, hi := pcRange(l)
-		rows = append(rows, []string{lo, hi, short(sv.varName(&sv.s.Vars[l.Var])), location(l), offset(l),
+		rows = append(rows, []string{lo, hi, report.Short(sv.varName(&sv.s.Vars[l.Var])), location(l), offset(l),
 			strconv.Itoa(int(l.Size)), strconv.FormatBool(l.BasicTypePtr)})
 		for _, f := range behind[l.Var] {
 			fv := &sv.s.Vars[f]
-			rows = append(rows, []string{lo, hi, short(sv.varName(fv)), "deref:" + sv.s.Vars[l.Var].Name,
+			rows = append(rows, []string{lo, hi, report.Short(sv.varName(fv)), "deref:" + sv.s.Vars[l.Var].Name,
 				strconv.FormatInt(fv.Field.Offset, 10), strconv.Itoa(int(fv.Size)), "false"})
 		}
 	}
-	return writeTable(w, []string{"pc_start", "pc_end", "variable", "location", "offset", "size", "basic_type_ptr"}, rows)
+	return report.WriteTable(w, report.Plain, []string{"pc_start", "pc_end", "variable", "location", "offset", "size", "basic_type_ptr"}, rows, nil)
 }
 
 // derefFields lists the fields read behind each pointer variable: they
 // have no locations of their own, and are read wherever the pointer is
 // (location deref:POINTER, offset from the pointer's value).
-func derefFields(s *dwarfschema.Schema) map[dwarfschema.VarID][]dwarfschema.VarID {
-	m := map[dwarfschema.VarID][]dwarfschema.VarID{}
+func derefFields(s *model.Schema) map[model.VarID][]model.VarID {
+	m := map[model.VarID][]model.VarID{}
 	for i := range s.Vars {
 		if f := s.Vars[i].Field; f != nil && f.Deref && f.Of >= 0 {
-			m[f.Of] = append(m[f.Of], dwarfschema.VarID(i))
+			m[f.Of] = append(m[f.Of], model.VarID(i))
 		}
 	}
 	return m
@@ -454,7 +361,7 @@ func (sv *schemaView) writeJSON(w io.Writer) error {
 	behind := derefFields(s)
 	type metaRow struct {
 		loc   int
-		field dwarfschema.VarID // -1: the Loc itself
+		field model.VarID // -1: the Loc itself
 	}
 	var meta []metaRow
 	for i := range s.Locs {
@@ -488,7 +395,7 @@ func (sv *schemaView) writeJSON(w io.Writer) error {
 }
 
 // writeFuncs lists the functions of a binary without DWARF.
-func writeFuncs(w io.Writer, s *dwarfschema.Schema, format string) error {
+func writeFuncs(w io.Writer, s *model.Schema, format string) error {
 	type fn struct {
 		Name  string `json:"function"`
 		Start string `json:"start"`
@@ -514,86 +421,7 @@ func writeFuncs(w io.Writer, s *dwarfschema.Schema, format string) error {
 	}
 	rows := make([][]string, len(fns))
 	for i, f := range fns {
-		rows[i] = []string{short(f.Name), f.Start, f.End}
+		rows[i] = []string{report.Short(f.Name), f.Start, f.End}
 	}
-	return writeTable(w, []string{"function", "pc_start", "pc_end"}, rows)
-}
-
-// tableRowsMax is where writeTable stops using tablewriter: it renders about
-// 40,000 rows a second, and a large program's schema has hundreds of
-// thousands. Larger tables get the same layout from fastTable.
-const tableRowsMax = 5000
-
-// writeTable prints a plain aligned table: a header, a rule, the rows.
-func writeTable(w io.Writer, header []string, rows [][]string) error {
-	if len(rows) > tableRowsMax {
-		return fastTable(w, header, rows)
-	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRendition(tw.Rendition{
-			Borders:  tw.BorderNone,
-			Symbols:  tw.NewSymbols(tw.StyleASCII),
-			Settings: tw.Settings{Separators: tw.Separators{BetweenColumns: tw.Off}, Lines: tw.Lines{ShowHeaderLine: tw.On}},
-		}),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithTrimSpace(tw.Off),
-	)
-	hs := make([]any, len(header))
-	for i, h := range header {
-		hs[i] = h
-	}
-	t.Header(hs...)
-	if err := t.Bulk(rows); err != nil {
-		return err
-	}
-	return t.Render()
-}
-
-// fastTable writes the layout of writeTable's tablewriter rendition: each
-// cell padded by one space on either side to its column's width, the
-// header underlined with dashes.
-func fastTable(w io.Writer, header []string, rows [][]string) error {
-	width := make([]int, len(header))
-	for i, h := range header {
-		width[i] = len(h)
-	}
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], len(c))
-		}
-	}
-	total := 0
-	for _, n := range width {
-		total += n + 2
-	}
-	line := make([]byte, 0, total+1)
-	put := func(cells []string) error {
-		line = line[:0]
-		for i, c := range cells {
-			line = append(line, ' ')
-			line = append(line, c...)
-			for k := len(c); k < width[i]+1; k++ {
-				line = append(line, ' ')
-			}
-		}
-		line = append(line, '\n')
-		_, err := w.Write(line)
-		return err
-	}
-	if err := put(header); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, strings.Repeat("-", total)+"\n"); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if err := put(r); err != nil {
-			return err
-		}
-	}
-	return nil
+	return report.WriteTable(w, report.Plain, []string{"function", "pc_start", "pc_end"}, rows, nil)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,48 +143,6 @@ func TestSchemaCommandJSON(t *testing.T) {
 		}
 		if want := out.Schema[m.Index].Variable; !strings.HasSuffix(m.Variable, want) {
 			t.Errorf("metadata row %+v names %s", m, want)
-		}
-	}
-}
-
-// TestFastTable checks that large tables keep tablewriter's layout.
-func TestFastTable(t *testing.T) {
-	header := []string{"file", "function", "line", "variable", "type", "tags"}
-	var rows [][]string
-	for i := 0; i < 40; i++ {
-		rows = append(rows, []string{"src/a.c", fmt.Sprintf("fn%d", i*37), fmt.Sprint(i * 13), "acc", "unsigned long", "loop,cond"[:i%9]})
-	}
-	var slow, fast bytes.Buffer
-	if err := writeTable(&slow, header, rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := fastTable(&fast, header, rows); err != nil {
-		t.Fatal(err)
-	}
-	if slow.String() != fast.String() {
-		t.Errorf("layouts differ:\ntablewriter:\n%s\nfastTable:\n%s", slow.String(), fast.String())
-	}
-}
-
-// TestShort: table cells keep short names whole, drop C++ template
-// arguments and parameters of long ones, and cut the middle of what is
-// still too long.
-func TestShort(t *testing.T) {
-	long := strings.Repeat("x", 80)
-	tests := []struct{ in, want string }{
-		{"app::Store::find()", "app::Store::find()"},
-		{"innodb::row_upd_del_mark_clust_rec(innodb::upd_node_t*, innodb::trx_t*)", "innodb::row_upd_del_mark_clust_rec(...)"},
-		{"std::_Rb_tree_const_iterator<std::pair<std::pair<std::__cxx11::basic_string<char>, unsigned long> const, bool> >::operator++()",
-			"std::_Rb_tree_const_iterator<...>::operator++()"},
-		{long, strings.Repeat("x", cellMax/2-2) + "..." + strings.Repeat("x", cellMax/2-1)},
-	}
-	for _, tt := range tests {
-		got := short(tt.in)
-		if got != tt.want {
-			t.Errorf("short(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-		if len(got) > cellMax {
-			t.Errorf("short(%q) is %d long, over %d", tt.in, len(got), cellMax)
 		}
 	}
 }

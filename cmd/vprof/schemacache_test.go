@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 
@@ -28,7 +29,7 @@ func programSchema(t *testing.T, prof, path string) []byte {
 		if rec == nil {
 			break
 		}
-		if o, ok := rec.(*proffile.Object); ok && o.Path == path {
+		if o, ok := rec.(*model.Object); ok && o.Path == path {
 			b, err := json.Marshal(o.Schema)
 			if err != nil {
 				t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 	"github.com/vprof/vprof/testprogs"
 )
@@ -62,7 +63,7 @@ func TestSoak(t *testing.T) {
 	started, exited := map[int32]bool{}, map[int32]bool{}
 	forks, procExits := 0, map[int32]bool{}
 	samples := 0
-	var trailer *proffile.Trailer
+	var trailer *model.Trailer
 	for {
 		rec, err := pr.Next()
 		if err == io.EOF {
@@ -72,7 +73,7 @@ func TestSoak(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch e := rec.(type) {
-		case *proffile.ThreadEvent:
+		case *model.ThreadEvent:
 			if e.PID != root {
 				continue
 			}
@@ -81,18 +82,18 @@ func TestSoak(t *testing.T) {
 			} else {
 				started[e.TID] = true
 			}
-		case *proffile.ProcEvent:
+		case *model.ProcEvent:
 			switch e.Kind {
-			case proffile.ProcFork:
+			case model.ProcFork:
 				if e.PPID == root {
 					forks++
 				}
-			case proffile.ProcExit:
+			case model.ProcExit:
 				procExits[e.PID] = true
 			}
-		case *proffile.Block:
+		case *model.Block:
 			samples += len(e.Samples)
-		case *proffile.Trailer:
+		case *model.Trailer:
 			trailer = e
 		}
 	}

@@ -7,10 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
+	"strconv"
 
-	"github.com/vprof/vprof/analyze"
+	"github.com/vprof/vprof/analyze/rank"
 	"github.com/vprof/vprof/analyze/regtime"
+	"github.com/vprof/vprof/analyze/report"
 	"github.com/vprof/vprof/analyze/timeline"
 	"github.com/vprof/vprof/analyze/trace"
 )
@@ -94,7 +95,7 @@ func runTimeline(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&ttft, "ttft", "TotalTimeFractionThresh, `percent` of a thread's span (overrides the preset)")
 	fs.Var(&filter, "filter", "drop functions with at most this cumulative `percent` of a thread's span (0: only functions that never took time; overrides the preset)")
 	minRecords := fs.Int("min-records", -1, "compress only threads with more than this many trace `records`: one per call without children, two per call with children (default 325)")
-	report := fs.Bool("report", false, "mark the top functions of 'vprof report' and add value tracks of the most anomalous variables (needs --compare NORMAL; vprof profiles)")
+	mark := fs.Bool("report", false, "mark the top functions of 'vprof report' and add value tracks of the most anomalous variables (needs --compare NORMAL; vprof profiles)")
 	top := fs.Int("top", 10, "with --report: how many top `functions` to mark")
 	nvars := fs.Int("vars", 3, "with --report: how many anomalous `variables` to track")
 	if err := parseFlags(fs, args); err != nil {
@@ -124,9 +125,9 @@ func runTimeline(args []string, stdout, stderr io.Writer) error {
 		return usageErr("unknown --input-format %q (want vprof, dinamite, nonsequitur or chrome)", *format)
 	}
 
-	var res *analyze.Result
+	var res *rank.Result
 	var vars []timeline.VarRef
-	if *report {
+	if *mark {
 		if *compare == "" {
 			return usageErr("--report compares runs: give --compare NORMAL")
 		}
@@ -137,16 +138,16 @@ func runTimeline(args []string, stdout, stderr io.Writer) error {
 				return usageErr("--report needs vprof profiles; %s is %s", in, f)
 			}
 		}
-		res, err = analyze.Analyze([]string{*compare}, []string{fs.Arg(0)}, analyze.DefaultOptions(), nil)
+		res, err = rank.Analyze([]string{*compare}, []string{fs.Arg(0)}, rank.DefaultOptions(), nil)
 		if err != nil {
 			return err
 		}
-		vars = timeline.AnomalousVars(res, *nvars)
+		vars = report.Vars(res, *nvars)
 	}
 
 	page := &timeline.Page{Params: p, Preset: *preset}
 	if res != nil {
-		page.Marks = timeline.ReportMarks(res, *top)
+		page.Marks = report.Marks(res, *top)
 	}
 	if set(fs, "cdt") || set(fs, "cgt") || set(fs, "ttft") || set(fs, "filter") || set(fs, "min-records") {
 		page.Preset += " with overrides"
@@ -172,20 +173,21 @@ func runTimeline(args []string, stdout, stderr io.Writer) error {
 	}
 
 	if *stats {
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		// entries: plain calls and expressions, as the authors' output
 		// lists them; size: plain calls and trie nodes, for the ratio.
-		fmt.Fprintln(tw, "run\tthread\tcalls before\trecords\tentries\tsize after\tratio\t")
+		header := []string{"run", "thread", "calls before", "records", "entries", "size after", "ratio"}
+		var rows [][]string
 		for _, r := range page.Runs {
 			for _, s := range r.Summaries {
 				note := ""
 				if !s.Compressed {
 					note = " (uncompressed)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d%s\t\n", r.Label, s.Thread.Name, s.Before, s.Records, len(s.Entries), s.After(), s.Ratio(), note)
+				rows = append(rows, []string{r.Label, s.Thread.Name, strconv.Itoa(s.Before), strconv.Itoa(s.Records), strconv.Itoa(len(s.Entries)),
+					strconv.Itoa(s.After()), strconv.Itoa(s.Ratio()) + note})
 			}
 		}
-		if err := tw.Flush(); err != nil {
+		if err := report.WriteTable(stdout, report.Plain, header, rows, nil); err != nil {
 			return err
 		}
 		if *out == "" {

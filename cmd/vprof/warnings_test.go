@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/analyze/report"
 )
 
 // TestReportWarnings: the report checks its own inputs and says, on
@@ -56,7 +58,7 @@ func TestReportWarnings(t *testing.T) {
 			t.Errorf("%s: stderr %q, want the warning %q", c.name, r.stderr, c.want)
 		}
 		r = execVprof(t, dir, nil, append([]string{"report", "-q", "--format", "json"}, c.args...)...)
-		var rep reportJSON
+		var rep report.JSON
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Warnings == nil {
 			t.Fatalf("%s: JSON %v: %q", c.name, err, r.stdout)
 		}

@@ -52,7 +52,7 @@ type CallParam struct {
 	Loc, Value []ExprRef
 }
 
-// Tags are the method's variable tags (same bits as dwarfschema.Tags).
+// Tags are the method's variable tags (same bits as model.Tags).
 type Tags uint8
 
 const (

@@ -13,12 +13,12 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // Index is immutable once built and safe for concurrent use.
 type Index struct {
-	s *dwarfschema.Schema
+	s *model.Schema
 
 	// Variables: segment i is [starts[i], starts[i+1]) and holds
 	// locs[offs[i]:offs[i+1]]. The last segment is always empty.
@@ -37,7 +37,7 @@ type Index struct {
 	// IDs are dense and few.
 	fstarts []uint64
 	fchain  []int32
-	chains  []dwarfschema.FuncID
+	chains  []model.FuncID
 	coffs   []int32
 	couter  []bool    // chain ends at an out-of-line function
 	fpages  pageTable // narrows the binary search over fstarts
@@ -47,7 +47,7 @@ type Index struct {
 // DWARF location, PC range [0, max)) are returned by Globals rather than
 // Lookup; every other Loc, including a global's location narrowed to the
 // functions that use it, is returned by Lookup over its range.
-func New(s *dwarfschema.Schema) *Index {
+func New(s *model.Schema) *Index {
 	ix := &Index{s: s}
 	ix.buildVars()
 	ix.buildFuncs()
@@ -84,7 +84,7 @@ func (ix *Index) buildVars() {
 		if int(l.Var) < 0 || int(l.Var) >= len(s.Vars) || l.PCEnd <= l.PCStart {
 			continue
 		}
-		if s.Vars[l.Var].Func == dwarfschema.NoFunc && l.PCStart == 0 && l.PCEnd == ^uint64(0) {
+		if s.Vars[l.Var].Func == model.NoFunc && l.PCStart == 0 && l.PCEnd == ^uint64(0) {
 			// Valid over the whole object: kept out of the segments,
 			// where it would be copied into every one.
 			ix.globals = append(ix.globals, int32(i))
@@ -179,12 +179,12 @@ func (pt *pageTable) find(starts []uint64, pc uint64) int {
 func (ix *Index) buildFuncs() {
 	s := ix.s
 	type entry struct {
-		fn    dwarfschema.FuncID
+		fn    model.FuncID
 		depth int32
 	}
 	var ents []entry
 	var ev []event
-	add := func(fn dwarfschema.FuncID, depth int32, rs []dwarfschema.PCRange) {
+	add := func(fn model.FuncID, depth int32, rs []model.PCRange) {
 		id := int32(len(ents))
 		ents = append(ents, entry{fn, depth})
 		for _, r := range rs {
@@ -194,7 +194,7 @@ func (ix *Index) buildFuncs() {
 		}
 	}
 	for i := range s.Funcs {
-		add(dwarfschema.FuncID(i), 0, s.Funcs[i].Ranges)
+		add(model.FuncID(i), 0, s.Funcs[i].Ranges)
 	}
 	for i := range s.Inlines {
 		in := &s.Inlines[i]
@@ -207,7 +207,7 @@ func (ix *Index) buildFuncs() {
 	// Live entries: few overlap at any PC (a function and its inline
 	// nest), so a slice with linear removal beats a map.
 	var live []int32
-	var chain []dwarfschema.FuncID
+	var chain []model.FuncID
 	for k := 0; k < len(ev); {
 		pc := ev[k].pc
 		for ; k < len(ev) && ev[k].pc == pc; k++ {
@@ -314,7 +314,7 @@ func (ix *Index) ChainID(pc uint64) int32 {
 func (ix *Index) NumChains() int { return len(ix.coffs) - 1 }
 
 // ChainByID returns chain id (the index's own storage: do not modify it).
-func (ix *Index) ChainByID(id int32) []dwarfschema.FuncID {
+func (ix *Index) ChainByID(id int32) []model.FuncID {
 	if id < 0 || int(id) >= ix.NumChains() {
 		return nil
 	}
@@ -326,13 +326,13 @@ func (ix *Index) ChainByID(id int32) []dwarfschema.FuncID {
 // inlined function), then each function it is inlined into, out to the
 // out-of-line function whose machine code holds pc. Nil where no function
 // is known. The slice is the index's own; it does not allocate.
-func (ix *Index) Chain(pc uint64) []dwarfschema.FuncID {
+func (ix *Index) Chain(pc uint64) []model.FuncID {
 	return ix.ChainByID(ix.ChainID(pc))
 }
 
 // Func returns the function executing at pc: the innermost inlined
 // instance if pc is in inlined code.
-func (ix *Index) Func(pc uint64) (dwarfschema.FuncID, bool) {
+func (ix *Index) Func(pc uint64) (model.FuncID, bool) {
 	c := ix.Chain(pc)
 	if len(c) == 0 {
 		return -1, false
@@ -341,7 +341,7 @@ func (ix *Index) Func(pc uint64) (dwarfschema.FuncID, bool) {
 }
 
 // OuterFunc returns the out-of-line function whose code contains pc.
-func (ix *Index) OuterFunc(pc uint64) (dwarfschema.FuncID, bool) {
+func (ix *Index) OuterFunc(pc uint64) (model.FuncID, bool) {
 	id := ix.ChainID(pc)
 	if id < 0 || !ix.couter[id] {
 		return -1, false
@@ -399,7 +399,7 @@ func (ix *Index) LineFrom(pc, from uint64) (file string, line int32, ok bool) {
 
 // Symbol returns the ELF symbol containing pc, for objects without DWARF
 // and for library frames.
-func (ix *Index) Symbol(pc uint64) (*dwarfschema.Symbol, bool) {
+func (ix *Index) Symbol(pc uint64) (*model.Symbol, bool) {
 	i := ix.SymbolIndex(pc)
 	if i < 0 {
 		return nil, false

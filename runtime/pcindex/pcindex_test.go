@@ -6,48 +6,48 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // randomSchema makes nf functions of 256 bytes each, with nv locals each
 // having a few random (possibly overlapping) location ranges, plus globals
 // and a few inlined instances.
-func randomSchema(r *rand.Rand, nf, nv int) *dwarfschema.Schema {
-	s := &dwarfschema.Schema{}
+func randomSchema(r *rand.Rand, nf, nv int) *model.Schema {
+	s := &model.Schema{}
 	for f := 0; f < nf; f++ {
 		lo := 0x1000 + uint64(f)*256
-		s.Funcs = append(s.Funcs, dwarfschema.Func{Name: "f", Ranges: []dwarfschema.PCRange{{Lo: lo, Hi: lo + 256}}})
+		s.Funcs = append(s.Funcs, model.Func{Name: "f", Ranges: []model.PCRange{{Lo: lo, Hi: lo + 256}}})
 		if f%3 == 0 {
-			s.Inlines = append(s.Inlines, dwarfschema.Inline{Func: dwarfschema.FuncID((f + 1) % nf), Depth: 1,
-				Ranges: []dwarfschema.PCRange{{Lo: lo + 32, Hi: lo + 96}}})
-			s.Inlines = append(s.Inlines, dwarfschema.Inline{Func: dwarfschema.FuncID((f + 2) % nf), Depth: 2,
-				Ranges: []dwarfschema.PCRange{{Lo: lo + 40, Hi: lo + 50}}})
+			s.Inlines = append(s.Inlines, model.Inline{Func: model.FuncID((f + 1) % nf), Depth: 1,
+				Ranges: []model.PCRange{{Lo: lo + 32, Hi: lo + 96}}})
+			s.Inlines = append(s.Inlines, model.Inline{Func: model.FuncID((f + 2) % nf), Depth: 2,
+				Ranges: []model.PCRange{{Lo: lo + 40, Hi: lo + 50}}})
 		}
 		for v := 0; v < nv; v++ {
-			id := dwarfschema.VarID(len(s.Vars))
-			s.Vars = append(s.Vars, dwarfschema.Var{Name: "v", Func: dwarfschema.FuncID(f)})
+			id := model.VarID(len(s.Vars))
+			s.Vars = append(s.Vars, model.Var{Name: "v", Func: model.FuncID(f)})
 			for k := 0; k < 1+r.Intn(3); k++ {
 				a := lo + uint64(r.Intn(256))
 				b := a + 1 + uint64(r.Intn(64))
-				s.Locs = append(s.Locs, dwarfschema.Loc{Var: id, PCStart: a, PCEnd: b, Kind: dwarfschema.LocReg})
+				s.Locs = append(s.Locs, model.Loc{Var: id, PCStart: a, PCEnd: b, Kind: model.LocReg})
 			}
 		}
 	}
 	for g := 0; g < 5; g++ {
-		id := dwarfschema.VarID(len(s.Vars))
-		s.Vars = append(s.Vars, dwarfschema.Var{Name: "g", Func: dwarfschema.NoFunc})
-		s.Locs = append(s.Locs, dwarfschema.Loc{Var: id, PCStart: 0, PCEnd: ^uint64(0), Kind: dwarfschema.LocAddr})
+		id := model.VarID(len(s.Vars))
+		s.Vars = append(s.Vars, model.Var{Name: "g", Func: model.NoFunc})
+		s.Locs = append(s.Locs, model.Loc{Var: id, PCStart: 0, PCEnd: ^uint64(0), Kind: model.LocAddr})
 		// A global narrowed to the functions that use it is looked up by range.
-		id = dwarfschema.VarID(len(s.Vars))
-		s.Vars = append(s.Vars, dwarfschema.Var{Name: "used", Func: dwarfschema.NoFunc})
+		id = model.VarID(len(s.Vars))
+		s.Vars = append(s.Vars, model.Var{Name: "used", Func: model.NoFunc})
 		lo := 0x1000 + uint64(r.Intn(nf))*256
-		s.Locs = append(s.Locs, dwarfschema.Loc{Var: id, PCStart: lo, PCEnd: lo + 256, Kind: dwarfschema.LocAddr})
+		s.Locs = append(s.Locs, model.Loc{Var: id, PCStart: lo, PCEnd: lo + 256, Kind: model.LocAddr})
 	}
 	sort.SliceStable(s.Locs, func(i, j int) bool { return s.Locs[i].PCStart < s.Locs[j].PCStart })
 	return s
 }
 
-func brute(s *dwarfschema.Schema, pc uint64) []int32 {
+func brute(s *model.Schema, pc uint64) []int32 {
 	var out []int32
 	for i, l := range s.Locs {
 		everywhere := l.PCStart == 0 && l.PCEnd == ^uint64(0)
@@ -88,7 +88,7 @@ func TestFuncInlineAware(t *testing.T) {
 	ix := New(s)
 	cases := []struct {
 		pc           uint64
-		inner, outer dwarfschema.FuncID
+		inner, outer model.FuncID
 		ok           bool
 	}{
 		{0x0fff, -1, -1, false},
@@ -110,10 +110,10 @@ func TestFuncInlineAware(t *testing.T) {
 }
 
 func TestLineAndSymbol(t *testing.T) {
-	s := &dwarfschema.Schema{
+	s := &model.Schema{
 		Files: []string{"a.c"},
-		Lines: []dwarfschema.LineRow{{PC: 0x10, File: 0, Line: 3}, {PC: 0x20, File: 0, Line: 9}, {PC: 0x30, Line: 0}},
-		Symbols: []dwarfschema.Symbol{{Name: "a", Value: 0x10, Size: 0x10}, {Name: "b", Value: 0x20, Size: 0x8},
+		Lines: []model.LineRow{{PC: 0x10, File: 0, Line: 3}, {PC: 0x20, File: 0, Line: 9}, {PC: 0x30, Line: 0}},
+		Symbols: []model.Symbol{{Name: "a", Value: 0x10, Size: 0x10}, {Name: "b", Value: 0x20, Size: 0x8},
 			{Name: "c", Value: 0x40, Size: 0}},
 	}
 	ix := New(s)
@@ -136,9 +136,9 @@ func TestLineAndSymbol(t *testing.T) {
 // TestLineFrom: a PC in a row without a line (line 0) takes the line of
 // the nearest row before it, not before from.
 func TestLineFrom(t *testing.T) {
-	s := &dwarfschema.Schema{
+	s := &model.Schema{
 		Files: []string{"a.c"},
-		Lines: []dwarfschema.LineRow{{PC: 0x10, Line: 3}, {PC: 0x18, Line: 0}, {PC: 0x20, Line: 9},
+		Lines: []model.LineRow{{PC: 0x10, Line: 3}, {PC: 0x18, Line: 0}, {PC: 0x20, Line: 9},
 			{PC: 0x28, Line: 0}, {PC: 0x30, Line: 0}, {PC: 0x40, Line: 12}},
 	}
 	ix := New(s)
@@ -187,11 +187,11 @@ func BenchmarkNew(b *testing.B) {
 }
 
 func TestChain(t *testing.T) {
-	r := func(lo, hi uint64) []dwarfschema.PCRange { return []dwarfschema.PCRange{{Lo: lo, Hi: hi}} }
-	s := &dwarfschema.Schema{
-		Funcs: []dwarfschema.Func{{Name: "f0", Ranges: r(0x100, 0x200)}, {Name: "f1", Ranges: r(0x300, 0x310)},
+	r := func(lo, hi uint64) []model.PCRange { return []model.PCRange{{Lo: lo, Hi: hi}} }
+	s := &model.Schema{
+		Funcs: []model.Func{{Name: "f0", Ranges: r(0x100, 0x200)}, {Name: "f1", Ranges: r(0x300, 0x310)},
 			{Name: "f2"}, {Name: "f3"}, {Name: "f4"}},
-		Inlines: []dwarfschema.Inline{
+		Inlines: []model.Inline{
 			{Func: 2, Depth: 1, Ranges: r(0x140, 0x160)},
 			{Func: 3, Depth: 2, Ranges: r(0x150, 0x158)},
 			{Func: 4, Depth: 1, Ranges: r(0x160, 0x170)},
@@ -202,13 +202,13 @@ func TestChain(t *testing.T) {
 	ix := New(s)
 	for _, c := range []struct {
 		pc    uint64
-		chain []dwarfschema.FuncID
-		outer dwarfschema.FuncID
+		chain []model.FuncID
+		outer model.FuncID
 	}{
-		{0x0ff, nil, -1}, {0x100, []dwarfschema.FuncID{0}, 0}, {0x145, []dwarfschema.FuncID{2, 0}, 0},
-		{0x155, []dwarfschema.FuncID{3, 2, 0}, 0}, {0x15f, []dwarfschema.FuncID{2, 0}, 0},
-		{0x165, []dwarfschema.FuncID{4, 0}, 0}, {0x1ff, []dwarfschema.FuncID{0}, 0}, {0x200, nil, -1},
-		{0x309, []dwarfschema.FuncID{2, 1}, 1}, {0x405, []dwarfschema.FuncID{3}, -1},
+		{0x0ff, nil, -1}, {0x100, []model.FuncID{0}, 0}, {0x145, []model.FuncID{2, 0}, 0},
+		{0x155, []model.FuncID{3, 2, 0}, 0}, {0x15f, []model.FuncID{2, 0}, 0},
+		{0x165, []model.FuncID{4, 0}, 0}, {0x1ff, []model.FuncID{0}, 0}, {0x200, nil, -1},
+		{0x309, []model.FuncID{2, 1}, 1}, {0x405, []model.FuncID{3}, -1},
 	} {
 		got := ix.Chain(c.pc)
 		if !reflect.DeepEqual(got, c.chain) && !(len(got) == 0 && len(c.chain) == 0) {

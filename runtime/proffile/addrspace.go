@@ -1,27 +1,31 @@
 package proffile
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/vprof/vprof/runtime/model"
+)
 
 // AddrSpace resolves runtime PCs of the recorded processes to objects and
 // link-time addresses, following mappings, forks and execs as the records
 // that describe them are observed in file order.
 type AddrSpace struct {
-	procs map[int32][]Mapping // per process, sorted by Start
-	last  struct {            // one-entry cache: samples of a thread cluster
+	procs map[int32][]model.Mapping // per process, sorted by Start
+	last  struct {                  // one-entry cache: samples of a thread cluster
 		pid int32
-		m   Mapping
+		m   model.Mapping
 		ok  bool
 	}
 }
 
 // NewAddrSpace returns an empty address space.
-func NewAddrSpace() *AddrSpace { return &AddrSpace{procs: map[int32][]Mapping{}} }
+func NewAddrSpace() *AddrSpace { return &AddrSpace{procs: map[int32][]model.Mapping{}} }
 
 // Observe updates the address space with a record from Reader.Next; records
 // other than *Mapping and *ProcEvent are ignored.
 func (a *AddrSpace) Observe(rec any) {
 	switch r := rec.(type) {
-	case *Mapping:
+	case *model.Mapping:
 		a.last.ok = false
 		ms := a.procs[r.PID]
 		if r.Reset {
@@ -31,18 +35,18 @@ func (a *AddrSpace) Observe(rec any) {
 		if i < len(ms) && ms[i].Start == r.Start {
 			ms[i] = *r
 		} else {
-			ms = append(ms, Mapping{})
+			ms = append(ms, model.Mapping{})
 			copy(ms[i+1:], ms[i:])
 			ms[i] = *r
 		}
 		ms[i].Reset = false
 		a.procs[r.PID] = ms
-	case *ProcEvent:
-		if r.Kind == ProcFork {
+	case *model.ProcEvent:
+		if r.Kind == model.ProcFork {
 			// The child starts with a copy of its parent's address space.
 			a.last.ok = false
 			if _, own := a.procs[r.PID]; !own {
-				a.procs[r.PID] = append([]Mapping(nil), a.procs[r.PPID]...)
+				a.procs[r.PID] = append([]model.Mapping(nil), a.procs[r.PPID]...)
 			}
 		}
 	}
@@ -63,11 +67,11 @@ func (a *AddrSpace) Resolve(pid int32, pc uint64) (obj uint16, link uint64, ok b
 }
 
 // Lookup returns the mapping of process pid that holds pc.
-func (a *AddrSpace) Lookup(pid int32, pc uint64) (Mapping, bool) {
+func (a *AddrSpace) Lookup(pid int32, pc uint64) (model.Mapping, bool) {
 	ms := a.procs[pid]
 	i := sort.Search(len(ms), func(i int) bool { return ms[i].End > pc })
 	if i == len(ms) || pc < ms[i].Start {
-		return Mapping{}, false
+		return model.Mapping{}, false
 	}
 	return ms[i], true
 }

@@ -13,42 +13,42 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
-func testSchema() *dwarfschema.Schema {
-	return &dwarfschema.Schema{
+func testSchema() *model.Schema {
+	return &model.Schema{
 		Path: "/bin/t", Type: "exec", HasDWARF: true,
-		Funcs: []dwarfschema.Func{{Name: "main", Display: "main", Ranges: []dwarfschema.PCRange{{Lo: 0x1000, Hi: 0x1100}}}},
-		Vars:  []dwarfschema.Var{{Name: "i", Func: 0, Kind: dwarfschema.KindInt, Size: 4, Tags: dwarfschema.TagLoop}},
-		Locs:  []dwarfschema.Loc{{Var: 0, PCStart: 0x1000, PCEnd: 0x1100, Kind: dwarfschema.LocReg, Reg: 3, Size: 4}},
+		Funcs: []model.Func{{Name: "main", Display: "main", Ranges: []model.PCRange{{Lo: 0x1000, Hi: 0x1100}}}},
+		Vars:  []model.Var{{Name: "i", Func: 0, Kind: model.KindInt, Size: 4, Tags: model.TagLoop}},
+		Locs:  []model.Loc{{Var: 0, PCStart: 0x1000, PCEnd: 0x1100, Kind: model.LocReg, Reg: 3, Size: 4}},
 	}
 }
 
 // writeProfile writes a profile with n samples per thread for threads 1..3
 // and returns its path and the samples written per thread.
-func writeProfile(t testing.TB, dir string, n int) (string, map[int32][]Sample) {
+func writeProfile(t testing.TB, dir string, n int) (string, map[int32][]model.Sample) {
 	path := filepath.Join(dir, "p.data")
-	w, err := Create(path, Header{Target: "/bin/t", PID: 10, IntervalNS: 1e6, Clock: ClockCPU, Depth: 3, Stack: 64, Sampler: "perf"})
+	w, err := Create(path, model.Header{Target: "/bin/t", PID: 10, IntervalNS: 1e6, Clock: model.ClockCPU, Depth: 3, Stack: 64, Sampler: "perf"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.AddObject(&Object{ID: 0, Path: "/bin/t", Program: true, Schema: testSchema()})
-	w.AddMapping(Mapping{PID: 10, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
-	w.AddProc(ProcEvent{Kind: ProcStart, PID: 10, Path: "/bin/t"})
-	want := map[int32][]Sample{}
+	w.AddObject(&model.Object{ID: 0, Path: "/bin/t", Program: true, Schema: testSchema()})
+	w.AddMapping(model.Mapping{PID: 10, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
+	w.AddProc(model.ProcEvent{Kind: model.ProcStart, PID: 10, Path: "/bin/t"})
+	want := map[int32][]model.Sample{}
 	for i := 0; i < n; i++ {
 		for tid := int32(10); tid < 13; tid++ {
-			s := Sample{
+			s := model.Sample{
 				Tick: uint64(i*2 + int(tid)), TimeNS: int64(i) * 1e6, WeightNS: 1e6 - int64(tid),
-				State: Running, Syscall: -1,
+				State: model.Running, Syscall: -1,
 				Stack: []uint64{0x401010 + uint64(i%7), 0x401080, 0x7fff0000 - uint64(i)},
 			}
 			if i%3 == 0 {
-				s.State, s.Syscall = Blocked, 202
+				s.State, s.Syscall = model.Blocked, 202
 			}
 			if i%2 == 0 {
-				s.Values = []Value{
+				s.Values = []model.Value{
 					{Frame: 0, Obj: 0, Var: 0, Bits: uint64(int64(-i))},
 					{Frame: 1, Obj: 0, Var: 7, Bits: 1 << 63, Pointee: 42, HasPointee: true},
 				}
@@ -59,17 +59,17 @@ func writeProfile(t testing.TB, dir string, n int) (string, map[int32][]Sample) 
 			want[tid] = append(want[tid], s)
 		}
 		if i == n/2 {
-			w.AddThread(ThreadEvent{PID: 10, TID: 12, TimeNS: 5, Exit: false, Name: "worker"})
+			w.AddThread(model.ThreadEvent{PID: 10, TID: 12, TimeNS: 5, Exit: false, Name: "worker"})
 		}
 	}
-	if err := w.Close(Trailer{EndNS: 1e9, Samples: int64(3 * n), ExitStatus: 3}); err != nil {
+	if err := w.Close(model.Trailer{EndNS: 1e9, Samples: int64(3 * n), ExitStatus: 3}); err != nil {
 		t.Fatal(err)
 	}
 	return path, want
 }
 
-func readAll(t testing.TB, r *Reader) (map[int32][]Sample, int) {
-	got := map[int32][]Sample{}
+func readAll(t testing.TB, r *Reader) (map[int32][]model.Sample, int) {
+	got := map[int32][]model.Sample{}
 	other := 0
 	for {
 		rec, err := r.Next()
@@ -79,10 +79,10 @@ func readAll(t testing.TB, r *Reader) (map[int32][]Sample, int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b, ok := rec.(*Block); ok {
+		if b, ok := rec.(*model.Block); ok {
 			for _, s := range b.Samples {
 				s.Stack = append([]uint64(nil), s.Stack...)
-				s.Values = append([]Value(nil), s.Values...)
+				s.Values = append([]model.Value(nil), s.Values...)
 				if len(s.Values) == 0 {
 					s.Values = nil
 				}
@@ -101,7 +101,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if h := r.Header(); h.Target != "/bin/t" || h.Version != Version || h.Clock != ClockCPU || h.Sampler != "perf" {
+	if h := r.Header(); h.Target != "/bin/t" || h.Version != Version || h.Clock != model.ClockCPU || h.Sampler != "perf" {
 		t.Fatalf("header %+v", h)
 	}
 	got, other := readAll(t, r)
@@ -202,10 +202,10 @@ func TestNotProfile(t *testing.T) {
 
 func TestAddrSpace(t *testing.T) {
 	a := NewAddrSpace()
-	a.Observe(&Mapping{PID: 1, Start: 0x1000, End: 0x2000, Bias: 0x1000, Obj: 0})
-	a.Observe(&Mapping{PID: 1, Start: 0x7000, End: 0x8000, Bias: 0x6000, Obj: 2})
-	a.Observe(&ProcEvent{Kind: ProcFork, PID: 2, PPID: 1})
-	a.Observe(&Mapping{PID: 1, Start: 0x5000, End: 0x6000, Bias: 0x0, Obj: 3, Reset: true})
+	a.Observe(&model.Mapping{PID: 1, Start: 0x1000, End: 0x2000, Bias: 0x1000, Obj: 0})
+	a.Observe(&model.Mapping{PID: 1, Start: 0x7000, End: 0x8000, Bias: 0x6000, Obj: 2})
+	a.Observe(&model.ProcEvent{Kind: model.ProcFork, PID: 2, PPID: 1})
+	a.Observe(&model.Mapping{PID: 1, Start: 0x5000, End: 0x6000, Bias: 0x0, Obj: 3, Reset: true})
 	cases := []struct {
 		pid  int32
 		pc   uint64
@@ -248,12 +248,12 @@ func FuzzReader(f *testing.F) {
 }
 
 func BenchmarkAddSample(b *testing.B) {
-	w, err := Create(filepath.Join(b.TempDir(), "b.data"), Header{})
+	w, err := Create(filepath.Join(b.TempDir(), "b.data"), model.Header{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := Sample{Stack: []uint64{0x401010, 0x401080, 0x401100, 0x7fff0000}, WeightNS: 1e6, Syscall: -1,
-		Values: []Value{{Var: 1, Bits: 5}, {Var: 2, Bits: 1 << 40}, {Frame: 1, Var: 9, Bits: 3}}}
+	s := model.Sample{Stack: []uint64{0x401010, 0x401080, 0x401100, 0x7fff0000}, WeightNS: 1e6, Syscall: -1,
+		Values: []model.Value{{Var: 1, Bits: 5}, {Var: 2, Bits: 1 << 40}, {Frame: 1, Var: 9, Bits: 3}}}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		s.Tick = uint64(i)
@@ -261,7 +261,7 @@ func BenchmarkAddSample(b *testing.B) {
 		s.Values[0].Bits = uint64(i)
 		w.AddSample(1, int32(i%4), &s)
 	}
-	w.Close(Trailer{})
+	w.Close(model.Trailer{})
 }
 
 func BenchmarkRead(b *testing.B) {
@@ -289,11 +289,11 @@ func TestFullDisk(t *testing.T) {
 	if err := os.Symlink("/dev/full", path+PartialSuffix); err != nil {
 		t.Fatal(err)
 	}
-	w, err := Create(path, Header{Target: "/bin/t"})
+	w, err := Create(path, model.Header{Target: "/bin/t"})
 	if err != nil {
 		t.Fatal(err) // the header is still in the buffer
 	}
-	s := Sample{Stack: []uint64{1, 2, 3}, Syscall: -1}
+	s := model.Sample{Stack: []uint64{1, 2, 3}, Syscall: -1}
 	for i := 0; i < 10; i++ {
 		w.AddSample(1, 1, &s)
 	}
@@ -304,7 +304,7 @@ func TestFullDisk(t *testing.T) {
 	if err := w.AddSample(1, 1, &s); err == nil {
 		t.Error("AddSample after a write error: no error (errors must be sticky)")
 	}
-	if err := w.Close(Trailer{}); err == nil {
+	if err := w.Close(model.Trailer{}); err == nil {
 		t.Error("Close on a full disk: no error")
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -316,11 +316,11 @@ func TestFullDisk(t *testing.T) {
 // included, reads back as written.
 func TestTrailerRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.vprof")
-	w, err := Create(path, Header{Target: "/bin/t", Clock: ClockWall})
+	w, err := Create(path, model.Header{Target: "/bin/t", Clock: model.ClockWall})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Trailer{EndNS: 2e9, Samples: 900, ValueSamples: 4000, UnreadableReads: 3, LostTicks: 2,
+	want := model.Trailer{EndNS: 2e9, Samples: 900, ValueSamples: 4000, UnreadableReads: 3, LostTicks: 2,
 		BlockedSamples: 600, BlockedRegs: 580, ExitStatus: 1, Detached: true}
 	if err := w.Close(want); err != nil {
 		t.Fatal(err)
@@ -335,7 +335,7 @@ func TestTrailerRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("no trailer: %v", err)
 		}
-		if tr, ok := rec.(*Trailer); ok {
+		if tr, ok := rec.(*model.Trailer); ok {
 			if *tr != want {
 				t.Fatalf("trailer %+v, want %+v", *tr, want)
 			}
@@ -350,7 +350,7 @@ func TestSchemaCache(t *testing.T) {
 	dir := t.TempDir()
 	path, _ := writeProfile(t, dir, 5)
 	var cache SchemaCache
-	first := func(p string) *Object {
+	first := func(p string) *model.Object {
 		t.Helper()
 		r, err := Open(p)
 		if err != nil {
@@ -363,7 +363,7 @@ func TestSchemaCache(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: no object: %v (%s)", p, err, r.Recovery())
 			}
-			if o, ok := rec.(*Object); ok {
+			if o, ok := rec.(*model.Object); ok {
 				return o
 			}
 		}
@@ -374,12 +374,12 @@ func TestSchemaCache(t *testing.T) {
 	}
 	other := testSchema()
 	other.Producer = "GNU C17 13.2"
-	w, err := Create(filepath.Join(dir, "q.data"), Header{})
+	w, err := Create(filepath.Join(dir, "q.data"), model.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.AddObject(&Object{ID: 0, Path: "/bin/t", Program: true, Schema: other})
-	w.Close(Trailer{})
+	w.AddObject(&model.Object{ID: 0, Path: "/bin/t", Program: true, Schema: other})
+	w.Close(model.Trailer{})
 	if c := first(filepath.Join(dir, "q.data")); c.Schema == a.Schema || !reflect.DeepEqual(c.Schema, other) {
 		t.Errorf("another schema of the same path: got %+v", c.Schema)
 	}
@@ -388,7 +388,7 @@ func TestSchemaCache(t *testing.T) {
 // FuzzDecodeObject: a version 1 object record (plain JSON) decodes to an
 // object with a schema, or to an error; never a panic.
 func FuzzDecodeObject(f *testing.F) {
-	s, _ := json.Marshal(&Object{ID: 1, Path: "/bin/t", BuildID: "ab", Program: true, Schema: testSchema()})
+	s, _ := json.Marshal(&model.Object{ID: 1, Path: "/bin/t", BuildID: "ab", Program: true, Schema: testSchema()})
 	f.Add(s)
 	f.Add([]byte(`{"schema":{"path":"/a"},"schema":{"path":"/b"}}`))
 	f.Add([]byte(`{"ID":2,"Schema":{}} `))
@@ -403,13 +403,13 @@ func FuzzDecodeObject(f *testing.F) {
 // record plain JSON, schema included.
 func TestVersion1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.data")
-	w, err := Create(path, Header{Target: "/bin/t"})
+	w, err := Create(path, model.Header{Target: "/bin/t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.jsonRecord(recObject, &Object{ID: 0, Path: "/bin/t", Program: true, Schema: testSchema()})
-	w.AddMapping(Mapping{PID: 10, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
-	if err := w.Close(Trailer{}); err != nil {
+	w.jsonRecord(recObject, &model.Object{ID: 0, Path: "/bin/t", Program: true, Schema: testSchema()})
+	w.AddMapping(model.Mapping{PID: 10, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
+	if err := w.Close(model.Trailer{}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -427,7 +427,7 @@ func TestVersion1(t *testing.T) {
 			if err != nil {
 				break
 			}
-			if o, ok := rec.(*Object); ok {
+			if o, ok := rec.(*model.Object); ok {
 				objs++
 				if !reflect.DeepEqual(o.Schema, testSchema()) || o.Path != "/bin/t" {
 					t.Errorf("cache %v: object %+v", cache != nil, o)
@@ -454,7 +454,7 @@ func TestObjectDeflated(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		big.Locs = append(big.Locs, big.Locs[0])
 	}
-	payload := objectPayload(t, &Object{ID: 1, Path: "/bin/big", BuildID: "ab", Schema: big})
+	payload := objectPayload(t, &model.Object{ID: 1, Path: "/bin/big", BuildID: "ab", Schema: big})
 	plain, _ := json.Marshal(big)
 	if len(payload)*8 > len(plain) {
 		t.Errorf("object record %d bytes for %d bytes of schema JSON: not deflated", len(payload), len(plain))
@@ -507,15 +507,15 @@ func TestObjectDeflated(t *testing.T) {
 }
 
 // objectPayload returns the record a Writer writes for o.
-func objectPayload(t *testing.T, o *Object) []byte {
+func objectPayload(t *testing.T, o *model.Object) []byte {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "o.data")
-	w, err := Create(path, Header{})
+	w, err := Create(path, model.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.AddObject(o)
-	w.Close(Trailer{})
+	w.Close(model.Trailer{})
 	r, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -548,9 +548,9 @@ func objectPayloadRaw(head string, claim int, schema []byte) []byte {
 func FuzzDecodeObjectZ(f *testing.F) {
 	dir := f.TempDir()
 	path := filepath.Join(dir, "o.data")
-	w, _ := Create(path, Header{})
-	w.AddObject(&Object{ID: 1, Path: "/bin/t", BuildID: "ab", Program: true, Schema: testSchema()})
-	w.Close(Trailer{})
+	w, _ := Create(path, model.Header{})
+	w.AddObject(&model.Object{ID: 1, Path: "/bin/t", BuildID: "ab", Program: true, Schema: testSchema()})
+	w.Close(model.Trailer{})
 	r, _ := Open(path)
 	_, payload, _ := r.readRecord()
 	f.Add(bytes.Clone(payload))

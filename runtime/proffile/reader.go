@@ -15,7 +15,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // maxRecord bounds one record's payload, so a corrupt length cannot make
@@ -47,7 +47,7 @@ type Reader struct {
 	name   string
 	br     *bufio.Reader
 	closer io.Closer
-	hdr    Header
+	hdr    model.Header
 	rec    Recovery
 	buf    []byte
 	done   bool
@@ -64,9 +64,9 @@ type Reader struct {
 
 // BlockBuffer is storage that sample blocks decode into (see NextInto).
 type BlockBuffer struct {
-	Block
+	model.Block
 	pcs    []uint64
-	vals   []Value
+	vals   []model.Value
 	starts [][2]int
 }
 
@@ -121,7 +121,7 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 }
 
 // Header is the recording's header.
-func (r *Reader) Header() Header { return r.hdr }
+func (r *Reader) Header() model.Header { return r.hdr }
 
 // Recovery says how much was read so far and, once Next has returned
 // io.EOF, whether the file was complete.
@@ -162,23 +162,23 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 	var out any
 	switch kind {
 	case recObject:
-		var o *Object
+		var o *model.Object
 		o, err = decodeWhole(payload) // version 1
 		out = o
 	case recObjectZ:
-		var o *Object
+		var o *model.Object
 		o, err = r.decodeObjectZ(payload)
 		out = o
 	case recMapping:
-		m := new(Mapping)
+		m := new(model.Mapping)
 		err = decodeMapping(payload, m)
 		out = m
 	case recProc:
-		e := new(ProcEvent)
+		e := new(model.ProcEvent)
 		err = json.Unmarshal(payload, e)
 		out = e
 	case recThread:
-		e := new(ThreadEvent)
+		e := new(model.ThreadEvent)
 		err = json.Unmarshal(payload, e)
 		out = e
 	case recBlock:
@@ -188,7 +188,7 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 			r.rec.Blocks++
 		}
 	case recTrailer:
-		t := new(Trailer)
+		t := new(model.Trailer)
 		err = json.Unmarshal(payload, t)
 		out = t
 		if err == nil {
@@ -351,7 +351,7 @@ func (d *dec) byte() byte {
 	return 0
 }
 
-func decodeMapping(p []byte, m *Mapping) error {
+func decodeMapping(p []byte, m *model.Mapping) error {
 	d := dec{b: p}
 	m.PID = int32(d.varint())
 	m.Start = d.uvarint()
@@ -382,7 +382,7 @@ func decodeBlock(p []byte, r *BlockBuffer) error {
 		return fmt.Errorf("block claims %d samples in %d bytes", n, d.left())
 	}
 	if cap(b.Samples) < int(n) {
-		b.Samples = make([]Sample, n)
+		b.Samples = make([]model.Sample, n)
 	}
 	b.Samples = b.Samples[:n]
 	pcs, vals := r.pcs[:0], r.vals[:0]
@@ -401,9 +401,9 @@ func decodeBlock(p []byte, r *BlockBuffer) error {
 		t += d.varint()
 		s.Tick, s.TimeNS = tick, t
 		s.WeightNS = int64(d.uvarint())
-		s.State = ThreadState(d.byte())
+		s.State = model.ThreadState(d.byte())
 		s.Syscall = -1
-		if s.State != Running {
+		if s.State != model.Running {
 			s.Syscall = int32(d.varint())
 		}
 		ns := d.uvarint()
@@ -425,7 +425,7 @@ func decodeBlock(p []byte, r *BlockBuffer) error {
 		}
 		vstart := len(vals)
 		for j := 0; j < int(nv); j++ {
-			var v Value
+			var v model.Value
 			v.Frame = d.byte()
 			flags := d.byte()
 			v.Obj = uint16(d.uvarint())
@@ -464,8 +464,8 @@ func decodeBlock(p []byte, r *BlockBuffer) error {
 // decodeWhole decodes a version 1 object record: plain JSON, schema
 // included. (Only profiles of format version 1 have them; they are read
 // as before, without the SchemaCache.)
-func decodeWhole(payload []byte) (*Object, error) {
-	o := new(Object)
+func decodeWhole(payload []byte) (*model.Object, error) {
+	o := new(model.Object)
 	err := json.Unmarshal(payload, o)
 	if err == nil && o.Schema == nil {
 		err = errors.New("object without schema")
@@ -478,7 +478,7 @@ func decodeWhole(payload []byte) (*Object, error) {
 // megabytes of JSON for a large program, and decoding it was most of the
 // time of reading such a profile. Schemas are told apart by build-id, path
 // and a checksum of their deflated bytes; the objects of those readers then share
-// one *dwarfschema.Schema, which their users must not modify. Safe for
+// one *model.Schema, which their users must not modify. Safe for
 // concurrent use.
 type SchemaCache struct {
 	mu sync.Mutex
@@ -493,13 +493,13 @@ type schemaKey struct {
 
 type schemaEntry struct {
 	once sync.Once
-	s    *dwarfschema.Schema
+	s    *model.Schema
 	err  error
 }
 
 // decode returns the schema of a version 2 object record's tail (see
 // inflateSchema), decoding it only the first time.
-func (c *SchemaCache) decode(buildID, path string, raw []byte) (*dwarfschema.Schema, error) {
+func (c *SchemaCache) decode(buildID, path string, raw []byte) (*model.Schema, error) {
 	k := schemaKey{buildID, path, len(raw), crc32.Checksum(raw, castagnoli)}
 	c.mu.Lock()
 	if c.m == nil {
@@ -517,8 +517,8 @@ func (c *SchemaCache) decode(buildID, path string, raw []byte) (*dwarfschema.Sch
 
 // decodeObjectZ decodes a version 2 object record: the object's JSON
 // without its schema, then the schema (see inflateSchema).
-func (r *Reader) decodeObjectZ(payload []byte) (*Object, error) {
-	o := new(Object)
+func (r *Reader) decodeObjectZ(payload []byte) (*model.Object, error) {
+	o := new(model.Object)
 	n, k := binary.Uvarint(payload)
 	if k <= 0 || n > uint64(len(payload)-k) {
 		return o, errors.New("object record: bad length of its head")
@@ -550,7 +550,7 @@ const maxDeflateRatio = 1032
 // which must not exceed maxInflate nor what the deflated bytes can give, so
 // a small damaged or hostile record cannot make the reader allocate without
 // bound.
-func inflateSchema(raw []byte) (*dwarfschema.Schema, error) {
+func inflateSchema(raw []byte) (*model.Schema, error) {
 	n, k := binary.Uvarint(raw)
 	if k <= 0 {
 		return nil, errors.New("schema: bad length")
@@ -568,7 +568,7 @@ func inflateSchema(raw []byte) (*dwarfschema.Schema, error) {
 	if m, err := zr.Read(make([]byte, 1)); m > 0 || err != io.EOF {
 		return nil, fmt.Errorf("schema: inflates to more than the %d bytes it claims", n)
 	}
-	s := new(dwarfschema.Schema)
+	s := new(model.Schema)
 	if err := json.Unmarshal(js, s); err != nil {
 		return nil, fmt.Errorf("schema: %v", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"hash/crc32"
 	"os"
 	"sort"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // Record kinds.
@@ -72,7 +74,7 @@ type threadBuf struct {
 // Create starts a profile at path. It writes to path+PartialSuffix and
 // renames on Close; an existing file at path is moved to path+".old" then,
 // never overwritten silently.
-func Create(path string, h Header) (*Writer, error) {
+func Create(path string, h model.Header) (*Writer, error) {
 	tmp := path + PartialSuffix
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -131,7 +133,7 @@ func (w *Writer) jsonRecord(kind byte, v any) {
 }
 
 // AddObject records an object and its schema (the layout log).
-func (w *Writer) AddObject(o *Object) error {
+func (w *Writer) AddObject(o *model.Object) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -175,7 +177,7 @@ func (w *Writer) AddObject(o *Object) error {
 }
 
 // AddMapping records where an object is mapped in a process.
-func (w *Writer) AddMapping(m Mapping) error {
+func (w *Writer) AddMapping(m model.Mapping) error {
 	b := w.scratch[:0]
 	b = binary.AppendVarint(b, int64(m.PID))
 	b = binary.AppendUvarint(b, m.Start)
@@ -195,8 +197,8 @@ func (w *Writer) AddMapping(m Mapping) error {
 // AddProc records a process event. Pending samples of an exiting or
 // exec-ing process are written first, so every sample precedes the event
 // that ends its image.
-func (w *Writer) AddProc(e ProcEvent) error {
-	if e.Kind == ProcExit || e.Kind == ProcExec || e.Kind == ProcDetach {
+func (w *Writer) AddProc(e model.ProcEvent) error {
+	if e.Kind == model.ProcExit || e.Kind == model.ProcExec || e.Kind == model.ProcDetach {
 		w.flushProcess(e.PID)
 	}
 	w.jsonRecord(recProc, &e)
@@ -204,7 +206,7 @@ func (w *Writer) AddProc(e ProcEvent) error {
 }
 
 // AddThread records a thread's start or exit.
-func (w *Writer) AddThread(e ThreadEvent) error {
+func (w *Writer) AddThread(e model.ThreadEvent) error {
 	if e.Exit {
 		if tb := w.threads[key(e.PID, e.TID)]; tb != nil {
 			w.flushThread(tb)
@@ -220,7 +222,7 @@ func key(pid, tid int32) uint64 { return uint64(uint32(pid))<<32 | uint64(uint32
 // AddSample appends one sample of thread tid of process pid. The sample is
 // encoded at once (s may be reused by the caller); samples of one thread
 // must come in tick order. It does not allocate in the steady state.
-func (w *Writer) AddSample(pid, tid int32, s *Sample) error {
+func (w *Writer) AddSample(pid, tid int32, s *model.Sample) error {
 	k := key(pid, tid)
 	tb := w.threads[k]
 	if tb == nil {
@@ -232,7 +234,7 @@ func (w *Writer) AddSample(pid, tid int32, s *Sample) error {
 	b = binary.AppendVarint(b, s.TimeNS-tb.lastTime)
 	b = binary.AppendUvarint(b, uint64(s.WeightNS))
 	b = append(b, byte(s.State))
-	if s.State != Running {
+	if s.State != model.Running {
 		b = binary.AppendVarint(b, int64(s.Syscall))
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.Stack)))
@@ -330,7 +332,7 @@ func (w *Writer) Flush() error {
 // Close writes the pending blocks and the trailer, then renames the file
 // to its final name (moving an existing file there to .old). On a write
 // error the partial file is kept and named in the error.
-func (w *Writer) Close(t Trailer) error {
+func (w *Writer) Close(t model.Trailer) error {
 	if w.closed {
 		return errors.New("profile writer already closed")
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/pcindex"
 	"github.com/vprof/vprof/runtime/proffile"
 )
@@ -31,7 +31,7 @@ type Frame struct {
 
 // Object is one object with its index.
 type Object struct {
-	*proffile.Object
+	*model.Object
 	Index *pcindex.Index
 }
 
@@ -50,9 +50,9 @@ func New() *Table {
 // Observe takes objects, mappings and process events into account.
 func (t *Table) Observe(rec any) {
 	switch r := rec.(type) {
-	case *proffile.Object:
+	case *model.Object:
 		t.Objects[r.ID] = &Object{Object: r, Index: pcindex.New(r.Schema)}
-	case *proffile.Mapping, *proffile.ProcEvent:
+	case *model.Mapping, *model.ProcEvent:
 		t.Space.Observe(r)
 	}
 }
@@ -110,7 +110,7 @@ func BaseName(p string) string {
 }
 
 // Var returns the schema variable of a value sample, or nil.
-func (t *Table) Var(v *proffile.Value) (*dwarfschema.Var, *Object) {
+func (t *Table) Var(v *model.Value) (*model.Var, *Object) {
 	o := t.Objects[v.Obj]
 	if o == nil || v.Var < 0 || int(v.Var) >= len(o.Schema.Vars) {
 		return nil, o

@@ -3,27 +3,26 @@ package symtab
 import (
 	"testing"
 
-	"github.com/vprof/vprof/dwarfschema"
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 func TestResolve(t *testing.T) {
-	prog := &dwarfschema.Schema{
+	prog := &model.Schema{
 		Files: []string{"a.c"},
-		Funcs: []dwarfschema.Func{
-			{Name: "main", Ranges: []dwarfschema.PCRange{{Lo: 0x1000, Hi: 0x1100}}},
-			{Name: "_ZN1a3getEv", Display: "a::get()", Ranges: []dwarfschema.PCRange{{Lo: 0x2000, Hi: 0x2010}}},
+		Funcs: []model.Func{
+			{Name: "main", Ranges: []model.PCRange{{Lo: 0x1000, Hi: 0x1100}}},
+			{Name: "_ZN1a3getEv", Display: "a::get()", Ranges: []model.PCRange{{Lo: 0x2000, Hi: 0x2010}}},
 		},
-		Inlines: []dwarfschema.Inline{{Func: 1, Depth: 1, Ranges: []dwarfschema.PCRange{{Lo: 0x1040, Hi: 0x1050}}}},
-		Lines:   []dwarfschema.LineRow{{PC: 0x1000, Line: 5}, {PC: 0x1040, Line: 12}, {PC: 0x1100}},
+		Inlines: []model.Inline{{Func: 1, Depth: 1, Ranges: []model.PCRange{{Lo: 0x1040, Hi: 0x1050}}}},
+		Lines:   []model.LineRow{{PC: 0x1000, Line: 5}, {PC: 0x1040, Line: 12}, {PC: 0x1100}},
 	}
-	libc := &dwarfschema.Schema{Symbols: []dwarfschema.Symbol{{Name: "qsort", Value: 0x500, Size: 0x100}}}
+	libc := &model.Schema{Symbols: []model.Symbol{{Name: "qsort", Value: 0x500, Size: 0x100}}}
 	tab := New()
 	for _, r := range []any{
-		&proffile.Object{ID: 0, Program: true, Schema: prog},
-		&proffile.Object{ID: 1, Path: "/lib/libc.so.6", Schema: libc},
-		&proffile.Mapping{PID: 7, Start: 0x401000, End: 0x403000, Bias: 0x400000, Obj: 0},
-		&proffile.Mapping{PID: 7, Start: 0x7f0000, End: 0x7f1000, Bias: 0x7f0000 - 0x400, Obj: 1},
+		&model.Object{ID: 0, Program: true, Schema: prog},
+		&model.Object{ID: 1, Path: "/lib/libc.so.6", Schema: libc},
+		&model.Mapping{PID: 7, Start: 0x401000, End: 0x403000, Bias: 0x400000, Obj: 0},
+		&model.Mapping{PID: 7, Start: 0x7f0000, End: 0x7f1000, Bias: 0x7f0000 - 0x400, Obj: 1},
 	} {
 		tab.Observe(r)
 	}

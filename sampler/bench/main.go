@@ -30,7 +30,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler"
 )
 
@@ -47,14 +47,14 @@ func main() {
 	flag.Parse()
 	var vps []vprofConf
 	for _, c := range strings.Split(*clocks, ",") {
-		if c != string(proffile.ClockCPU) && c != string(proffile.ClockWall) {
+		if c != string(model.ClockCPU) && c != string(model.ClockWall) {
 			fmt.Fprintf(os.Stderr, "bench: -clocks: unknown clock %q (cpu, wall)\n", c)
 			os.Exit(2)
 		}
 		for _, smp := range strings.Split(*samplers, ",") {
-			vps = append(vps, vprofConf{sampler: smp, clock: proffile.Clock(c)})
+			vps = append(vps, vprofConf{sampler: smp, clock: model.Clock(c)})
 			if *fields {
-				vps = append(vps, vprofConf{sampler: smp, clock: proffile.Clock(c), noFields: true})
+				vps = append(vps, vprofConf{sampler: smp, clock: model.Clock(c), noFields: true})
 			}
 		}
 	}
@@ -74,7 +74,7 @@ type config struct {
 // vprofConf is a sampler and a clock of vprof record.
 type vprofConf struct {
 	sampler  string
-	clock    proffile.Clock
+	clock    model.Clock
 	noFields bool // no struct field variables
 }
 
@@ -82,7 +82,7 @@ type vprofConf struct {
 // unless cpu.
 func (v vprofConf) key() string {
 	k := v.sampler
-	if v.clock != proffile.ClockCPU {
+	if v.clock != model.ClockCPU {
 		k = string(v.clock) + "-" + v.sampler
 	}
 	if v.noFields {
@@ -227,7 +227,7 @@ func findSource() string {
 func gcc(src, out string, extra ...string) error {
 	args := append([]string{"-g", "-O2", "-pthread", "-o", out, src}, extra...)
 	if b, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("gcc %s: %v\n%s", strings.Join(args, " "), err, b)
+		return fmt.Errorf("gcc %s: %w\n%s", strings.Join(args, " "), err, b)
 	}
 	return nil
 }
@@ -276,7 +276,7 @@ func command(dir string, name string, args ...string) func() (measure, error) {
 		err := cmd.Run()
 		m := measure{wall: time.Since(t0), cpu: childCPU() - c0}
 		if err != nil {
-			return m, fmt.Errorf("%v: %s", err, stderr.String())
+			return m, fmt.Errorf("%w: %s", err, stderr.String())
 		}
 		return m, nil
 	}
@@ -363,12 +363,12 @@ func kernelRun(dir string, args []string, interval time.Duration) func() (measur
 			}
 			fd, err := unix.PerfEventOpen(&a, 0, c, -1, unix.PERF_FLAG_FD_CLOEXEC)
 			if err != nil {
-				return measure{}, fmt.Errorf("perf_event_open on CPU %d: %v", c, err)
+				return measure{}, fmt.Errorf("perf_event_open on CPU %d: %w", c, err)
 			}
 			defer unix.Close(fd)
 			mem, err := unix.Mmap(fd, 0, (1+256)*os.Getpagesize(), unix.PROT_READ, unix.MAP_SHARED)
 			if err != nil {
-				return measure{}, fmt.Errorf("mapping the ring of CPU %d: %v", c, err)
+				return measure{}, fmt.Errorf("mapping the ring of CPU %d: %w", c, err)
 			}
 			defer unix.Munmap(mem)
 		}

@@ -1,0 +1,125 @@
+package rank
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/vprof/vprof/runtime/model"
+)
+
+// This file holds the checks a report makes of its own inputs: mistakes a
+// user makes when giving runs (the same file twice, the runs swapped, too
+// short a recording), which the ranking would otherwise turn silently into
+// a confident-looking table. They become Result.Warnings.
+
+// MinRunSamples is the fewest samples a run should hold for the
+// statistics: below it, a function of a tenth of the run's time has under
+// 10 samples and the value tests (MinSamples a side per variable) and the
+// hist-discounter's rank comparisons decide on noise.
+const MinRunSamples = 100
+
+// checkComponents fails when one of Options.Components matches none of the
+// source files of the runs' program objects (model.ComponentError,
+// the rule record and schema use): almost always a typo, which would
+// otherwise leave every function to the hist-discounter without a word.
+func (a *Analyzer) checkComponents() error {
+	if len(a.opt.Components) == 0 {
+		return nil
+	}
+	var files, names []string
+	seen := map[string]bool{}
+	for _, o := range a.objs {
+		if !o.program || o.schema == nil || !o.schema.HasDWARF {
+			continue
+		}
+		if !slices.Contains(names, o.path) {
+			names = append(names, o.path)
+		}
+		for _, f := range o.schema.Files {
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil // no DWARF: no variables to narrow, and nothing to check against
+	}
+	return model.CheckComponents(a.opt.Components, strings.Join(names, ", "), files)
+}
+
+// inputWarnings checks the runs given as normal and buggy: a file given
+// twice, one recording on both sides (a copy), slow runs no slower than
+// the normal ones (swapped?), runs with too few samples.
+func inputWarnings(normal, buggy []*Run) []string {
+	var out []string
+	all := append(slices.Clone(normal), buggy...)
+	side := func(i int) string {
+		if i < len(normal) {
+			return "normal"
+		}
+		return "buggy"
+	}
+	for i := range all {
+		for j := i + 1; j < len(all); j++ {
+			x, y := all[i], all[j]
+			where := "twice among the " + side(i) + " runs"
+			if side(i) != side(j) {
+				where = "as a normal and as a buggy run"
+			}
+			switch {
+			case sameFile(x.Name, y.Name):
+				out = append(out, fmt.Sprintf("%s is given %s: a run must be counted once", x.Name, where))
+			case sameRecording(x, y):
+				out = append(out, fmt.Sprintf("%s and %s are the same recording (copies: same process, same start), given %s", x.Name, y.Name, where))
+			}
+		}
+	}
+	// Launched runs only: an attached recording lasts what --duration
+	// says, and a server's slowness need not show in its total time.
+	attached := slices.ContainsFunc(all, func(r *Run) bool { return r.hdr.Attached })
+	if len(normal) > 0 && len(buggy) > 0 && !attached {
+		n, b := meanTotal(normal), meanTotal(buggy)
+		if b < n {
+			out = append(out, fmt.Sprintf("the buggy runs are not slower than the normal ones (%.3f s sampled against %.3f s, means per run): are NORMAL and BUGGY swapped?", b, n))
+		}
+	}
+	for _, r := range all {
+		if r.samples < MinRunSamples {
+			out = append(out, fmt.Sprintf("%s has %d samples, too few for the statistics (%d or more): record longer, or with a shorter --interval", r.Name, r.samples, MinRunSamples))
+		}
+	}
+	return out
+}
+
+func meanTotal(runs []*Run) float64 {
+	var s float64
+	for _, r := range runs {
+		s += r.total
+	}
+	return s / float64(len(runs))
+}
+
+// sameFile reports whether the paths name one file (a link, another
+// spelling of the path).
+func sameFile(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// sameRecording reports whether two runs are one recording: the same host,
+// first process and start time to the nanosecond (a start time of zero,
+// as in made-up profiles, tells nothing).
+func sameRecording(x, y *Run) bool {
+	return x.hdr.StartUnixNS != 0 && x.hdr.StartUnixNS == y.hdr.StartUnixNS &&
+		x.hdr.PID == y.hdr.PID && x.hdr.Hostname == y.hdr.Hostname && x.hdr.Target == y.hdr.Target
+}

@@ -1,0 +1,559 @@
+package rank
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vprof/vprof/runtime/model"
+)
+
+// Bug patterns (method.md §8).
+const (
+	PatternMissing     = "missing constraint"
+	PatternWrong       = "wrong constraint"
+	PatternScalability = "scalability"
+)
+
+// Discount sources.
+const (
+	SourceVariable = "variable"
+	SourceHist     = "hist"
+)
+
+// Result is the ranked root-cause table and what led to it.
+type Result struct {
+	Functions  []Function   // ranked, best suspect first
+	Variables  []VarVerdict // every variable with samples
+	NormalRuns int
+	BuggyRuns  int
+	Warnings   []string
+}
+
+// Function is one row of the ranked table (method.md §7). Costs are in
+// seconds, means over the buggy runs.
+type Function struct {
+	Rank       int
+	Name       string // for people (demangled)
+	Key        string // linkage name
+	Calibrated float64
+	Raw        float64 // raw cost in the buggy runs (method.md §4)
+	Extra      float64 // Raw minus the raw cost in the normal runs
+	PCCost     float64
+	VarCost    float64
+	PlainRank  int     // by self time in the buggy runs, as `vprof flat` ranks; 0: no self time
+	Discount   float64 // r
+	Source     string  // SourceVariable or SourceHist
+	Variable   string  // v*, for a variable verdict
+	Dimension  string  // d*: value, delta, duration; "hist"; "" when v* has none
+	Reason     string  // how r came about
+	Pattern    string  // PatternMissing, PatternWrong, PatternScalability or ""
+	// PatternReason says, for the top functions (Options.PatternTop), which
+	// rule of method.md §8 gave the pattern, or why none applies.
+	PatternReason string
+	Tie           bool // equal on every ranking key to a neighbour: same Rank
+	Locations     []Location
+	Via           []Via
+	HistPairs     int   // hist-discounter: pairs compared (n x m) ...
+	HistNear      int   // ... and pairs where the ranks were within the window
+	Vars          []int // indices into Result.Variables of the function's variables
+	File          string
+	Line          int32
+}
+
+// Location is a source line where abnormal samples of v* were read, with
+// the basic block of the function that holds most of them.
+type Location struct {
+	File      string
+	Line      int32
+	Block     int    // index in the function's basic blocks, -1 unknown
+	BlockAddr uint64 // link-time start address of that block
+	Samples   float64
+}
+
+func (l Location) String() string {
+	if l.File == "" {
+		return fmt.Sprintf("%#x", l.BlockAddr)
+	}
+	return fmt.Sprintf("%s:%d", l.File, l.Line)
+}
+
+// Via is a library function that carried part of a function's PC cost.
+type Via struct {
+	Func  string
+	Share float64 // of the function's PC cost, 0..1
+}
+
+// Result computes the ranking from the runs fed so far. Open runs are ended.
+func (a *Analyzer) Result() *Result {
+	for _, r := range a.runs {
+		r.End()
+	}
+	o := &a.opt
+	res := &Result{Warnings: slices.Clone(a.warnings)}
+	var normal, buggy []*Run
+	for _, r := range a.runs {
+		if r.Kind == Buggy {
+			buggy = append(buggy, r)
+		} else {
+			normal = append(normal, r)
+		}
+	}
+	res.NormalRuns, res.BuggyRuns = len(normal), len(buggy)
+	res.Warnings = append(res.Warnings, a.buildWarnings(normal, buggy)...)
+	res.Warnings = append(res.Warnings, inputWarnings(normal, buggy)...) // checks.go
+
+	// Variable verdicts.
+	var verdictOf []int // index into res.Variables + 1
+	res.Variables, verdictOf = a.varVerdicts()
+	// Variables of each function: its locals, and the globals sampled at
+	// one of its PCs.
+	funcVars := make([][]int, len(a.funcs))
+	for i := range a.vars {
+		vi := &a.vars[i]
+		j := verdictOf[i]
+		if j == 0 {
+			continue
+		}
+		if vi.fn >= 0 {
+			funcVars[vi.fn] = append(funcVars[vi.fn], j-1)
+			continue
+		}
+		for f := range vi.funcs {
+			funcVars[f] = append(funcVars[f], j-1)
+		}
+	}
+
+	// Costs: means over the runs of a kind (absent: 0).
+	mean := func(runs []*Run, get func(r *Run, f int) float64, f int) float64 {
+		if len(runs) == 0 {
+			return 0
+		}
+		var s float64
+		for _, r := range runs {
+			if f < len(r.pc) {
+				s += get(r, f)
+			}
+		}
+		return s / float64(len(runs))
+	}
+	pcOf := func(r *Run, f int) float64 { return r.pc[f] }
+	vcOf := func(r *Run, f int) float64 { return r.vc[f] }
+	selfOf := func(r *Run, f int) float64 { return r.self[f] }
+
+	drivers := a.drivers()
+	// A function's cost in one run (method.md §4): the larger of its PC
+	// cost and its variable-based cost; a driver frame's, its PC cost.
+	costOf := func(r *Run, f int) float64 {
+		if drivers[f] {
+			return r.pc[f]
+		}
+		return max(r.pc[f], r.vc[f])
+	}
+	plain := a.plainRanks(buggy, selfOf, mean)
+	histRank := make([][]int32, len(a.runs)) // per run: rank by raw cost, 0 unranked
+	for ri, r := range a.runs {
+		histRank[ri] = a.rawRanks(r, costOf)
+	}
+	via := viaIndex(buggy)
+	runIndex := map[*Run]int{}
+	for i, r := range a.runs {
+		runIndex[r] = i
+	}
+
+	for f := range a.funcs {
+		fi := &a.funcs[f]
+		if !fi.program {
+			continue
+		}
+		raw := mean(buggy, costOf, f)
+		extra := raw - mean(normal, costOf, f)
+		if raw <= 0 {
+			continue
+		}
+		fn := Function{
+			Name: fi.display, Key: fi.key, Raw: raw, Extra: extra,
+			PCCost: mean(buggy, pcOf, f), VarCost: mean(buggy, vcOf, f),
+			PlainRank: plain[f], File: fi.file, Line: fi.line,
+			Vars: funcVars[f],
+		}
+		var best *VarVerdict
+		for _, j := range funcVars[f] {
+			if vv := &res.Variables[j]; vv.OK && (best == nil || better(vv, best)) {
+				best = vv
+			}
+		}
+		if best != nil {
+			fn.Discount, fn.Source, fn.Variable, fn.Reason = best.R, SourceVariable, best.Name, best.Reason
+			if best.HasDim {
+				fn.Dimension = best.Dim.String()
+			}
+		} else {
+			// Hist-discounter (method.md §6).
+			rb, rn := make([]int32, len(buggy)), make([]int32, len(normal))
+			for i, r := range buggy {
+				rb[i] = histRank[runIndex[r]][f]
+			}
+			for i, r := range normal {
+				rn[i] = histRank[runIndex[r]][f]
+			}
+			fn.HistNear, fn.HistPairs = histNear(rb, rn, o.HistWindow)
+			if fn.HistPairs > 0 {
+				fn.Discount = float64(fn.HistNear) / float64(fn.HistPairs)
+			}
+			if fn.Discount < o.ValidDiscount {
+				fn.Discount = 0
+			}
+			fn.Source, fn.Dimension, fn.Reason = SourceHist, "hist", fmt.Sprintf("ranks near in %d of %d run pairs", fn.HistNear, fn.HistPairs)
+		}
+		// The cost a function explains is its cost in the slow runs
+		// beyond its cost in the normal ones (method.md §4, D6).
+		// Weighted by the share of its slow-run cost that is new (D8): a
+		// function whose cost the slow run made is where the slowdown is
+		// produced; one that grew in proportion with the rest of the run
+		// (a caller doing its normal work around the root cause) less so.
+		pos := max(0, fn.Extra)
+		fn.Calibrated = (1 - fn.Discount) * pos * pos / fn.Raw // raw > 0 here
+		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
+		res.Functions = append(res.Functions, fn)
+	}
+	// Ties are broken by the slow runs' raw cost, then their PC cost
+	// (self time), then the strength of the evidence (lower r); rows still
+	// equal share a rank (Tie) and are listed by name only for a stable
+	// order: a name decides nothing.
+	order := func(x, y *Function) int {
+		if c := cmp.Compare(y.Calibrated, x.Calibrated); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.Raw, x.Raw); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.PCCost, x.PCCost); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Discount, y.Discount)
+	}
+	slices.SortFunc(res.Functions, func(x, y Function) int {
+		if c := order(&x, &y); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Name, y.Name)
+	})
+	ab := a.abnormalIndex()
+	for i := range res.Functions {
+		fn := &res.Functions[i]
+		fn.Rank = i + 1
+		if i > 0 && order(&res.Functions[i-1], fn) == 0 {
+			fn.Rank, fn.Tie, res.Functions[i-1].Tie = res.Functions[i-1].Rank, true, true
+		}
+		if i < o.PatternTop {
+			fn.PatternReason = noPatternHist
+		}
+		if fn.Source != SourceVariable {
+			continue
+		}
+		f := a.funcIdx[fn.Key]
+		vv := a.bestOf(res, fn)
+		if vv == nil {
+			continue
+		}
+		if vv.HasDim {
+			fn.Locations = a.locations(ab[abGroup{vv.Var, vv.Dim}], f, vv.Global, o.Locations)
+		}
+		if i < o.PatternTop {
+			fn.Pattern, fn.PatternReason = classify(a.vars[vv.Var].tags, vv, o)
+		}
+	}
+	return res
+}
+
+// bestOf returns the verdict that gave fn its discount.
+func (a *Analyzer) bestOf(res *Result, fn *Function) *VarVerdict {
+	var best *VarVerdict
+	for _, j := range fn.Vars {
+		if vv := &res.Variables[j]; vv.OK && (best == nil || better(vv, best)) {
+			best = vv
+		}
+	}
+	return best
+}
+
+const noPatternHist = "no variable verdict (hist-discounter): nothing to classify"
+
+// classify applies the bug-pattern rules of method.md §8 to the verdict
+// of v* (the variable that gave a function its discount), first match
+// wins, and says which rule matched or why none did.
+func classify(tags model.Tags, vv *VarVerdict, o *Options) (pattern, reason string) {
+	loop, cond := tags&model.TagLoop != 0, tags&model.TagCond != 0
+	low := vv.R < o.DefaultDiscount
+	dim := vv.Dim.String()
+	switch {
+	case (loop || cond) && vv.HasDim && vv.Dim == DimDuration && low:
+		return PatternMissing, fmt.Sprintf("%s (%s) holds its values longer than normal: a loop or wait that should have stopped", vv.Name, tags)
+	case loop && vv.HasDim && (vv.Dim == DimValue || vv.Dim == DimDelta) && low:
+		return PatternScalability, fmt.Sprintf("loop variable %s goes further (%s)", vv.Name, dim)
+	case cond && low:
+		return PatternWrong, fmt.Sprintf("condition variable %s takes abnormal values (%s)", vv.Name, dim)
+	case vv.HasDim && vv.Dim == DimDuration && vv.R >= o.DefaultDiscount:
+		return PatternScalability, "values look normal but last as long as normal: it runs more, on more data"
+	case vv.Normal == 0 && vv.Buggy > 0:
+		return PatternScalability, fmt.Sprintf("%s is sampled in slow runs only", vv.Name)
+	case !loop && !cond && low:
+		return "", fmt.Sprintf("%s went wrong (%s) but is neither a loop nor a condition variable", vv.Name, dim)
+	case !vv.HasDim:
+		return "", fmt.Sprintf("%s: %s", vv.Name, vv.Reason)
+	}
+	return "", fmt.Sprintf("its variables look normal (%s: %s, r %.2f)", vv.Name, dim, vv.R)
+}
+
+// histNear counts the (buggy, normal) run pairs in which a function is
+// ranked in both runs (rank > 0) with ranks at most window apart.
+func histNear(buggyRanks, normalRanks []int32, window int) (near, pairs int) {
+	for _, b := range buggyRanks {
+		for _, n := range normalRanks {
+			pairs++
+			if b > 0 && n > 0 && abs(float64(b-n)) <= float64(window) {
+				near++
+			}
+		}
+	}
+	return near, pairs
+}
+
+// rawRanks ranks the program functions of one run by raw cost (costOf),
+// descending, ties by name; functions with zero cost are not ranked (rank 0).
+func (a *Analyzer) rawRanks(r *Run, costOf func(*Run, int) float64) []int32 {
+	type fc struct {
+		f    int
+		cost float64
+	}
+	var fs []fc
+	for f := range r.pc {
+		if !a.funcs[f].program {
+			continue
+		}
+		if c := costOf(r, f); c > 0 {
+			fs = append(fs, fc{f, c})
+		}
+	}
+	slices.SortFunc(fs, func(x, y fc) int {
+		if c := cmp.Compare(y.cost, x.cost); c != 0 {
+			return c
+		}
+		return strings.Compare(a.funcs[x.f].key, a.funcs[y.f].key)
+	})
+	ranks := make([]int32, len(a.funcs))
+	for i, x := range fs {
+		ranks[x.f] = int32(i + 1)
+	}
+	return ranks
+}
+
+// plainRanks ranks every symbol by mean self time over the buggy runs, as
+// `vprof flat` does.
+func (a *Analyzer) plainRanks(buggy []*Run, selfOf func(*Run, int) float64, mean func([]*Run, func(*Run, int) float64, int) float64) []int {
+	flat := a.flatEntries(buggy, selfOf, mean)
+	ranks := make([]int, len(a.funcs))
+	for i, e := range flat {
+		ranks[e.fn] = i + 1
+	}
+	return ranks
+}
+
+// viaIndex groups the library functions that carried each program
+// function's PC cost in the buggy runs: function -> library function -> s.
+func viaIndex(buggy []*Run) map[int32]map[int32]float64 {
+	m := map[int32]map[int32]float64{}
+	for _, r := range buggy {
+		for k, w := range r.via {
+			lib := m[k[0]]
+			if lib == nil {
+				lib = map[int32]float64{}
+				m[k[0]] = lib
+			}
+			lib[k[1]] += w
+		}
+	}
+	return m
+}
+
+// viaOf lists the library functions that carried f's PC cost in the buggy
+// runs, largest share first.
+func (a *Analyzer) viaOf(buggy []*Run, lib map[int32]float64, f int32) []Via {
+	var pc float64
+	for _, r := range buggy {
+		if int(f) < len(r.pc) {
+			pc += r.pc[f]
+		}
+	}
+	if pc <= 0 || len(lib) == 0 {
+		return nil
+	}
+	var out []Via
+	for l, w := range lib {
+		out = append(out, Via{Func: a.funcs[l].display, Share: w / pc})
+	}
+	slices.SortFunc(out, func(x, y Via) int {
+		if c := cmp.Compare(y.Share, x.Share); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Func, y.Func)
+	})
+	return out
+}
+
+type abGroup struct {
+	v   int32
+	dim Dimension
+}
+
+// abEntry is one abnormal-sample counter.
+type abEntry struct {
+	key abKey
+	n   float64
+}
+
+// abnormalIndex groups the abnormal-sample counters by variable and
+// dimension.
+func (a *Analyzer) abnormalIndex() map[abGroup][]abEntry {
+	m := map[abGroup][]abEntry{}
+	for _, t := range a.ab {
+		for k, i := range t.idx {
+			g := abGroup{k.v, k.dim}
+			m[g] = append(m[g], abEntry{k, t.count[i]})
+		}
+	}
+	return m
+}
+
+// locations maps the abnormal samples of one variable and dimension to the
+// source lines with the most of them, and each line to the basic block of
+// function f that holds most of its samples. Only samples read inside f
+// count, unless none were: for a local, at a PC on whose inline chain f is
+// (its logical frame); for a global, at a PC where f is the innermost
+// function (the code it counts for).
+func (a *Analyzer) locations(keys []abEntry, f int32, global bool, top int) []Location {
+	type lineKey struct {
+		file string
+		line int32
+	}
+	type acc struct {
+		n      float64
+		blocks map[int]float64
+		addrs  map[int]uint64
+	}
+	collect := func(inF bool) map[lineKey]*acc {
+		lines := map[lineKey]*acc{}
+		for _, e := range keys {
+			k := e.key
+			oi := a.objs[k.obj]
+			at := 0 // f's place on the PC's inline chain
+			if inF {
+				c := oi.chainAt(k.pc)
+				if c == nil {
+					continue
+				}
+				if at = slices.Index(c, f); global && at != 0 || at < 0 {
+					continue
+				}
+			}
+			n := e.n
+			blk, addr := -1, uint64(0)
+			if of, ok := oi.ix.OuterFunc(k.pc); ok && int(of) < len(oi.schema.Funcs) {
+				blk, addr = blockAt(&oi.schema.Funcs[of], k.pc)
+			}
+			file, line := oi.lineAt(k.pc)
+			if file == "" && blk >= 0 {
+				file, line = oi.lineFrom(k.pc, addr)
+			}
+			if cf, cl, ok := oi.callLine(k.pc, at); ok {
+				file, line = cf, cl
+			}
+			lk := lineKey{file, line}
+			if file == "" {
+				lk = lineKey{"", 0}
+			}
+			x := lines[lk]
+			if x == nil {
+				x = &acc{blocks: map[int]float64{}, addrs: map[int]uint64{}}
+				lines[lk] = x
+			}
+			x.n += n
+			if file == "" && blk < 0 {
+				addr = k.pc
+			}
+			x.blocks[blk] += n
+			// The lowest address: the same whatever order the PCs come in.
+			if a0, ok := x.addrs[blk]; !ok || addr < a0 {
+				x.addrs[blk] = addr
+			}
+		}
+		return lines
+	}
+	lines := collect(true)
+	if len(lines) == 0 {
+		lines = collect(false)
+	}
+	var out []Location
+	for lk, x := range lines {
+		l := Location{File: lk.file, Line: lk.line, Samples: x.n, Block: -1}
+		best := -2.0
+		for b, n := range x.blocks {
+			if n > best || (n == best && b < l.Block) {
+				best, l.Block, l.BlockAddr = n, b, x.addrs[b]
+			}
+		}
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(x, y Location) int {
+		if c := cmp.Compare(y.Samples, x.Samples); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.File, y.File); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Line, y.Line)
+	})
+	if len(out) > top {
+		out = out[:top]
+	}
+	return out
+}
+
+// buildWarnings notes runs of different builds of the program: functions
+// and variables are then matched by name.
+func (a *Analyzer) buildWarnings(normal, buggy []*Run) []string {
+	var out []string
+	ref := ""
+	refName := ""
+	for _, r := range append(slices.Clone(normal), buggy...) {
+		b := r.programBuild
+		if b == "" {
+			b = r.hdr.BuildID
+		}
+		if b == "" {
+			continue
+		}
+		if ref == "" {
+			ref, refName = b, r.Name
+			continue
+		}
+		if b != ref {
+			out = append(out, fmt.Sprintf("%s (build-id %s) and %s (build-id %s) are different builds: functions and variables are matched by name", refName, short(ref), r.Name, short(b)))
+		}
+	}
+	for _, r := range a.runs {
+		if r.badValues > 0 {
+			out = append(out, fmt.Sprintf("%s: %d value samples name an unknown object or variable and were skipped", r.Name, r.badValues))
+		}
+	}
+	return out
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}

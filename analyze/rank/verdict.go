@@ -1,0 +1,252 @@
+package rank
+
+import (
+	"github.com/vprof/vprof/analyze/stats"
+	"github.com/vprof/vprof/runtime/model"
+)
+
+// Reasons a discount ratio has the value it has.
+const (
+	ReasonTooFew    = "too few samples"        // no verdict in this dimension
+	ReasonOneValue  = "single value"           // one distinct value pooled: DefaultDiscount
+	ReasonConstants = "constant, different"    // each side constant, not equal: 0
+	ReasonSame      = "same distribution"      // AD p >= alpha: DefaultDiscount
+	ReasonDiffer    = "different distribution" // AD p < alpha: 1 - Hellinger
+	ReasonBuggyOnly = "present only when slow" // samples in buggy runs only: 0
+	ReasonNormOnly  = "absent when slow"       // samples in normal runs only: DefaultDiscount
+	ReasonNoVerdict = "no dimension with verdict"
+	ReasonNoChange  = "never changes"           // duration of a value no thread saw change: DefaultDiscount
+	ReasonRare      = "rare when normal"        // fewer than MinSamples normal samples: r = its share ratio
+	ReasonCounter   = "counter"                 // value never decreases: value dimension skipped
+	ReasonRunNoise  = "differs from run to run" // runs of one kind differ as much as the kinds: no verdict
+)
+
+// DimVerdict is the variable-discounter's result for one dimension of one
+// variable.
+type DimVerdict struct {
+	Dim           Dimension
+	Normal, Buggy float64 // observations per side
+	Exact         bool    // every observation was used (no reservoir)
+	OK            bool    // a verdict was reached
+	Tested        bool    // the Anderson-Darling test ran
+	Statistic     float64 // standardized AD statistic
+	P             float64 // its p-value, capped to [0.001, 0.25]
+	Hellinger     float64 // computed when p < alpha
+	Within        float64 // value: the largest Hellinger distance between two runs of one kind
+	R             float64 // discount ratio
+	Default       bool    // R is DefaultDiscount given without a test
+	Reason        string
+}
+
+// dimVerdict compares the normal and buggy samples of one dimension
+// (method.md §5).
+func (o *Options) dimVerdict(d Dimension, ns, bs *sampleSet) DimVerdict {
+	v := DimVerdict{Dim: d}
+	if ns != nil {
+		v.Normal = ns.n
+	}
+	if bs != nil {
+		v.Buggy = bs.n
+	}
+	v.Exact = (ns == nil || ns.exact()) && (bs == nil || bs.exact())
+	min := float64(o.MinSamples)
+	if v.Normal < min || v.Buggy < min {
+		v.Reason = ReasonTooFew
+		return v
+	}
+	v.OK = true
+	switch {
+	case ns.constant() && bs.constant() && ns.min == bs.min:
+		v.R, v.Default, v.Reason = o.DefaultDiscount, true, ReasonOneValue
+		return v
+	case ns.constant() && bs.constant():
+		v.R, v.Reason = 0, ReasonConstants
+		return v
+	}
+	nd, bd := ns.dist(), bs.dist()
+	res, err := stats.AndersonKSampDist(nd, bd)
+	if err != nil {
+		// Only possible when NaNs hide the spread from min/max: one
+		// distinct value after all.
+		v.R, v.Default, v.Reason = o.DefaultDiscount, true, ReasonOneValue
+		return v
+	}
+	v.Tested, v.Statistic, v.P = true, res.Statistic, res.P
+	if res.P >= o.Alpha {
+		v.R, v.Reason = o.DefaultDiscount, ReasonSame
+		return v
+	}
+	v.Hellinger = stats.Hellinger(nd, bd)
+	v.R, v.Reason = 1-v.Hellinger, ReasonDiffer
+	if v.R < o.ValidDiscount {
+		v.R = 0
+	}
+	return v
+}
+
+// VarVerdict is the variable-discounter's result for one variable.
+type VarVerdict struct {
+	Var      int32
+	Name     string
+	Function string // defining function; "" for globals
+	Global   bool
+	Tags     string
+	Type     string
+	Normal   float64 // value samples in normal runs
+	Buggy    float64 // value samples in buggy runs
+	Dims     []DimVerdict
+	OK       bool      // the variable has a verdict
+	R        float64   // min over its dimensions
+	Dim      Dimension // the dimension that gave R
+	HasDim   bool      // false for "absent when slow"
+	Default  bool      // R is DefaultDiscount given without a test
+	Reason   string
+}
+
+// tieOrder is the order in which dimensions win a tie (the authors' code):
+// duration, delta, value.
+var tieOrder = [numDims]Dimension{DimDuration, DimDelta, DimValue}
+
+// varVerdict computes r(v), method.md §5.
+func (a *Analyzer) varVerdict(i int32) VarVerdict {
+	o := &a.opt
+	vi := &a.vars[i]
+	vv := VarVerdict{Var: i, Name: vi.name, Global: vi.fn < 0, Tags: vi.tags.String(), Type: vi.typ,
+		Normal: vi.count[Normal], Buggy: vi.count[Buggy]}
+	if vi.fn >= 0 {
+		vv.Function = a.funcs[vi.fn].display
+	}
+	switch {
+	case vv.Normal == 0 && vv.Buggy >= float64(o.MinSamples):
+		vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Reason = true, 0, DimValue, true, ReasonBuggyOnly
+		return vv
+	case vv.Buggy == 0 && vv.Normal > 0:
+		vv.OK, vv.R, vv.Default, vv.Reason = true, o.DefaultDiscount, true, ReasonNormOnly
+		return vv
+	case vv.Normal < float64(o.MinSamples) && vv.Buggy >= float64(o.MinSamples) && a.total[Normal] > 0 && a.total[Buggy] > 0:
+		// Too few normal samples for a test, but a share of the slow runs'
+		// samples: "present only when slow" made continuous. r is the
+		// ratio of the variable's shares of the samples of each kind, so
+		// 0 normal samples give the cliff's 0 and a variable that takes
+		// the same share of both kinds gets no evidence from it.
+		share := (vv.Normal / a.total[Normal]) / (vv.Buggy / a.total[Buggy])
+		vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Reason = true, min(share, o.DefaultDiscount), DimValue, true, ReasonRare
+		if vv.R < o.ValidDiscount {
+			vv.R = 0
+		}
+		vv.Default = share >= o.DefaultDiscount
+		return vv
+	case vv.Normal == 0 || vv.Buggy == 0:
+		vv.Reason = ReasonTooFew
+		return vv
+	}
+	var best *DimVerdict
+	counter := vi.counter()
+	for _, d := range tieOrder {
+		if !vi.analyses(d) {
+			continue
+		}
+		if d == DimValue && counter {
+			vv.Dims = append(vv.Dims, DimVerdict{Dim: d, Normal: vi.sets[Normal][d].count(), Buggy: vi.sets[Buggy][d].count(), Reason: ReasonCounter})
+			continue
+		}
+		dv := o.dimVerdict(d, vi.sets[Normal][d], vi.sets[Buggy][d])
+		if d == DimValue && dv.Tested && dv.R < o.DefaultDiscount {
+			if w, ok := a.runNoise(i, dv.Hellinger); ok {
+				dv = DimVerdict{Dim: d, Normal: dv.Normal, Buggy: dv.Buggy, Exact: dv.Exact, Tested: true,
+					Statistic: dv.Statistic, P: dv.P, Hellinger: dv.Hellinger, Within: w, Reason: ReasonRunNoise}
+			}
+		}
+		if d == DimDuration && dv.OK && !vi.changed[Normal] && !vi.changed[Buggy] {
+			// No thread of any run saw the value change: every duration
+			// is one thread's whole span of samples of v, which measures
+			// how long the thread ran, not how long v's values last.
+			dv = DimVerdict{Dim: d, Normal: dv.Normal, Buggy: dv.Buggy, Exact: dv.Exact, OK: true,
+				R: o.DefaultDiscount, Default: true, Reason: ReasonNoChange}
+		}
+		vv.Dims = append(vv.Dims, dv)
+	}
+	for j := range vv.Dims {
+		if dv := &vv.Dims[j]; dv.OK && (best == nil || dv.R < best.R) {
+			best = dv
+		}
+	}
+	if best == nil {
+		vv.Reason = ReasonNoVerdict
+		return vv
+	}
+	vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = true, best.R, best.Dim, true, best.Default, best.Reason
+	return vv
+}
+
+// runSetLimit bounds a run's value set of one variable (Run.vsets).
+const runSetLimit = 512
+
+// runNoise reports whether two runs of the same kind differ in variable
+// v's values as much as the normal and the buggy runs differ (between, the
+// Hellinger distance of the pooled kinds): then the difference between
+// the kinds may be the runs' own (a value left on the stack, address bits,
+// a time of day) and carries no verdict (method.md §5, decision D7). It
+// returns the largest distance within a kind. Runs with fewer than
+// MinSamples values of v are not compared.
+func (a *Analyzer) runNoise(v int32, between float64) (float64, bool) {
+	min := float64(a.opt.MinSamples)
+	var within float64
+	var pairs int
+	for i, x := range a.runs {
+		xs := x.vset(v)
+		if xs == nil || xs.n < min {
+			continue
+		}
+		for _, y := range a.runs[i+1:] {
+			ys := y.vset(v)
+			if y.Kind != x.Kind || ys == nil || ys.n < min {
+				continue
+			}
+			pairs++
+			within = max(within, stats.Hellinger(xs.dist(), ys.dist()))
+		}
+	}
+	return within, pairs > 0 && within >= between
+}
+
+func (r *Run) vset(v int32) *sampleSet {
+	if int(v) < len(r.vsets) {
+		return r.vsets[v]
+	}
+	return nil
+}
+
+// counter reports whether v counts something: no thread of any run saw
+// its value decrease, some saw it increase, and it is no loop's induction
+// variable. Its value measures how much work the process has done so far
+// (requests served, pages read, a clock), which a longer run makes larger
+// by construction: like a clock's, it is compared by its deltas (the rate)
+// and durations, not by value. An induction variable keeps its value
+// dimension: a loop that runs further is the evidence of a scalability bug.
+func (vi *varInfo) counter() bool {
+	return vi.up && !vi.down && vi.tags&model.TagLoop == 0
+}
+
+// analyses reports whether variable vi is analysed in dimension d.
+func (vi *varInfo) analyses(d Dimension) bool {
+	switch {
+	case vi.mode == modeDurOnly:
+		return d == DimDuration
+	case d == DimValue:
+		return !vi.natural
+	}
+	return true
+}
+
+// better reports whether verdict x should represent a function rather than
+// y: the lower r; on a tie, one from evidence over a default, then by name.
+func better(x, y *VarVerdict) bool {
+	if x.R != y.R {
+		return x.R < y.R
+	}
+	if x.Default != y.Default {
+		return !x.Default
+	}
+	return x.Name < y.Name
+}

@@ -1,0 +1,151 @@
+package sampler
+
+import (
+	"github.com/vprof/vprof/runtime/model"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/vprof/vprof/runtime/proffile"
+)
+
+// profWriter is the profile a recording writes and the counts of what it
+// holds. Before create (the first process known) there is no file: events
+// are dropped, as they belong to no profile yet.
+type profWriter struct {
+	w         *proffile.Writer
+	lastFlush int64
+
+	// read by the progress goroutine
+	samples  atomic.Int64
+	vsamples atomic.Int64
+}
+
+// create creates the profile at path with header h and the objects
+// loaded so far.
+func (pw *profWriter) create(path string, h model.Header, objs []*object) error {
+	w, err := proffile.Create(path, h)
+	if err != nil {
+		return err
+	}
+	pw.w = w
+	for _, o := range objs { // loaded before the profile existed
+		w.AddObject(o.record())
+	}
+	return nil
+}
+
+// object writes a newly loaded object.
+func (pw *profWriter) object(o *object) {
+	if pw.w != nil {
+		pw.w.AddObject(o.record())
+	}
+}
+
+// proc writes a process event.
+func (pw *profWriter) proc(ev model.ProcEvent) {
+	if pw.w != nil {
+		pw.w.AddProc(ev)
+	}
+}
+
+// thread writes a thread event.
+func (pw *profWriter) thread(ev model.ThreadEvent) {
+	if pw.w != nil {
+		pw.w.AddThread(ev)
+	}
+}
+
+// mapping writes a mapping.
+func (pw *profWriter) mapping(m model.Mapping) { pw.w.AddMapping(m) }
+
+// sample writes the sample of thread tid of process pid.
+func (pw *profWriter) sample(pid, tid int, s *model.Sample) {
+	pw.w.AddSample(int32(pid), int32(tid), s)
+	pw.samples.Add(1)
+	pw.vsamples.Add(int64(len(s.Values)))
+}
+
+// flush puts what was written on disk.
+func (pw *profWriter) flush() { pw.w.Flush() }
+
+// flushDue flushes at most every flushEvery: a recorder killed later
+// loses at most this much.
+func (pw *profWriter) flushDue(now int64) {
+	if now-pw.lastFlush >= int64(flushEvery) {
+		pw.w.Flush()
+		pw.lastFlush = now
+	}
+}
+
+// abort ends a profile that will not be completed (a recorder fault).
+func (pw *profWriter) abort() {
+	if pw.w != nil {
+		pw.w.Abort()
+	}
+}
+
+// header is the profile header of the first process.
+func (r *Recorder) header(p *process) model.Header {
+	h := model.Header{
+		Target:      p.exe,
+		Args:        r.cfg.Args,
+		Attached:    r.tr.attached,
+		PID:         int32(p.pid),
+		IntervalNS:  int64(r.cfg.Interval),
+		Clock:       r.cfg.Clock,
+		Depth:       r.cfg.Depth,
+		Stack:       r.cfg.Stack,
+		StartUnixNS: time.Now().UnixNano(),
+		Recorder:    r.cfg.Recorder,
+		Sampler:     r.smp.samplerName(),
+	}
+	if p.main != nil {
+		h.BuildID = p.main.schema.BuildID
+	}
+	h.Hostname, _ = os.Hostname()
+	return h
+}
+
+// result writes the trailer, closes the profile, and returns the
+// recording's statistics (ExitStatus left to the caller).
+func (r *Recorder) result(end int64, sampler string) (*Result, error) {
+	sm := &r.smp
+	tr := model.Trailer{
+		EndNS:           end,
+		Samples:         r.out.samples.Load(),
+		ValueSamples:    r.out.vsamples.Load(),
+		UnreadableReads: int64(sm.vstats.Faulted + sm.vstats.Unavailable + sm.vstats.EntryValue + sm.vstats.Unsupported),
+		LostTicks:       int64(sm.steps.Lost),
+		BlockedSamples:  int64(sm.blk.stats.Samples),
+		BlockedRegs:     int64(sm.blk.stats.WithRegs),
+		ExitStatus:      int32(r.tr.firstStatus),
+		Detached:        !r.tr.firstExited,
+	}
+	res := &Result{
+		Path:      r.cfg.Output,
+		Sampler:   sampler,
+		Trailer:   tr,
+		Reason:    r.stopReason,
+		Elapsed:   time.Duration(end),
+		Steps:     sm.steps,
+		Values:    sm.vstats,
+		Unwind:    sm.ustats,
+		Blocked:   sm.blk.stats,
+		Processes: r.tr.nproc,
+		Threads:   r.tr.nthr,
+		Objects:   len(r.objs.list),
+	}
+	res.TracerCPU = ownCPU() - r.cpuAtStart
+	if sm.cpuAtTick > 0 {
+		res.SetupCPU = sm.cpuAtTick - r.cpuAtStart
+	}
+	res.TargetCPU = time.Duration(sm.targetCPU)
+	if err := r.out.w.Close(tr); err != nil {
+		return res, err
+	}
+	if st, err := os.Stat(r.cfg.Output); err == nil {
+		res.FileSize = st.Size()
+	}
+	return res, nil
+}

@@ -3,8 +3,10 @@ package dwarfschema
 import (
 	"cmp"
 	"debug/elf"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -117,15 +119,15 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 			text = append(text, sec)
 		}
 	}
-	data := map[*elf.Section][]byte{}
+	// The text is read before the workers start (they share it).
+	data := make([][]byte, len(text))
+	for i, sec := range text {
+		data[i], _ = sec.Data()
+	}
 	code := func(r model.PCRange) []byte {
-		for _, sec := range text {
+		for i, sec := range text {
 			if r.Lo >= sec.Addr && r.Hi <= sec.Addr+sec.Size {
-				b, ok := data[sec]
-				if !ok {
-					b, _ = sec.Data()
-					data[sec] = b
-				}
+				b := data[i]
 				if uint64(len(b)) < r.Hi-sec.Addr {
 					return nil
 				}
@@ -136,71 +138,101 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 	}
 
 	code2fn := innermostFuncs(s)
-	users := make([]map[model.FuncID]bool, len(gs)) // per global, the functions reading it
-	var insts []decoded                             // one range's instructions, reused
-	for fi := range s.Funcs {
-		f := &s.Funcs[fi]
-		for _, r := range f.Ranges {
-			b := code(r)
-			insts = insts[:0]
-			for pc := r.Lo; len(b) > 0; {
-				in, err := x86asm.Decode(b, 64)
-				if err != nil || in.Len == 0 {
-					b, pc = b[1:], pc+1
-					continue
+	// scan finds the readers of each global in the code of functions
+	// [from, to): users[g] is the set of functions reading global g.
+	scan := func(from, to int) []map[model.FuncID]bool {
+		users := make([]map[model.FuncID]bool, len(gs))
+		var insts []decoded // one range's instructions, reused
+		for fi := from; fi < to; fi++ {
+			f := &s.Funcs[fi]
+			for _, r := range f.Ranges {
+				b := code(r)
+				insts = insts[:0]
+				for pc := r.Lo; len(b) > 0; {
+					in, err := x86asm.Decode(b, 64)
+					if err != nil || in.Len == 0 {
+						b, pc = b[1:], pc+1
+						continue
+					}
+					insts = append(insts, decoded{in, pc})
+					b, pc = b[in.Len:], pc+uint64(in.Len)
 				}
-				insts = append(insts, decoded{in, pc})
-				b, pc = b[in.Len:], pc+uint64(in.Len)
-			}
-			for k := range insts {
-				in, pc := &insts[k].Inst, insts[k].pc
-				next := pc + uint64(in.Len)
-				for ai, a := range in.Args {
-					m, ok := a.(x86asm.Mem)
-					if !ok || (ai == 0 && storeOnly(in.Op)) {
-						continue
-					}
-					// disp32 is sign-extended in 64-bit mode; x86asm
-					// v0.32.0 zero-extends it.
-					disp := int64(int32(m.Disp))
-					var ea uint64
-					switch {
-					case m.Base == x86asm.RIP:
-						ea = next + uint64(disp)
-					case m.Base == 0 && m.Index == 0 && m.Segment == 0:
-						ea = uint64(disp)
-					default:
-						continue
-					}
-					// Taking an address (lea, or loading it from the GOT in
-					// PIC code) reads the global only if the address is
-					// then read through.
-					addrOnly := in.Op == x86asm.LEA
-					if t, ok := got[ea]; ok {
-						ea, addrOnly = t, true
-					}
-					g := find(ea)
-					if g < 0 {
-						continue
-					}
-					if addrOnly {
-						dst, isReg := in.Args[0].(x86asm.Reg)
-						if !isReg || !readsThrough(insts[k+1:], dst, s.Vars[gs[g].v].Kind == model.KindAggregate) {
+				for k := range insts {
+					in, pc := &insts[k].Inst, insts[k].pc
+					next := pc + uint64(in.Len)
+					for ai, a := range in.Args {
+						m, ok := a.(x86asm.Mem)
+						if !ok || (ai == 0 && storeOnly(in.Op)) {
 							continue
 						}
+						// disp32 is sign-extended in 64-bit mode; x86asm
+						// v0.32.0 zero-extends it.
+						disp := int64(int32(m.Disp))
+						var ea uint64
+						switch {
+						case m.Base == x86asm.RIP:
+							ea = next + uint64(disp)
+						case m.Base == 0 && m.Index == 0 && m.Segment == 0:
+							ea = uint64(disp)
+						default:
+							continue
+						}
+						// Taking an address (lea, or loading it from the GOT in
+						// PIC code) reads the global only if the address is
+						// then read through.
+						addrOnly := in.Op == x86asm.LEA
+						if t, ok := got[ea]; ok {
+							ea, addrOnly = t, true
+						}
+						g := find(ea)
+						if g < 0 {
+							continue
+						}
+						if addrOnly {
+							dst, isReg := in.Args[0].(x86asm.Reg)
+							if !isReg || !readsThrough(insts[k+1:], dst, s.Vars[gs[g].v].Kind == model.KindAggregate) {
+								continue
+							}
+						}
+						reader := model.FuncID(fi)
+						if j := code2fn.find(pc); j >= 0 {
+							reader = code2fn.fn[j]
+						}
+						if keep != nil && !keep(reader) {
+							continue
+						}
+						if users[g] == nil {
+							users[g] = map[model.FuncID]bool{}
+						}
+						users[g][reader] = true
 					}
-					reader := model.FuncID(fi)
-					if j := code2fn.find(pc); j >= 0 {
-						reader = code2fn.fn[j]
-					}
-					if keep != nil && !keep(reader) {
-						continue
-					}
-					if users[g] == nil {
-						users[g] = map[model.FuncID]bool{}
-					}
-					users[g][reader] = true
 				}
+			}
+		}
+		return users
+	}
+	// Decoding all the code is most of the work: functions are scanned
+	// in parallel, in contiguous runs, and the sets of readers joined.
+	nw := min(runtime.GOMAXPROCS(0), 8, max(1, len(s.Funcs)/64))
+	parts := make([][]map[model.FuncID]bool, nw)
+	var wg sync.WaitGroup
+	for w := range nw {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[w] = scan(w*len(s.Funcs)/nw, (w+1)*len(s.Funcs)/nw)
+		}()
+	}
+	wg.Wait()
+	users := parts[0]
+	for _, p := range parts[1:] {
+		for g, m := range p {
+			if users[g] == nil {
+				users[g] = m
+				continue
+			}
+			for fn := range m {
+				users[g][fn] = true
 			}
 		}
 	}

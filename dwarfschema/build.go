@@ -11,7 +11,9 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // maxOriginChain bounds abstract-origin/specification chains (a cycle is
@@ -105,7 +107,7 @@ func (b *builder) funcOf(i int) model.FuncID {
 		fn = model.FuncID(len(b.s.Funcs))
 		f := model.Func{Name: key.name, Display: key.name, File: file, Line: line}
 		if linkage != "" {
-			f.Display = demangle.Filter(linkage)
+			f.Display = symname.Demangle(linkage)
 		} else if name != "" {
 			f.Display = name
 		}
@@ -253,7 +255,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 	idx := make(map[varKey]model.VarID, l.vars.len()/2)
 	vid := make([]model.VarID, l.vars.len())
 	funcSel := make([]int8, len(s.Funcs)) // 0 unknown, 1 selected, -1 not
-	globalSel := l.opt.FuncRegex == nil || l.opt.FuncRegex.MatchString(GlobalFunc)
+	globalSel := l.opt.FuncRegex == nil || l.opt.FuncRegex.MatchString(model.GlobalFunc)
 	s.Vars = make([]model.Var, 0, l.vars.len())
 	var cands []fieldCand
 	for i := range vid {
@@ -430,7 +432,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 				f := r
 				f.v = newV[fv]
 				f.val = r.val + uint64(s.Vars[f.v].Field.Offset)
-				f.expr = l.expr(addrExpr(f.val))
+				f.expr = l.expr(dwarfexpr.Addr(f.val))
 				recs = append(recs, f)
 			}
 		}
@@ -632,7 +634,7 @@ func funcsFromSymbols(funcs []model.Func, syms []model.Symbol) []model.Func {
 		i, ok := byName[name]
 		if !ok {
 			i = len(funcs)
-			funcs = append(funcs, model.Func{Name: name, Display: demangle.Filter(name), File: -1})
+			funcs = append(funcs, model.Func{Name: name, Display: symname.Demangle(name), File: -1})
 			byName[name] = i
 		}
 		funcs[i].Ranges = append(funcs[i].Ranges, model.PCRange{Lo: sy.Value, Hi: sy.Value + sy.Size})
@@ -645,26 +647,6 @@ func funcsFromSymbols(funcs []model.Func, syms []model.Symbol) []model.Func {
 		slices.SortStableFunc(funcs, func(a, b model.Func) int { return compareFuncs(&a, &b) })
 	}
 	return funcs
-}
-
-// stripClone removes GCC's clone suffixes: foo.cold, foo.constprop.0,
-// foo.isra.0, foo.part.0, foo.lto_priv.0 and combinations. A name with any
-// other dotted part (__x86.get_pc_thunk.bx) is kept as it is.
-func stripClone(name string) string {
-	i := strings.IndexByte(name, '.')
-	if i <= 0 {
-		return name
-	}
-	for part := range strings.SplitSeq(name[i+1:], ".") {
-		switch part {
-		case "cold", "constprop", "isra", "part", "lto_priv", "localalias", "clone":
-			continue
-		}
-		if part == "" || strings.Trim(part, "0123456789") != "" {
-			return name
-		}
-	}
-	return name[:i]
 }
 
 // dropUntagged removes locals and parameters without a tag (method.md §2),
@@ -775,13 +757,13 @@ func nameFromSymbols(funcs []model.Func, syms []model.Symbol) {
 		for _, r := range f.Ranges {
 			k := sort.Search(len(syms), func(k int) bool { return syms[k].Value >= r.Lo })
 			for ; k < len(syms) && syms[k].Value == r.Lo; k++ {
-				name := stripClone(syms[k].Name)
+				name := symname.StripClone(syms[k].Name)
 				if !strings.HasPrefix(name, "_Z") {
 					continue
 				}
-				if demangle.Filter(name, demangle.NoParams, demangle.NoTemplateParams) == f.Name ||
-					demangle.Filter(name, demangle.NoParams) == f.Name {
-					f.Name, f.Display = name, demangle.Filter(name)
+				if symname.Demangle(name, demangle.NoParams, demangle.NoTemplateParams) == f.Name ||
+					symname.Demangle(name, demangle.NoParams) == f.Name {
+					f.Name, f.Display = name, symname.Demangle(name)
 					break
 				}
 			}

@@ -4,8 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/go-delve/delve/pkg/dwarf/op"
-
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -19,7 +18,7 @@ import (
 // arguments: DW_OP_fbreg, DW_OP_bregN) or without a value expression are
 // of no use to DW_OP_entry_value, which names a register: skipped.
 func (c *callScan) addCallParam(call int, pc uint64, loc, value []byte) {
-	reg, ok := ExprReg(loc)
+	reg, ok := dwarfexpr.Register(loc)
 	if !ok || len(value) == 0 {
 		return
 	}
@@ -65,22 +64,4 @@ func finishCallSites(sites []model.CallSite) []model.CallSite {
 	}
 	clear(sites[len(out):]) // drop the duplicates' references
 	return slices.Clip(out)
-}
-
-// ExprReg returns the register of a DWARF expression that is just a
-// register: DW_OP_reg0..31 or DW_OP_regx N, as call-site parameter
-// locations and DW_OP_entry_value operands are.
-func ExprReg(e []byte) (int16, bool) {
-	if len(e) == 0 {
-		return 0, false
-	}
-	switch o := op.Opcode(e[0]); {
-	case o >= op.DW_OP_reg0 && o <= op.DW_OP_reg31 && len(e) == 1:
-		return int16(o - op.DW_OP_reg0), true
-	case o == op.DW_OP_regx:
-		if r, n, ok := uleb(e, 1); ok && n == len(e) && r < 1<<15 {
-			return int16(r), true
-		}
-	}
-	return 0, false
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -92,13 +93,13 @@ func TestCallSites(t *testing.T) {
 			}
 			loop, last := calls[0], calls[1]
 			if v, ok := s.CallValue(loop.ReturnPC, regRSI); !ok || !slices.Equal(v, []byte{0x37}) {
-				t.Errorf("leaf(i, 7): rsi = %q, %v; want DW_OP_lit7", FormatExpr(v), ok)
+				t.Errorf("leaf(i, 7): rsi = %q, %v; want DW_OP_lit7", dwarfexpr.Format(v), ok)
 			}
 			a, okA := s.CallValue(last.ReturnPC, regRDI)
 			b, okB := s.CallValue(last.ReturnPC, regRSI)
 			// DW_OP_bregN 0 and DW_OP_bregN 3, N the register holding n.
 			if !okA || !okB || len(a) != 2 || len(b) != 2 || a[0] < 0x70 || a[0] > 0x8f || a[0] != b[0] || a[1] != 0 || b[1] != 3 {
-				t.Errorf("leaf(n, n + 3): rdi = %q, rsi = %q; want DW_OP_bregN 0 and DW_OP_bregN 3", FormatExpr(a), FormatExpr(b))
+				t.Errorf("leaf(n, n + 3): rdi = %q, rsi = %q; want DW_OP_bregN 0 and DW_OP_bregN 3", dwarfexpr.Format(a), dwarfexpr.Format(b))
 			}
 			for _, miss := range []struct {
 				pc  uint64
@@ -111,7 +112,7 @@ func TestCallSites(t *testing.T) {
 				{^uint64(0), regRDI},
 			} {
 				if v, ok := s.CallValue(miss.pc, miss.reg); ok {
-					t.Errorf("CallValue(%#x, %d) = %q, want none", miss.pc, miss.reg, FormatExpr(v))
+					t.Errorf("CallValue(%#x, %d) = %q, want none", miss.pc, miss.reg, dwarfexpr.Format(v))
 				}
 			}
 		})
@@ -243,55 +244,6 @@ func TestCallSitesJSON(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestExprReg(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		e    []byte
-		reg  int16
-		ok   bool
-	}{
-		{"reg0", []byte{0x50}, 0, true},
-		{"reg5", []byte{0x55}, 5, true},
-		{"reg31", []byte{0x6f}, 31, true},
-		{"regx 17", []byte{0x90, 17}, 17, true},
-		{"regx 300", []byte{0x90, 0xac, 0x02}, 300, true},
-		{"empty", nil, 0, false},
-		{"reg then more", []byte{0x55, 0x9f}, 0, false},
-		{"breg", []byte{0x73, 0}, 0, false},
-		{"fbreg", []byte{0x91, 0x68}, 0, false},
-		{"regx truncated", []byte{0x90}, 0, false},
-		{"regx unterminated", []byte{0x90, 0x80}, 0, false},
-		{"regx trailing", []byte{0x90, 3, 0x9f}, 0, false},
-		{"regx too big", []byte{0x90, 0x80, 0x80, 0x02}, 0, false},
-	} {
-		reg, ok := ExprReg(tc.e)
-		if reg != tc.reg || ok != tc.ok {
-			t.Errorf("%s: ExprReg(% x) = %d, %v; want %d, %v", tc.name, tc.e, reg, ok, tc.reg, tc.ok)
-		}
-	}
-}
-
-// FuzzExprReg: any bytes, no panic; a register found is what FormatExpr
-// spells as the whole expression.
-func FuzzExprReg(f *testing.F) {
-	for _, seed := range [][]byte{{0x55}, {0x90, 17}, {0x90, 0xac, 0x02}, {0x73, 0}, {0x90}} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, e []byte) {
-		reg, ok := ExprReg(e)
-		if !ok {
-			return
-		}
-		want := "DW_OP_reg"
-		if e[0] == 0x90 {
-			want = "DW_OP_regx"
-		}
-		if got := FormatExpr(e); len(got) < len(want) || got[:len(want)] != want || reg < 0 {
-			t.Fatalf("ExprReg(% x) = %d but FormatExpr says %q", e, reg, got)
-		}
-	})
 }
 
 // BenchmarkCallValue is the sampler's per-caller-frame look-up, on the

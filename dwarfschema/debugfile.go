@@ -158,7 +158,7 @@ func findSup(path string, ef *elf.File, dirs []string) (*dwarfFile, error) {
 	if s := ef.Section(".gnu_debugaltlink"); s != nil {
 		b, err := s.Data()
 		if err != nil {
-			return nil, fmt.Errorf("%s: reading .gnu_debugaltlink: %v", path, err)
+			return nil, fmt.Errorf("%s: reading .gnu_debugaltlink: %w", path, err)
 		}
 		n := bytes.IndexByte(b, 0)
 		if n <= 0 {
@@ -168,7 +168,7 @@ func findSup(path string, ef *elf.File, dirs []string) (*dwarfFile, error) {
 	} else if s := ef.Section(".debug_sup"); s != nil {
 		b, err := s.Data()
 		if err != nil {
-			return nil, fmt.Errorf("%s: reading .debug_sup: %v", path, err)
+			return nil, fmt.Errorf("%s: reading .debug_sup: %w", path, err)
 		}
 		if len(b) < 4 || b[2] != 0 { // is_supplementary 1: this is the supplementary file itself
 			return nil, nil

@@ -11,7 +11,9 @@ import (
 	"sort"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/go-delve/delve/pkg/dwarf/op"
 
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -240,7 +242,7 @@ func (l *loader) run() error {
 		// so that records stay sorted by dieOff.
 		us, err := readUnitHeaders(sup.info, supBase)
 		if err != nil {
-			return fmt.Errorf("supplementary file: %v", err)
+			return fmt.Errorf("supplementary file: %w", err)
 		}
 		l.units = append(l.units, us...)
 		main := l.w
@@ -248,7 +250,7 @@ func (l *loader) run() error {
 		err = l.walk()
 		l.w, l.d, l.base = main, main.d, 0
 		if err != nil {
-			return fmt.Errorf("supplementary file: %v", err)
+			return fmt.Errorf("supplementary file: %w", err)
 		}
 	}
 	return l.build()
@@ -415,7 +417,7 @@ func (l *loader) walk() error {
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return fmt.Errorf("reading DWARF: %v", err)
+			return fmt.Errorf("reading DWARF: %w", err)
 		}
 		if e == nil {
 			break
@@ -572,7 +574,7 @@ func (l *loader) children(r *dwarf.Reader, budget *int, f func(c *dwarf.Entry)) 
 	for depth > 0 {
 		c, err := r.Next()
 		if err != nil {
-			return fmt.Errorf("reading DWARF: %v", err)
+			return fmt.Errorf("reading DWARF: %w", err)
 		}
 		if c == nil {
 			return nil
@@ -617,8 +619,8 @@ func (l *loader) member(e *dwarf.Entry) (memberRec, bool) {
 	case int64:
 		m.off = v
 	case []byte: // DWARF 2: DW_OP_plus_uconst N
-		if u, n, ok := uleb(v, 1); len(v) > 0 && v[0] == 0x23 && ok && n == len(v) && u < 1<<31 {
-			m.off = int64(u)
+		if o, rest, err := dwarfexpr.Next(v); err == nil && o.Code == op.DW_OP_plus_uconst && len(rest) == 0 && o.U < 1<<31 {
+			m.off = int64(o.U)
 		} else {
 			m.bits = true // a virtual base's computed offset
 		}
@@ -682,7 +684,7 @@ func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {
 	}
 	lr, err := l.d.LineReader(e)
 	if err != nil {
-		return fmt.Errorf("unit at offset %#x: line table: %v", e.Offset, err)
+		return fmt.Errorf("unit at offset %#x: line table: %w", e.Offset, err)
 	}
 	if lr != nil {
 		files := lr.Files()
@@ -696,7 +698,7 @@ func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {
 			}
 		}
 		if err := l.lines(lr, byPtr, ci.compDir); err != nil {
-			return fmt.Errorf("unit at offset %#x: line table: %v", e.Offset, err)
+			return fmt.Errorf("unit at offset %#x: line table: %w", e.Offset, err)
 		}
 	}
 	l.cus = append(l.cus, ci)
@@ -902,16 +904,16 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 				break // a global with a location list: not a fixed place
 			}
 			if err := l.locList(idx, cu, lf.Class == dwarf.ClassLocList, off); err != nil {
-				return fmt.Errorf("variable %q (DIE %#x): %v", vr.name, e.Offset, err)
+				return fmt.Errorf("variable %q (DIE %#x): %w", vr.name, e.Offset, err)
 			}
 		}
 	} else if cf := e.AttrField(dwarf.AttrConstValue); cf != nil && parent.scope != nil && parent.container != noContainer {
 		loc := locRec{v: idx}
 		switch v := cf.Val.(type) {
 		case int64:
-			loc.kind, loc.val, loc.expr = model.LocConst, uint64(v), l.expr(constExpr(v))
+			loc.kind, loc.val, loc.expr = model.LocConst, uint64(v), l.expr(dwarfexpr.Const(v))
 		case []byte:
-			loc.kind, loc.expr = model.LocExpr, l.expr(implicitValue(v))
+			loc.kind, loc.expr = model.LocExpr, l.expr(dwarfexpr.ImplicitValue(v))
 		}
 		if loc.kind != 0 {
 			l.scopeLocs(parent.scope, loc)

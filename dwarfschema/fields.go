@@ -2,7 +2,6 @@ package dwarfschema
 
 import (
 	"debug/dwarf"
-	"encoding/binary"
 
 	"github.com/vprof/vprof/runtime/model"
 )
@@ -143,14 +142,6 @@ func (l *loader) pointeeRecord(off dieOff) (dieOff, bool) {
 		return 0, false
 	}
 	return t.typ, true
-}
-
-// addrExpr is DW_OP_addr a.
-func addrExpr(a uint64) []byte {
-	b := make([]byte, 9)
-	b[0] = 0x03
-	binary.LittleEndian.PutUint64(b[1:], a)
-	return b
 }
 
 // inheritFieldTags gives each field of a struct global its struct's tags,

@@ -429,7 +429,7 @@ func evalLoc(l *model.Loc, fbExpr []byte, st *gdbStop, bias uint64) (isVal bool,
 		}
 		return false, 0, false
 	}
-	return l.Expr[len(l.Expr)-1] == opStackValue, uint64(v), true
+	return l.Expr[len(l.Expr)-1] == byte(op.DW_OP_stack_value), uint64(v), true
 }
 
 // instructionStarts decodes the functions' code and returns the address of

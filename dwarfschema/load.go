@@ -42,9 +42,6 @@ type Options struct {
 	NoFields bool
 }
 
-// GlobalFunc is the function column of a global or file-scope static.
-const GlobalFunc = "#global"
-
 // ErrNoDWARF is wrapped by Load's error for a binary without debugging
 // information; the Schema returned with it still lists functions from the
 // symbol table.
@@ -92,10 +89,10 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	l := newLoader(s, opt, dw)
 	if err := l.run(); err != nil {
 		<-ci.done // dw is closed on return
-		return nil, fmt.Errorf("%s: %v", dwPath, err)
+		return nil, fmt.Errorf("%s: %w", dwPath, err)
 	}
 	if err := inferTagsWith(s, ef, ci); err != nil {
-		return nil, fmt.Errorf("%s: inferring tags: %v", path, err)
+		return nil, fmt.Errorf("%s: inferring tags: %w", path, err)
 	}
 	inheritFieldTags(s)
 	if !opt.All {
@@ -174,7 +171,7 @@ func openELFKind(path string, r io.ReaderAt, size int64, anyType bool) (*elf.Fil
 		if size < 64 {
 			return nil, fmt.Errorf("%s: truncated ELF file (%d bytes, the ELF64 header alone is 64)", path, size)
 		}
-		return nil, fmt.Errorf("%s: corrupt or truncated ELF file: %v", path, err)
+		return nil, fmt.Errorf("%s: corrupt or truncated ELF file: %w", path, err)
 	}
 	if ef.Machine != elf.EM_X86_64 {
 		return nil, fmt.Errorf("%s: ELF for %v; vprof supports x86-64 (EM_X86_64) only", path, ef.Machine)
@@ -246,7 +243,7 @@ func readSymbols(ef *elf.File) ([]model.Symbol, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading symbol table: %v", err)
+		return nil, fmt.Errorf("reading symbol table: %w", err)
 	}
 	out := make([]model.Symbol, 0, len(syms)/2)
 	for _, sy := range syms {
@@ -314,7 +311,7 @@ func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 		}
 		b, err := s.Data()
 		if err != nil {
-			return nil, fmt.Errorf("%s: reading section %s: %v", path, s.Name, err)
+			return nil, fmt.Errorf("%s: reading section %s: %w", path, s.Name, err)
 		}
 		sec[suffix] = b
 	}
@@ -323,7 +320,7 @@ func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 	}
 	d, err := dwarf.New(sec["abbrev"], nil, nil, sec["info"], sec["line"], nil, sec["ranges"], sec["str"])
 	if err != nil {
-		return nil, fmt.Errorf("%s: bad DWARF: %v", path, err)
+		return nil, fmt.Errorf("%s: bad DWARF: %w", path, err)
 	}
 	// Sorted for a deterministic order of AddTypes.
 	names := make([]string, 0, len(sec))
@@ -341,7 +338,7 @@ func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 			err = d.AddSection(".debug_"+k, sec[k])
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: bad DWARF section .debug_%s: %v", path, k, err)
+			return nil, fmt.Errorf("%s: bad DWARF section .debug_%s: %w", path, k, err)
 		}
 	}
 	return &dwarfFile{ef: ef, d: d, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"], str: sec["str"]}, nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // sampleC has what the schema must find: globals and file statics, a
@@ -233,9 +234,9 @@ func TestLoadC(t *testing.T) {
 				if sy.Size == 0 {
 					continue
 				}
-				_, f := funcByName(s, stripClone(sy.Name))
+				_, f := funcByName(s, symname.StripClone(sy.Name))
 				if f == nil {
-					t.Errorf("symbol %s: no function %s", sy.Name, stripClone(sy.Name))
+					t.Errorf("symbol %s: no function %s", sy.Name, symname.StripClone(sy.Name))
 					continue
 				}
 				if !inRanges(f.Ranges, sy.Value) || !inRanges(f.Ranges, sy.Value+sy.Size-1) {
@@ -806,7 +807,7 @@ int main(int argc, char **argv) {
 	checkInvariants(t, s)
 	var suffixed []model.Symbol
 	for _, sy := range s.Symbols {
-		if stripClone(sy.Name) != sy.Name {
+		if symname.StripClone(sy.Name) != sy.Name {
 			suffixed = append(suffixed, sy)
 		}
 	}
@@ -814,9 +815,9 @@ int main(int argc, char **argv) {
 		t.Fatalf("gcc made no clones to test (symbols %v)", s.Symbols)
 	}
 	for _, sy := range suffixed {
-		id, f := funcByName(s, stripClone(sy.Name))
+		id, f := funcByName(s, symname.StripClone(sy.Name))
 		if f == nil || !inRanges(f.Ranges, sy.Value) {
-			t.Errorf("clone %s at %#x not in function %s", sy.Name, sy.Value, stripClone(sy.Name))
+			t.Errorf("clone %s at %#x not in function %s", sy.Name, sy.Value, symname.StripClone(sy.Name))
 			continue
 		}
 		// The clone's locals belong to the source function.
@@ -842,28 +843,6 @@ func isInlinedAt(s *model.Schema, fn model.FuncID, pc uint64) bool {
 		}
 	}
 	return false
-}
-
-func TestStripClone(t *testing.T) {
-	for in, want := range map[string]string{
-		"foo":                        "foo",
-		"foo.cold":                   "foo",
-		"foo.constprop.0":            "foo",
-		"foo.isra.0":                 "foo",
-		"foo.part.0":                 "foo",
-		"foo.constprop.0.isra.0":     "foo",
-		"foo.part.0.cold":            "foo",
-		"foo.lto_priv.0":             "foo",
-		"_ZN4shop4Cart5totalEl.cold": "_ZN4shop4Cart5totalEl",
-		"__x86.get_pc_thunk.bx":      "__x86.get_pc_thunk.bx",
-		"foo.":                       "foo.",
-		".hidden":                    ".hidden",
-		"foo.bar.0":                  "foo.bar.0",
-	} {
-		if got := stripClone(in); got != want {
-			t.Errorf("stripClone(%q) = %q, want %q", in, got, want)
-		}
-	}
 }
 
 // TestLoadDWZ reads binaries whose DWARF dwz moved in part to a

@@ -8,15 +8,8 @@ import (
 	"github.com/go-delve/delve/pkg/dwarf/loclist"
 	"github.com/go-delve/delve/pkg/dwarf/op"
 
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
-)
-
-// GNU and DWARF 5 opcodes that delve's op package does not name.
-const (
-	opAddrx         = 0xa1
-	opGNUAddrIndex  = 0xfb
-	opImplicitValue = 0x9e
-	opStackValue    = 0x9f
 )
 
 // classify turns a location expression into a Loc (without PCs or Var):
@@ -25,161 +18,43 @@ const (
 // always kept.
 func (l *loader) classify(b []byte, cu *cuInfo) locRec {
 	loc := locRec{kind: model.LocExpr, expr: l.expr(b)}
-	o := op.Opcode(b[0])
-	switch {
-	case o >= op.DW_OP_reg0 && o <= op.DW_OP_reg31 && len(b) == 1:
-		loc.kind, loc.reg = model.LocReg, int16(o-op.DW_OP_reg0)
-	case o == op.DW_OP_regx:
-		if r, n, ok := uleb(b, 1); ok && n == len(b) && r < 1<<15 {
-			loc.kind, loc.reg = model.LocReg, int16(r)
-		}
-	case o == op.DW_OP_fbreg:
-		if v, n, ok := sleb(b, 1); ok && n == len(b) {
-			loc.kind, loc.val = model.LocFrame, uint64(v)
-		}
-	case o >= op.DW_OP_breg0 && o <= op.DW_OP_breg31:
-		if v, n, ok := sleb(b, 1); ok && n == len(b) {
-			loc.kind, loc.reg, loc.val = model.LocRegOff, int16(o-op.DW_OP_breg0), uint64(v)
-		}
-	case o == op.DW_OP_bregx:
-		if r, n, ok := uleb(b, 1); ok && r < 1<<15 {
-			if v, n2, ok := sleb(b, n); ok && n2 == len(b) {
-				loc.kind, loc.reg, loc.val = model.LocRegOff, int16(r), uint64(v)
-			}
-		}
-	case o == op.DW_OP_addr:
-		if len(b) == 9 {
-			loc.kind, loc.val = model.LocAddr, binary.LittleEndian.Uint64(b[1:])
-		}
-	case o == opAddrx || o == opGNUAddrIndex:
-		if i, n, ok := uleb(b, 1); ok && n == len(b) {
-			if a, ok := debugAddr(cu, l.w.addr, i); ok {
-				loc.kind, loc.val = model.LocAddr, a
-			}
+	o, rest, err := dwarfexpr.Next(b)
+	if err != nil {
+		return loc
+	}
+	alone := len(rest) == 0
+	switch c := o.Code; {
+	case c >= op.DW_OP_reg0 && c <= op.DW_OP_reg31 && alone, c == op.DW_OP_regx && alone && o.U < 1<<15:
+		loc.kind, loc.reg = model.LocReg, int16(o.U)
+	case c == op.DW_OP_fbreg && alone:
+		loc.kind, loc.val = model.LocFrame, uint64(o.S)
+	case (c >= op.DW_OP_breg0 && c <= op.DW_OP_breg31 || c == op.DW_OP_bregx && o.U < 1<<15) && alone:
+		loc.kind, loc.reg, loc.val = model.LocRegOff, int16(o.U), uint64(o.S)
+	case c == op.DW_OP_addr && alone:
+		loc.kind, loc.val = model.LocAddr, o.U
+	case (c == dwarfexpr.DW_OP_addrx || c == dwarfexpr.DW_OP_GNU_addr_index) && alone:
+		if a, ok := debugAddr(cu, l.w.addr, o.U); ok {
+			loc.kind, loc.val = model.LocAddr, a
 		}
 	default:
-		if v, n, ok := constant(b); ok && n == len(b)-1 && b[n] == opStackValue {
+		if v, ok := o.Constant(); ok && len(rest) == 1 && op.Opcode(rest[0]) == op.DW_OP_stack_value {
 			loc.kind, loc.val = model.LocConst, uint64(v)
 		}
 	}
 	return loc
 }
 
-// constant decodes one DW_OP_lit/constN/constu/consts operation at the start
-// of b and returns its value and length.
-func constant(b []byte) (v int64, n int, ok bool) {
-	if len(b) == 0 {
-		return 0, 0, false
-	}
-	o := op.Opcode(b[0])
-	fixed := func(size int, signed bool) (int64, int, bool) {
-		if len(b) < 1+size {
-			return 0, 0, false
-		}
-		var u uint64
-		for i := size; i > 0; i-- {
-			u = u<<8 | uint64(b[i])
-		}
-		if signed && size < 8 && u&(1<<(8*size-1)) != 0 {
-			u |= ^uint64(0) << (8 * size)
-		}
-		return int64(u), 1 + size, true
-	}
-	switch {
-	case o >= op.DW_OP_lit0 && o <= op.DW_OP_lit31:
-		return int64(o - op.DW_OP_lit0), 1, true
-	case o == op.DW_OP_const1u:
-		return fixed(1, false)
-	case o == op.DW_OP_const1s:
-		return fixed(1, true)
-	case o == op.DW_OP_const2u:
-		return fixed(2, false)
-	case o == op.DW_OP_const2s:
-		return fixed(2, true)
-	case o == op.DW_OP_const4u:
-		return fixed(4, false)
-	case o == op.DW_OP_const4s:
-		return fixed(4, true)
-	case o == op.DW_OP_const8u, o == op.DW_OP_const8s:
-		return fixed(8, false)
-	case o == op.DW_OP_constu:
-		u, n, ok := uleb(b, 1)
-		return int64(u), n, ok
-	case o == op.DW_OP_consts:
-		return sleb(b, 1)
-	}
-	return 0, 0, false
-}
-
-// constExpr is the expression of DW_AT_const_value v: DW_OP_consts v,
-// DW_OP_stack_value.
-func constExpr(v int64) []byte {
-	b := []byte{byte(op.DW_OP_consts)}
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			b = append(b, c)
-			break
-		}
-		b = append(b, c|0x80)
-	}
-	return append(b, opStackValue)
-}
-
-// implicitValue is the expression of a block DW_AT_const_value:
-// DW_OP_implicit_value len bytes.
-func implicitValue(v []byte) []byte {
-	b := []byte{opImplicitValue}
-	n := uint64(len(v))
-	for {
-		c := byte(n & 0x7f)
-		n >>= 7
-		if n == 0 {
-			b = append(b, c)
-			break
-		}
-		b = append(b, c|0x80)
-	}
-	return append(b, v...)
-}
-
-// uleb decodes an unsigned LEB128 at b[i:], returning the value and the
-// index just past it.
+// uleb is dwarfexpr.Uleb at b[i:], returning the index just past the
+// number; on failure, the end of b.
 func uleb(b []byte, i int) (uint64, int, bool) {
-	var v uint64
-	var shift uint
-	for ; i < len(b); i++ {
-		c := b[i]
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			return v, i + 1, true
-		}
+	if i >= len(b) {
+		return 0, i, false
 	}
-	return 0, i, false
-}
-
-// sleb decodes a signed LEB128 at b[i:].
-func sleb(b []byte, i int) (int64, int, bool) {
-	var v int64
-	var shift uint
-	for ; i < len(b); i++ {
-		c := b[i]
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v, i + 1, true
-		}
+	v, n := dwarfexpr.Uleb(b[i:])
+	if n == 0 {
+		return 0, len(b), false
 	}
-	return 0, i, false
+	return v, i + n, true
 }
 
 // debugAddr returns entry i of the unit's slice of .debug_addr. The bounds

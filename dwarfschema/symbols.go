@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // LoadSymbols reads the object at path as Load does but only for naming its
@@ -67,7 +68,7 @@ func symbolSchema(name string, ef *elf.File) (*model.Schema, error) {
 	}
 	syms, err := readSymbols(ef)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	s.Symbols = syms
 	return s, nil
@@ -78,15 +79,6 @@ func LoadSymbolsImage(name string, image []byte) (*model.Schema, error) {
 	return LoadSymbolsFrom(name, bytes.NewReader(image), int64(len(image)))
 }
 
-// symbolFuncName is the function a symbol names: without its version
-// (memcpy@GLIBC_2.14, foo@@VER_2) and without clone suffixes (foo.cold).
-func symbolFuncName(sym string) string {
-	if i := strings.IndexByte(sym, '@'); i > 0 {
-		sym = sym[:i]
-	}
-	return stripClone(sym)
-}
-
 // aliasName returns the function name of syms[i] (sorted by Value), and
 // false when another symbol of the same address and size names it better,
 // so that aliases give one function: the C library's lseek, lseek64 and
@@ -95,7 +87,7 @@ func symbolFuncName(sym string) string {
 // internal one), then is the shortest (lseek before lseek64), then the
 // first in byte order.
 func aliasName(syms []model.Symbol, i int) (string, bool) {
-	name := symbolFuncName(syms[i].Name)
+	name := symname.FuncName(syms[i].Name)
 	v, size := syms[i].Value, syms[i].Size
 	lo := i
 	for lo > 0 && syms[lo-1].Value == v {
@@ -105,7 +97,7 @@ func aliasName(syms []model.Symbol, i int) (string, bool) {
 		if j == i || syms[j].Size != size {
 			continue
 		}
-		other := symbolFuncName(syms[j].Name)
+		other := symname.FuncName(syms[j].Name)
 		if c := compareAliases(other, name); c < 0 || (c == 0 && j < i) {
 			return name, false
 		}

@@ -285,7 +285,7 @@ func imageOf(ef *elf.File) (*cfg.Image, error) {
 		}
 		b, err := sec.Data()
 		if err != nil {
-			return nil, fmt.Errorf("reading section %s: %v", sec.Name, err)
+			return nil, fmt.Errorf("reading section %s: %w", sec.Name, err)
 		}
 		img.Add(sec.Addr, b)
 	}
@@ -406,7 +406,7 @@ func scanCalls(d *dwarf.Data, syms []model.Symbol, from, stop dwarf.Offset) (*ca
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return nil, fmt.Errorf("reading call sites: %v", err)
+			return nil, fmt.Errorf("reading call sites: %w", err)
 		}
 		if e == nil || e.Offset >= stop {
 			break
@@ -539,7 +539,7 @@ func listUnits(d *dwarf.Data) ([]dwarf.Offset, error) {
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return nil, fmt.Errorf("reading call sites: %v", err)
+			return nil, fmt.Errorf("reading call sites: %w", err)
 		}
 		if e == nil {
 			break
@@ -719,8 +719,10 @@ func symbolAt(syms []model.Symbol, addr uint64) (string, bool) {
 }
 
 // isClone reports gcc's names for clones and split parts of a function
-// (foo.constprop.0, foo.isra.0, foo.part.0, foo.cold), whose calling
-// convention may differ from the source function's.
+// (foo.constprop.0, foo.isra.0, foo.part.0, foo.cold: see
+// symname.StripClone), whose calling convention may differ from the
+// source function's. Any dotted name counts: the other compiler-made
+// symbols (__x86.get_pc_thunk.bx) have no source signature either.
 func isClone(name string) bool {
 	return strings.Contains(name, ".")
 }

@@ -92,7 +92,7 @@ func varTags(t *testing.T, s *model.Schema, fn, name string) model.Tags {
 	found := false
 	var tags model.Tags
 	for _, v := range s.Vars {
-		f := GlobalFunc
+		f := model.GlobalFunc
 		if v.Func != model.NoFunc {
 			f = s.Funcs[v.Func].Name
 		}
@@ -121,11 +121,11 @@ func TestInferTags(t *testing.T) {
 		{"pass", "x", model.TagArgs, model.TagLoop | model.TagCond, ""},
 		{"wait_grace", "grace", model.TagCond, model.TagLoop, ""},
 		{"wait_grace", "deadline", model.TagCond, model.TagLoop, ""},
-		{GlobalFunc, "done", model.TagCond, model.TagLoop, ""},
+		{model.GlobalFunc, "done", model.TagCond, model.TagLoop, ""},
 		{"dispatch", "k", model.TagCond, model.TagLoop, ""},
 		{"store", "y", 0, model.TagLoop | model.TagCond, ""},
 		{"store", "z", model.TagArgs, model.TagLoop | model.TagCond, ""},
-		{GlobalFunc, "total", 0, model.TagLoop | model.TagCond | model.TagArgs, ""},
+		{model.GlobalFunc, "total", 0, model.TagLoop | model.TagCond | model.TagArgs, ""},
 		// Through a call the value is opaque: args in the caller, cond in
 		// the callee.
 		{"through", "lim", model.TagArgs, model.TagCond | model.TagLoop, ""},

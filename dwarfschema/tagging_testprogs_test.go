@@ -90,7 +90,7 @@ func TestKeyVariableTags(t *testing.T) {
 					}
 				}
 				want, listed := keyTags[key]
-				if !listed && k.Function != GlobalFunc {
+				if !listed && k.Function != model.GlobalFunc {
 					want = tags
 					if tags == 0 {
 						t.Errorf("%s %s: no tag", k.Function, k.Name)
@@ -100,7 +100,7 @@ func TestKeyVariableTags(t *testing.T) {
 					t.Errorf("%s %s: tags %q, want at least %q", k.Function, k.Name, tags, want)
 				}
 				switch {
-				case locs == 0 && k.Function == GlobalFunc:
+				case locs == 0 && k.Function == model.GlobalFunc:
 					t.Logf("%s %s: no location (a global's storage is Load's business)", k.Function, k.Name)
 				case locs == 0:
 					t.Errorf("%s %s: no location", k.Function, k.Name)
@@ -119,7 +119,7 @@ func keyVars(s *model.Schema, fn, name string) []model.VarID {
 		if v.Name != name && !strings.HasSuffix(v.Name, "::"+name) {
 			continue
 		}
-		if fn == GlobalFunc {
+		if fn == model.GlobalFunc {
 			if v.Func == model.NoFunc {
 				out = append(out, model.VarID(i))
 			}

@@ -2,13 +2,13 @@ package sampler
 
 import (
 	"bytes"
-	"github.com/vprof/vprof/runtime/model"
 	"strconv"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -481,8 +481,8 @@ func (sm *sampling) stackUnchanged(t *thread, e *blockedEpisode) bool {
 // (it returns -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND or
 // -ERESTART_RESTARTBLOCK to the stop and keeps its deadline), and nothing
 // the program sees changes: no EINTR, no short read or write, no early
-// timeout, no user memory written that the program could notice. The
-// package documentation lists the calls and why each is safe.
+// timeout, no user memory written that the program could notice.
+// docs/sampler.md lists the calls and why each is safe.
 func (sm *sampling) restartable(t *thread, st *sysState) bool {
 	if sm.cfg.test.interruptAnyBlocked {
 		return st.Nr >= 0

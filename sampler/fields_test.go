@@ -1,7 +1,6 @@
 package sampler
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"os/exec"
 	"runtime"
@@ -10,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // TestFields reads struct fields as variables (testdata/fields.c): behind

@@ -3,7 +3,6 @@ package sampler
 import (
 	"errors"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // The perf backend (Config.Sampler "perf", auto's choice for both clocks
@@ -19,7 +20,7 @@ import (
 // task clock and writes its registers and a copy of its stack into ring
 // buffers; vprof drains them every few milliseconds and turns each record
 // into a sample with the same code as the ptrace path (finishSample). No
-// thread is ever stopped for a sample. See the package doc.
+// thread is ever stopped for a sample. See docs/sampler.md.
 //
 // Events are per thread and per CPU (pid=tid, cpu=c): the kernel only lets
 // events of different threads share a ring buffer (PERF_EVENT_IOC_SET_OUTPUT)
@@ -205,6 +206,24 @@ func perfStackFor(window int) int {
 // the perf events sample running threads and the ticks blocked ones
 // (wall.go).
 func (sm *sampling) setupPerf() error {
+	if err := sm.startPerf(); err != nil {
+		return err
+	}
+	return sm.awaitPerf()
+}
+
+// perfOpened is openPerf's result.
+type perfOpened struct {
+	pb  *perfBackend
+	err error
+}
+
+// startPerf opens the rings in the background (awaitPerf takes them):
+// 16 CPUs' rings take about 5 ms (a megabyte each to map and clear, and
+// an RCU grace period for the kernel's first task event), which a launch
+// spends loading the program's schema meanwhile. A no-op for the ptrace
+// sampler.
+func (sm *sampling) startPerf() error {
 	switch sm.cfg.Sampler {
 	case "", SamplerAuto, SamplerPerf:
 	case SamplerPtrace:
@@ -212,11 +231,28 @@ func (sm *sampling) setupPerf() error {
 	default:
 		return fmt.Errorf("unknown sampler %q (auto, perf or ptrace)", sm.cfg.Sampler)
 	}
-	pb, err := openPerf(sm.cfg.Interval)
-	if err != nil {
-		return sm.perfFallback(err)
+	ch := make(chan perfOpened, 1)
+	sm.perfOpening = ch
+	tid := unix.Gettid() // the rings belong to the tracer thread
+	go func() {
+		pb, err := openPerf(sm.cfg.Interval, tid)
+		ch <- perfOpened{pb, err}
+	}()
+	return nil
+}
+
+// awaitPerf takes the rings startPerf opened, or falls back to ptrace.
+func (sm *sampling) awaitPerf() error {
+	ch := sm.perfOpening
+	if ch == nil {
+		return nil
 	}
-	sm.perf = pb
+	sm.perfOpening = nil
+	res := <-ch
+	if res.err != nil {
+		return sm.perfFallback(res.err)
+	}
+	sm.perf = res.pb
 	return nil
 }
 
@@ -236,7 +272,7 @@ func (sm *sampling) perfFallback(err error) error {
 // probePerf says why the perf sampler cannot sample here (nil: it can),
 // at interval iv: it opens and closes what a recording would.
 func probePerf(iv time.Duration) error {
-	pb, err := openPerf(iv)
+	pb, err := openPerf(iv, unix.Gettid())
 	if err != nil {
 		return err
 	}
@@ -244,10 +280,10 @@ func probePerf(iv time.Duration) error {
 	return nil
 }
 
-// openPerf opens the rings and checks that a sampling event can be opened
-// (on the tracer thread itself; the target is checked by checkPerf), at
-// interval iv.
-func openPerf(interval time.Duration) (*perfBackend, error) {
+// openPerf opens the rings of tracer thread tid and checks that a sampling
+// event can be opened (on that thread itself; the target is checked by
+// checkPerf), at interval iv. It may run on another thread.
+func openPerf(interval time.Duration, tid int) (*perfBackend, error) {
 	cpus, err := onlineCPUs()
 	if err != nil {
 		return nil, &perfUnavailable{"reading the online CPUs", err}
@@ -259,7 +295,7 @@ func openPerf(interval time.Duration) (*perfBackend, error) {
 	// <= 1 or CAP_PERFMON. Without it those samples are dropped by the
 	// kernel and their CPU time goes to the next sample's weight.
 	iv := uint64(interval)
-	self := unix.Gettid()
+	self := tid
 	for _, kernel := range []bool{true, false} {
 		a := perfAttr(iv, perfMinStack, kernel)
 		fd, err := unix.PerfEventOpen(&a, self, cpus[0], -1, unix.PERF_FLAG_FD_CLOEXEC)
@@ -273,7 +309,7 @@ func openPerf(interval time.Duration) (*perfBackend, error) {
 		}
 	}
 	for _, c := range cpus {
-		g, err := openRing(c)
+		g, err := openRing(c, tid)
 		if err != nil {
 			for _, x := range pb.rings {
 				x.close()
@@ -285,9 +321,9 @@ func openPerf(interval time.Duration) (*perfBackend, error) {
 	return pb, nil
 }
 
-// openRing opens the ring of one CPU: a dummy event on the tracer thread
+// openRing opens the ring of one CPU: a dummy event on tracer thread tid
 // that the threads' events are redirected to.
-func openRing(cpu int) (*perfRing, error) {
+func openRing(cpu, tid int) (*perfRing, error) {
 	a := unix.PerfEventAttr{
 		Type:    unix.PERF_TYPE_SOFTWARE,
 		Config:  unix.PERF_COUNT_SW_DUMMY,
@@ -295,7 +331,7 @@ func openRing(cpu int) (*perfRing, error) {
 		Clockid: unix.CLOCK_MONOTONIC, // the threads' events must use the same clock
 	}
 	a.Size = uint32(unsafe.Sizeof(a))
-	fd, err := unix.PerfEventOpen(&a, unix.Gettid(), cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	fd, err := unix.PerfEventOpen(&a, tid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 	if err != nil {
 		return nil, &perfUnavailable{fmt.Sprintf("ring buffer of CPU %d", cpu), err}
 	}
@@ -467,6 +503,7 @@ func (sm *sampling) perfClose(t *thread) {
 // closePerf closes every event and ring (the end of the recording, or a
 // fall back to ptrace).
 func (sm *sampling) closePerf() {
+	sm.awaitPerf() // rings still opening: close them too
 	pb := sm.perf
 	if pb == nil {
 		return
@@ -516,6 +553,8 @@ func (sm *sampling) perfDrain() {
 		panic("injected recorder fault") // tests: drains stand for ticks
 	}
 	pb.draining = true
+	s := &sm.steps
+	t0, staged := sm.now(), s.Ring+s.Globals+s.Unwind+s.Values+s.Write
 	pb.globalsRead = pb.globalsRead[:0]
 	for _, g := range pb.rings {
 		g.head = atomic.LoadUint64(&g.page.Data_head)
@@ -552,6 +591,8 @@ func (sm *sampling) perfDrain() {
 	pb.retired = keep
 	pb.discard = nil
 	pb.draining = false
+	s.Drains++
+	s.Poll += max(secs(sm.now()-t0)-(s.Ring+s.Globals+s.Unwind+s.Values+s.Write-staged), 0)
 }
 
 // next reads the ring's next record into g.rec (g.ok false at the end of

@@ -410,7 +410,15 @@ func TestPerfSamplesEveryThread(t *testing.T) {
 			t.Errorf("thread %d/%d: %d samples weighing %v of CPU, more than its %d ms", k.pid, k.tid, samples[k], time.Duration(w), ms)
 		}
 	}
-	if total > int64(res.TargetCPU)*101/100 || total < int64(res.TargetCPU)*9/10 {
+	// Below: with ptrace, a thread's CPU after its last sample is not
+	// weighed (up to a few check intervals per thread): on a loaded
+	// machine, where each of the 6 threads gets a few tens of ms of CPU,
+	// that is up to a third (seen: 112 of 156 ms).
+	low := int64(res.TargetCPU) * 9 / 10
+	if res.Sampler == SamplerPtrace {
+		low = int64(res.TargetCPU) * 2 / 3
+	}
+	if total > int64(res.TargetCPU)*101/100 || total < low {
 		t.Errorf("sample weights %v, target CPU %v", time.Duration(total), res.TargetCPU)
 	}
 	t.Logf("%d samples, %d dropped, %d lost; globals read %.2f ms after the tick on average (at most %v)",

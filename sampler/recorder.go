@@ -3,7 +3,6 @@ package sampler
 import (
 	"errors"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 
 	"os"
 
@@ -19,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -47,7 +47,7 @@ type Config struct {
 	// perf events: no running thread is stopped; with --clock wall the
 	// ticks sample the blocked threads), SamplerPtrace (each running
 	// thread stopped at each tick, which may cut a system call it is in
-	// short: see the package doc), or SamplerAuto ("": perf where the
+	// short: see docs/sampler.md), or SamplerAuto ("": perf where the
 	// kernel allows it, else ptrace with a warning saying why).
 	Sampler string
 	// Warn receives warnings (no DWARF, no CFI...). Nil drops them.
@@ -109,6 +109,8 @@ type StepStats struct {
 	Read         time.Duration // the stack window and globals copies
 	Resume       time.Duration // PTRACE_CONT
 	Unwind       time.Duration
+	Globals      time.Duration // reading the program's globals: once per process per tick, or per drain
+	GlobalReads  uint64
 	Values       time.Duration // evaluating locations, batched reads, normalising
 	Write        time.Duration // encoding into the profile
 	Stopped      time.Duration // total time threads were held stopped
@@ -121,6 +123,8 @@ type StepStats struct {
 	Throttled uint64        // times the kernel throttled an event
 	Reopened  uint64        // events re-opened with another stack window
 	Ring      time.Duration // reading a sample's record from its ring
+	Drains    uint64        // times the rings were drained
+	Poll      time.Duration // draining the rings besides their samples: heads, merge by time, tails
 	Lag       time.Duration // from the sample to the end of its processing (globals and heap are read then)
 	MaxLag    time.Duration
 }
@@ -272,7 +276,17 @@ const (
 	tracerNice    = -10
 )
 
-// Record runs a recording to its end (see the package doc) and returns how
+// After a task creation, exec or exit, vprof looks for more tracee events
+// every eventPoll for eventBurst: a program starting threads waits for
+// vprof at each
+// (measured: 2.5 ms per thread with maxSleep alone, 16 threads on 16
+// CPUs); a burst costs vprof about ten short wake-ups.
+const (
+	eventPoll  = 50 * time.Microsecond
+	eventBurst = 500 * time.Microsecond
+)
+
+// Record runs a recording to its end (docs/sampler.md) and returns how
 // it ended. The profile is complete when err is nil; on an error after
 // recording started, the partial profile is kept and named in the error.
 func Record(cfg Config) (*Result, error) {
@@ -323,6 +337,7 @@ func Record(cfg Config) (*Result, error) {
 		sigs = ch
 	}
 	r := newRecorder(cfg, sigs)
+	go growFDTable() // meanwhile: no grace period to wait for at thread creations
 
 	done := make(chan struct{})
 	var res *Result
@@ -407,7 +422,11 @@ func (r *Recorder) run() (res *Result, err error) {
 	}()
 	// Precise sleeps between ticks (the default slack is 50µs).
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
-	if err := r.smp.setupPerf(); err != nil {
+	start := r.smp.setupPerf // attach: before seizing any thread
+	if len(r.cfg.Args) > 0 {
+		start = r.smp.startPerf // awaited by launch, after loading the program
+	}
+	if err := start(); err != nil {
 		return nil, err
 	}
 	if len(r.cfg.Args) > 0 {
@@ -432,8 +451,13 @@ func (r *Recorder) run() (res *Result, err error) {
 // loop runs ticks and handles tracee events until the recording ends.
 func (r *Recorder) loop() {
 	sm := &r.smp
+	var eventAt int64 = -1 // when task creations, execs or exits were last handled
 	for {
+		n := r.tr.lifecycle
 		r.tr.drain()
+		if r.tr.lifecycle != n {
+			eventAt = r.clk.now()
+		}
 		sm.perfDrain()
 		if r.tr.firstExited {
 			r.stopReason = "the program exited"
@@ -459,7 +483,14 @@ func (r *Recorder) loop() {
 		}
 		r.out.flushDue(now)
 		next := sm.nextTick
-		if lim := r.clk.now() + int64(maxSleep); next > lim {
+		sleep := int64(maxSleep)
+		if eventAt >= 0 && r.clk.now()-eventAt < int64(eventBurst) {
+			// They come in bursts (a thread created: the parent's clone
+			// stop, the new thread's first stop, the next creation), each
+			// task stopped until vprof answers.
+			sleep = int64(eventPoll)
+		}
+		if lim := r.clk.now() + sleep; next > lim {
 			next = lim
 		}
 		if r.deadline > 0 && next > r.deadline {
@@ -470,7 +501,8 @@ func (r *Recorder) loop() {
 }
 
 // checkSignals handles a pending SIGINT, SIGTERM or SIGHUP to vprof and
-// reports whether recording must stop (see the package doc).
+// reports whether recording must stop (docs/sampler.md, "Ending a
+// recording").
 func (r *Recorder) checkSignals() bool {
 	select {
 	case s := <-r.sigs:
@@ -518,9 +550,17 @@ func (r *Recorder) launch() error {
 	if err != nil {
 		return err
 	}
+	env := r.cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	r.objs.preloadNeeded(fmt.Sprintf("/proc/%d/exe", pid), env) // meanwhile: the program's schema
 	p, err := r.tr.addProcess(pid, os.Getpid(), nil)
 	if err == nil {
 		err = checkComponents(r.cfg.Components, p)
+	}
+	if err == nil {
+		err = r.smp.awaitPerf()
 	}
 	if err != nil {
 		unix.Kill(pid, unix.SIGKILL) // it has not run a single instruction of its own yet

@@ -2,13 +2,13 @@ package sampler
 
 import (
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"math/rand/v2"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -28,6 +28,9 @@ type sampling struct {
 	objs *objectCache
 	out  *profWriter
 	perf *perfBackend // nil: the ptrace sampler
+	// perfOpening delivers the rings being opened (startPerf) until
+	// awaitPerf takes them.
+	perfOpening chan perfOpened
 
 	tickN    uint64
 	nextTick int64
@@ -371,6 +374,7 @@ func (sm *sampling) finishSample(t *thread, weight, when int64, state model.Thre
 	// (the first sample in a library loads its CFI), so that they are as
 	// close as can be to the registers and stack copied at the tick.
 	sm.readGlobalsOnce(p)
+	tg := sm.now()
 	n := p.space.Walk(&c.regs, &c.mem, sm.frames, &sm.ustats)
 	if sm.unknownPC(n) && sm.mapsDue(p) {
 		if sm.refreshMaps(p) {
@@ -388,7 +392,8 @@ func (sm *sampling) finishSample(t *thread, weight, when int64, state model.Thre
 	sm.fitWindow(t, c, n)
 	t2 := sm.now()
 	sm.emit(t, weight, when, state, nr, stack)
-	sm.steps.Unwind += secs(t1 - t0)
+	sm.steps.Globals += secs(tg - t0)
+	sm.steps.Unwind += secs(t1 - tg)
 	sm.steps.Values += secs(t2 - t1)
 }
 
@@ -477,6 +482,7 @@ func (sm *sampling) appendGlobals(p *process) {
 // readGlobalsOnce reads p's globals unless this tick already did.
 func (sm *sampling) readGlobalsOnce(p *process) {
 	if p.globalTick != sm.tickN {
+		sm.steps.GlobalReads++
 		sm.readGlobals(p)
 		p.globalTick = sm.tickN
 	}

@@ -444,12 +444,19 @@ func TestSignalsDelivered(t *testing.T) {
 // readPIDFromProfile returns the pids of the partial profile being written.
 func readPIDFromProfile(t *testing.T, out string) []int {
 	t.Helper()
-	r, err := proffile.Open(out + proffile.PartialSuffix)
-	if err != nil {
-		t.Fatal(err)
+	// The recording writes its header once the program is loaded: on a
+	// loaded machine that may take a while.
+	var err error
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var r *proffile.Reader
+		if r, err = proffile.Open(out + proffile.PartialSuffix); err == nil {
+			defer r.Close()
+			return []int{int(r.Header().PID)}
+		}
+		if time.Now().After(end) {
+			t.Fatal(err)
+		}
 	}
-	defer r.Close()
-	return []int{int(r.Header().PID)}
 }
 
 func TestTargetKilled(t *testing.T) {

@@ -3,7 +3,6 @@ package sampler
 import (
 	"errors"
 	"fmt"
-	"github.com/vprof/vprof/runtime/model"
 	"maps"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -44,6 +44,7 @@ type tracer struct {
 	firstExited bool
 
 	nproc, nthr int          // processes and threads met
+	lifecycle   int          // task creations, execs and exits handled
 	live        atomic.Int64 // threads traced now (read by the progress goroutine)
 }
 
@@ -190,7 +191,7 @@ func (tr *tracer) spawn(cfg *Config) (int, error) {
 	}
 	_, ws, err := wait4(pid, 0)
 	if err != nil || !ws.Stopped() {
-		return 0, fmt.Errorf("%s did not start under ptrace (status %v, %v)", path, ws, err)
+		return 0, fmt.Errorf("%s did not start under ptrace: %w", path, notStopped(ws, err))
 	}
 	// Hand the child over from TRACEME to SEIZE (needed for
 	// PTRACE_INTERRUPT and PTRACE_LISTEN): detach into a SIGSTOP stop,
@@ -201,7 +202,7 @@ func (tr *tracer) spawn(cfg *Config) (int, error) {
 	}
 	if _, ws, err = wait4(pid, unix.WUNTRACED); err != nil || !ws.Stopped() {
 		unix.Kill(pid, unix.SIGKILL)
-		return 0, fmt.Errorf("new process %d did not stop (status %v, %v)", pid, ws, err)
+		return 0, fmt.Errorf("new process %d did not stop: %w", pid, notStopped(ws, err))
 	}
 	if err := ptraceSeize(pid); err != nil {
 		unix.Kill(pid, unix.SIGKILL)
@@ -212,9 +213,23 @@ func (tr *tracer) spawn(cfg *Config) (int, error) {
 	}
 	if _, ws, err = wait4(pid, 0); err != nil || !ws.Stopped() {
 		unix.Kill(pid, unix.SIGKILL)
-		return 0, fmt.Errorf("new process %d: no stop after seize (status %v, %v)", pid, ws, err)
+		return 0, fmt.Errorf("new process %d: no stop after seize: %w", pid, notStopped(ws, err))
 	}
 	return pid, nil
+}
+
+// notStopped says why a wait for a stop saw none: the wait's error, or
+// what the status says instead.
+func notStopped(ws unix.WaitStatus, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case ws.Exited():
+		return fmt.Errorf("it exited with status %d", ws.ExitStatus())
+	case ws.Signaled():
+		return fmt.Errorf("it was killed by %s", unix.SignalName(ws.Signal()))
+	}
+	return fmt.Errorf("wait status %#x", uint32(ws))
 }
 
 // release lets a spawned program run: out of the SIGSTOP group-stop by a
@@ -413,6 +428,7 @@ func isStopSignal(s syscall.Signal) bool {
 func (tr *tracer) handle(t *thread, ws unix.WaitStatus) {
 	switch {
 	case ws.Exited() || ws.Signaled():
+		tr.lifecycle++
 		tr.exited(t, ws)
 		return
 	case !ws.Stopped():
@@ -437,6 +453,7 @@ func (tr *tracer) handle(t *thread, ws unix.WaitStatus) {
 		t.listening = false // an interrupt trap, a new task's first stop, or SIGCONT
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
+		tr.lifecycle++
 		if msg, err := ptraceEventMsg(t.tid); err == nil && msg > 0 {
 			if tr.threads[int(msg)] == nil {
 				tr.adopt(int(msg))
@@ -450,9 +467,11 @@ func (tr *tracer) handle(t *thread, ws unix.WaitStatus) {
 		t.vfork = false
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_EXEC:
+		tr.lifecycle++
 		t = tr.execed(t)
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_EXIT:
+		tr.lifecycle++
 		t.exiting = true
 		tr.obs.drainSamples(nil) // its last samples, while its memory is there
 		ptraceCont(t.tid, 0)

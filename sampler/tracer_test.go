@@ -1,9 +1,18 @@
 package sampler
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 func TestParseTracerPid(t *testing.T) {
@@ -32,5 +41,123 @@ func TestPermissionErrorNewProcess(t *testing.T) {
 	msg := (&PermissionError{PID: 0, Err: syscall.EPERM}).Error()
 	if strings.Contains(msg, "process 0") || !strings.Contains(msg, "the program vprof starts") {
 		t.Errorf("PermissionError{PID: 0}: %q", msg)
+	}
+}
+
+// taskLog is a traceObserver that keeps what the tracer tells it: the
+// tracer on its own, with no program loaded, no profile and no sampling.
+type taskLog struct {
+	procs            []model.ProcEvent
+	added            []int
+	exited, detached map[int]bool
+	loads, drains    int
+}
+
+func (l *taskLog) loadProgram(p *process) error {
+	l.loads++
+	p.exe = fmt.Sprintf("/proc/%d/exe", p.pid)
+	return nil
+}
+func (l *taskLog) procEvent(ev model.ProcEvent) { l.procs = append(l.procs, ev) }
+func (l *taskLog) threadAdded(t *thread)        { l.added = append(l.added, t.tid) }
+func (l *taskLog) threadDropped(t *thread, exited bool) {
+	if exited {
+		l.exited[t.tid] = true
+	} else {
+		l.detached[t.tid] = true
+	}
+}
+func (l *taskLog) mapsChanged(p *process)        {}
+func (l *taskLog) drainSamples(discard *process) { l.drains++ }
+
+// TestTracerFollowsTasks runs testdata/workers (3 threads: main and 2
+// workers; 2 forked children; exit status 7) under a tracer alone: it meets every thread
+// and process, sees each end, and keeps its tables in step.
+func TestTracerFollowsTasks(t *testing.T) {
+	exe := buildC(t, "workers", "-g", "-pthread")
+	log := &taskLog{exited: map[int]bool{}, detached: map[int]bool{}}
+	tr := &tracer{
+		clock:       &clock{start: time.Now()},
+		warner:      &warner{seen: map[string]bool{}, fn: func(string) {}},
+		obs:         log,
+		procs:       map[int]*process{},
+		threads:     map[int]*thread{},
+		swallowCont: map[int]bool{},
+	}
+	done := make(chan error)
+	go func() {
+		// Ends locked: were the test to fail midway, the kernel detaches
+		// the tracees with this thread.
+		runtime.LockOSThread()
+		cfg := Config{Args: []string{exe, "3", "50", "2", "7"}, Stdout: devNull(t)}
+		pid, err := tr.spawn(&cfg)
+		if err != nil {
+			done <- err
+			return
+		}
+		p, err := tr.addProcess(pid, os.Getpid(), nil)
+		if err != nil {
+			done <- err
+			return
+		}
+		tr.first = p
+		tr.addThread(p, pid)
+		tr.release(pid)
+		for end := time.Now().Add(time.Minute); !tr.firstExited; {
+			if time.Now().After(end) {
+				tr.detachAll()
+				done <- fmt.Errorf("the program did not end in a minute")
+				return
+			}
+			tr.drain()
+			time.Sleep(time.Millisecond)
+		}
+		done <- nil
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if tr.firstStatus != 7 {
+		t.Errorf("exit status %d, want 7", tr.firstStatus)
+	}
+	kinds := map[model.ProcEventKind]int{}
+	for _, ev := range log.procs {
+		kinds[ev.Kind]++
+	}
+	if kinds[model.ProcFork] != 2 || kinds[model.ProcExit] != 3 || len(log.procs) != 5 {
+		t.Errorf("process events %v, want 2 forks and 3 exits", log.procs)
+	}
+	// The main thread, its 2 workers, the 2 children's.
+	if len(log.added) != 5 || tr.nthr != 5 || tr.nproc != 3 {
+		t.Errorf("threads added %v (%d counted), %d processes; want 5 threads, 3 processes", log.added, tr.nthr, tr.nproc)
+	}
+	for _, tid := range log.added {
+		if !log.exited[tid] {
+			t.Errorf("thread %d: no exit seen", tid)
+		}
+	}
+	if len(log.detached) != 0 || len(tr.threads) != 0 || len(tr.procs) != 0 || len(tr.procList) != 0 || tr.live.Load() != 0 {
+		t.Errorf("after the end: %d detached, %d threads, %d processes left, %d live", len(log.detached), len(tr.threads), len(tr.procList), tr.live.Load())
+	}
+	if log.loads != 1 || log.drains < 5 {
+		t.Errorf("%d programs loaded (forks share their parent's), %d drains (one at least per thread's end)", log.loads, log.drains)
+	}
+}
+
+func TestNotStopped(t *testing.T) {
+	for _, c := range []struct {
+		ws   unix.WaitStatus
+		err  error
+		want string
+	}{
+		{0, unix.ECHILD, unix.ECHILD.Error()},
+		{3 << 8, nil, "it exited with status 3"},
+		{unix.WaitStatus(unix.SIGKILL), nil, "it was killed by SIGKILL"},
+		{0xffff, nil, "wait status 0xffff"}, // continued
+	} {
+		got := notStopped(c.ws, c.err)
+		if got.Error() != c.want || (c.err != nil && !errors.Is(got, c.err)) {
+			t.Errorf("notStopped(%#x, %v) = %v, want %s", uint32(c.ws), c.err, got, c.want)
+		}
 	}
 }

@@ -2,10 +2,10 @@ package sampler
 
 import (
 	"encoding/binary"
-	"github.com/vprof/vprof/runtime/model"
 	"math"
 
-	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/dwarfexpr"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -119,7 +119,7 @@ type evaluator struct {
 }
 
 func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
-	r, ok := dwarfschema.ExprReg(sub)
+	r, ok := dwarfexpr.Register(sub)
 	reg := int(r)
 	if !ok || reg >= unwind.NumRegs || e.idx+1 >= len(e.frames) || e.nest > 2 {
 		return 0, unwind.ErrEntryValue

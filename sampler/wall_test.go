@@ -126,7 +126,7 @@ func TestWallWeights(t *testing.T) {
 // a thread running in the kernel inside them cuts short: a 64 KiB write
 // to a full pipe (a short count), a terminal read waiting for VMIN=4
 // bytes (fewer), a socket receive with SO_RCVTIMEO and epoll_wait (EINTR).
-// The ptrace sampler harms them now and then (the package doc).
+// The ptrace sampler harms them now and then (docs/sampler.md).
 var wallHarmCases = []string{"pipe-write-big", "tty-vmin", "recv-timeo", "epoll", "epoll-timed"}
 
 func wallHarmCase(mode string) blockedCase {

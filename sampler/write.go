@@ -1,11 +1,11 @@
 package sampler
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"sync/atomic"
 	"time"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 

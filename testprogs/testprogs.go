@@ -31,6 +31,9 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // Pattern is a bug pattern of method.md §8.
@@ -68,7 +71,7 @@ func (p Pattern) Valid() bool {
 var Shapes = []string{"noise-values", "clock", "heap-pointers", "driver-above", "cheap-caller", "costly-callee", "fields", "input-driven"}
 
 // Global is the Function of a key variable that is a global or file static.
-const Global = "#global"
+const Global = model.GlobalFunc
 
 // KeyVariable is a variable that carries the anomaly of a buggy run.
 type KeyVariable struct {
@@ -173,9 +176,9 @@ func (p Program) InComponent(v KeyVariable) bool {
 
 // MatchesSymbol reports whether the ELF symbol sym is the root-cause function
 // or one of gcc's clones or parts of it (NAME.constprop.0, NAME.isra.0,
-// NAME.part.0, NAME.cold).
+// NAME.part.0, NAME.cold: symname.StripClone).
 func (p Program) MatchesSymbol(sym string) bool {
-	return sym == p.RootCauseFunction || strings.HasPrefix(sym, p.RootCauseFunction+".")
+	return symname.StripClone(sym) == p.RootCauseFunction
 }
 
 type manifestFile struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/vprof/vprof/analyze/timeline"
 	"github.com/vprof/vprof/analyze/trace"
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // ChromeOptions tunes Chrome.
@@ -35,7 +36,7 @@ func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 	var dbg debugSyms
 	popt := trace.ProfileOptions{SampleTime: true, NameCode: func(o *model.Object, link uint64) (string, bool) {
 		name, ok := dbg.name(o.BuildID, link)
-		return demangled(name), ok
+		return symname.Demangle(name), ok
 	}}
 	if len(opt.Vars) > 0 {
 		tr, tracks, err = timeline.ReadProfileTracks(path, opt.Vars, popt)

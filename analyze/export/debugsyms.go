@@ -4,8 +4,6 @@ import (
 	"debug/elf"
 	"path/filepath"
 	"sort"
-
-	"github.com/ianlancetaylor/demangle"
 )
 
 // DebugDir is where separate debug files are looked up by build-id
@@ -83,5 +81,3 @@ func readDebugSyms(path string) []elf.Symbol {
 	}
 	return out[:w]
 }
-
-func demangled(s string) string { return demangle.Filter(s) }

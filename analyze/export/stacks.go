@@ -14,6 +14,7 @@ import (
 
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/symname"
 	"github.com/vprof/vprof/runtime/symtab"
 )
 
@@ -76,7 +77,7 @@ func Walk(path string, fn func(*Stack) error) (*symtab.Table, model.Header, prof
 					if f.Func < 0 && !f.Symbol {
 						if o := tab.Objects[f.Obj]; o != nil {
 							if name, ok := dbg.name(o.BuildID, f.LinkPC); ok {
-								f.Name, f.Display, f.Symbol = name, demangled(name), true
+								f.Name, f.Display, f.Symbol = name, symname.Demangle(name), true
 							}
 						}
 					}

@@ -842,23 +842,18 @@ func TestSampleSetReservoir(t *testing.T) {
 	}
 }
 
-func TestSourceName(t *testing.T) {
-	for in, want := range map[string]string{
-		"foo":                  "foo",
-		"foo.constprop.0":      "foo",
-		"foo.isra.0.cold":      "foo",
-		"foo.part.1":           "foo",
-		"_ZN1A3fooEv.cold":     "_ZN1A3fooEv",
-		"bar.lto_priv.0":       "bar",
-		".hidden":              ".hidden",
-		"foo.constprop.0.isra": "foo",
-	} {
-		if got := sourceName(in); got != want {
-			t.Errorf("sourceName(%q) = %q, want %q", in, got, want)
-		}
-	}
+func TestDisplayName(t *testing.T) {
 	if d := displayName("_ZN1A3fooEv", ""); d != "A::foo()" {
 		t.Errorf("demangled %q", d)
+	}
+	if d := displayName("_ZN1A3fooEv.cold", ""); d != "A::foo()" {
+		t.Errorf("demangled clone %q", d)
+	}
+	if d := displayName("_ZN1A3fooEv", "A::foo() const"); d != "A::foo() const" {
+		t.Errorf("display given: %q", d)
+	}
+	if d := displayName("_GLOBAL__sub_I_main", ""); d != "_GLOBAL__sub_I_main" {
+		t.Errorf("not _Z: %q", d)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/pcindex"
 	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // Kind says whether a run is a normal (baseline) or a buggy (slow) run.
@@ -197,11 +198,11 @@ type Analyzer struct {
 	runs   []*Run
 	frozen bool // normal runs are over: normal ranges computed
 
-	stamp     uint64   // sampling event counter
-	funcStamp []uint64 // per function: last event that counted it
+	stamp     uint64     // sampling event counter
+	funcStamp []uint64   // per function: last event that counted it
 	stk       stackCover // buggy runs
 	stkNormal stackCover // normal runs
-	grpCount  []int32 // per variable: scratch of Run.flushValues, zero between blocks
+	grpCount  []int32    // per variable: scratch of Run.flushValues, zero between blocks
 
 	// Abnormal-sample counters, one table per worker: a variable's samples
 	// are processed by worker v % workers only (see pipeline.go).
@@ -362,7 +363,7 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 	// apart by file.
 	nameCount := map[string]int{}
 	for _, f := range s.Funcs {
-		nameCount[sourceName(f.Name)]++
+		nameCount[symname.StripClone(f.Name)]++
 	}
 	file := func(i int32) string {
 		if i >= 0 && int(i) < len(s.Files) {
@@ -372,18 +373,18 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 	}
 	oi.funcMap = make([]int32, len(s.Funcs)+len(s.Symbols))
 	for i, f := range s.Funcs {
-		name := sourceName(f.Name)
+		name := symname.StripClone(f.Name)
 		k, disp := name, displayName(f.Name, f.Display)
 		if nameCount[name] > 1 && file(f.File) != "" {
 			k += "@" + filepath.Base(file(f.File))
 			disp += " (" + filepath.Base(file(f.File)) + ")"
 		}
-		oi.funcMap[i] = a.internFunc(k, sourceName(disp), o.Program && !systemFile(file(f.File)), file(f.File), f.Line)
+		oi.funcMap[i] = a.internFunc(k, symname.StripClone(disp), o.Program && !systemFile(file(f.File)), file(f.File), f.Line)
 	}
 	if len(s.Funcs) == 0 {
 		for i, sym := range s.Symbols {
-			name := sourceName(sym.Name)
-			oi.funcMap[len(s.Funcs)+i] = a.internFunc(name, sourceName(displayName(sym.Name, "")), o.Program, "", 0)
+			name := symname.StripClone(sym.Name)
+			oi.funcMap[len(s.Funcs)+i] = a.internFunc(name, symname.StripClone(displayName(sym.Name, "")), o.Program, "", 0)
 		}
 	}
 	oi.unknown = a.internFunc("["+filepath.Base(o.Path)+"]", "["+filepath.Base(o.Path)+"]", false, "", 0)
@@ -431,7 +432,7 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 	for _, i := range order {
 		v := &s.Vars[i]
 		fn := int32(-1)
-		fkey := "#global"
+		fkey := model.GlobalFunc
 		if v.Func >= 0 && int(v.Func) < len(s.Funcs) {
 			fn = oi.funcMap[v.Func]
 			fkey = a.funcs[fn].key

@@ -8,6 +8,7 @@ import (
 	"github.com/ianlancetaylor/demangle"
 
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // chainAt returns the inline chain executing at link-time pc, innermost
@@ -24,35 +25,13 @@ func (oi *objInfo) chainAt(pc uint64) []int32 {
 	return nil
 }
 
-// cloneSuffixes are the compiler clones of one source function
-// (method.md §2); symbol-only objects get them merged here.
-var cloneSuffixes = []string{".constprop.", ".isra.", ".part.", ".cold", ".lto_priv."}
-
-// sourceName strips compiler clone suffixes from a linkage name.
-func sourceName(name string) string {
-	for {
-		i := -1
-		for _, suf := range cloneSuffixes {
-			if j := strings.Index(name, suf); j > 0 && (i < 0 || j < i) {
-				i = j
-			}
-		}
-		if i < 0 {
-			return name
-		}
-		name = name[:i]
-	}
-}
-
 // displayName demangles a linkage name for people.
 func displayName(name, display string) string {
 	if display != "" {
 		return display
 	}
 	if strings.HasPrefix(name, "_Z") {
-		if d, err := demangle.ToString(name, demangle.NoClones); err == nil {
-			return d
-		}
+		return symname.Demangle(name, demangle.NoClones)
 	}
 	return name
 }

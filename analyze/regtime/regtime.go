@@ -3,6 +3,10 @@
 // method.md §9: runs of short, closely spaced sibling calls become
 // expressions whose content is the merged callstacks of the run with their
 // cumulative durations; long calls, long gaps and long runs stay visible.
+//
+// Use: All(tr, Thesis) summarises a trace held in memory; StreamFile (text
+// traces) and Stream (any reader taking trace.Sinks) give the same
+// summaries keeping no calls, for inputs too large to hold (stream.go).
 package regtime
 
 import (

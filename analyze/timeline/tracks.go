@@ -1,10 +1,11 @@
 package timeline
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"math"
 
+	"github.com/vprof/vprof/analyze/regtime"
 	"github.com/vprof/vprof/analyze/trace"
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // VarRef names a variable as the analyzer reports it: its defining
@@ -49,6 +50,29 @@ func ReadProfileTracks(path string, vars []VarRef, opt trace.ProfileOptions) (*t
 	if err != nil {
 		return nil, nil, err
 	}
+	return tr, tracksOf(prof, vars), nil
+}
+
+// StreamProfile reads a vprof profile as ReadProfileWithTracks does and
+// summarises its threads with RegTime, as regtime.All would, streaming
+// (regtime.Stream): the calls are not kept, so memory grows with the
+// functions and the value samples of vars, not with the samples.
+func StreamProfile(path string, vars []VarRef, p regtime.Params) (*trace.Trace, []*regtime.Summary, map[*trace.Thread][]Track, error) {
+	var prof *trace.Profile
+	tr, sums, err := regtime.Stream(p, func(sinks func(pid, tid int64) trace.Sink) (*trace.Trace, error) {
+		tr, pr, err := trace.ReadProfile(path, trace.ProfileOptions{Sinks: sinks, KeepValue: keepVars(vars)})
+		prof = pr
+		return tr, err
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return tr, sums, tracksOf(prof, vars), nil
+}
+
+// tracksOf turns the value samples of vars into tracks, one per variable
+// and thread that sampled it.
+func tracksOf(prof *trace.Profile, vars []VarRef) map[*trace.Thread][]Track {
 	tracks := map[*trace.Thread][]Track{}
 	for th, vs := range prof.Values {
 		for _, ref := range vars {
@@ -68,7 +92,7 @@ func ReadProfileTracks(path string, vars []VarRef, opt trace.ProfileOptions) (*t
 			}
 		}
 	}
-	return tr, tracks, nil
+	return tracks
 }
 
 func funcName(s *model.Schema, f model.FuncID) string {

@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -107,4 +108,40 @@ func Open(path, format string) (*Trace, error) {
 		return nil, fmt.Errorf("%s: a vprof profile: read it with ReadProfile", path)
 	}
 	return nil, fmt.Errorf("unknown input format %q (want dinamite, nonsequitur, chrome or vprof)", format)
+}
+
+// ErrNoStream is Stream's answer for a format it cannot stream.
+var ErrNoStream = errors.New("format not streamed")
+
+// Streams tells whether Stream reads format: the enter/exit text traces
+// (dinamite, nonsequitur). Chrome traces are sorted whole and vprof
+// profiles read with ReadProfile.
+func Streams(format string) bool { return format == "dinamite" || format == "nonsequitur" }
+
+// Stream reads the trace at path as Open does, but keeps no calls: each
+// thread's events go to the Sink that sinks returns for it, on its first
+// event, so memory does not grow with the calls. The Trace it returns
+// has the functions and the threads (names, spans, repairs) without their
+// calls, in Open's order. A format that Streams rejects gives ErrNoStream.
+func Stream(path, format string, sinks func(pid, tid int64) Sink) (*Trace, error) {
+	switch format {
+	case "nonsequitur":
+		if st, err := os.Stat(path); err == nil && !st.IsDir() {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return readNonSequiturOne(f, path, sinks)
+		}
+		return readNonSequitur(path, sinks)
+	case "dinamite":
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return readDINAMITE(f, path, sinks)
+	}
+	return nil, fmt.Errorf("%s: %s: %w", path, format, ErrNoStream)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -31,6 +32,9 @@ func FuzzDINAMITE(f *testing.F) {
 		if err := tr.Check(); err != nil {
 			t.Fatal(err)
 		}
+		sameStream(t, tr, func(sinks func(pid, tid int64) Sink) (*Trace, error) {
+			return readDINAMITE(bytes.NewReader(in), "fuzz", sinks)
+		})
 	})
 }
 
@@ -45,6 +49,9 @@ func FuzzNonSequitur(f *testing.F) {
 		if err := tr.Check(); err != nil {
 			t.Fatal(err)
 		}
+		sameStream(t, tr, func(sinks func(pid, tid int64) Sink) (*Trace, error) {
+			return readNonSequiturOne(bytes.NewReader(in), "fuzz", sinks)
+		})
 	})
 }
 
@@ -68,4 +75,47 @@ func FuzzDetect(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		detectBytes(in, "fuzz")
 	})
+}
+
+// collector rebuilds a thread's calls from a Sink's events.
+type collector struct {
+	calls []Call
+	open  []int32
+}
+
+func (c *collector) Enter(fn int32, t int64) {
+	c.open = append(c.open, int32(len(c.calls)))
+	c.calls = append(c.calls, Call{Start: t, End: t, Func: fn, Depth: int32(len(c.open) - 1)})
+}
+
+func (c *collector) Exit(t int64) {
+	k := &c.calls[c.open[len(c.open)-1]]
+	k.End, k.Next = t, int32(len(c.calls))
+	c.open = c.open[:len(c.open)-1]
+}
+
+// sameStream checks that streaming the input (read) gives tr's threads
+// without their calls, and sinks that see tr's calls.
+func sameStream(t *testing.T, tr *Trace, read func(sinks func(pid, tid int64) Sink) (*Trace, error)) {
+	t.Helper()
+	got := map[[2]int64]*collector{}
+	str, err := read(func(pid, tid int64) Sink {
+		c := &collector{}
+		got[[2]int64{pid, tid}] = c
+		return c
+	})
+	if err != nil {
+		t.Fatalf("streaming: %v, reading: no error", err)
+	}
+	if len(str.Threads) != len(tr.Threads) || str.Calls() != 0 || !reflect.DeepEqual(str.Funcs, tr.Funcs) {
+		t.Fatalf("streamed %d threads, %d calls kept, want %d threads and none", len(str.Threads), str.Calls(), len(tr.Threads))
+	}
+	for i, th := range tr.Threads {
+		c := got[[2]int64{th.PID, th.TID}]
+		want := *th
+		want.Calls = nil
+		if !reflect.DeepEqual(*str.Threads[i], want) || c == nil || len(c.open) != 0 || !reflect.DeepEqual(c.calls, th.Calls) {
+			t.Fatalf("thread %d streams differently:\n%+v\nwant\n%+v", i, str.Threads[i], th)
+		}
+	}
 }

@@ -40,6 +40,10 @@ type ProfileOptions struct {
 	// (link-time address link in object o), e.g. from a separate debug
 	// file; otherwise such code is "[object]".
 	NameCode func(o *model.Object, link uint64) (string, bool)
+	// Sinks, when set, receives each thread's calls as events instead of
+	// the trace keeping them (as Stream does for text traces): the threads
+	// come back without calls.
+	Sinks func(pid, tid int64) Sink
 }
 
 // ReadProfile turns a vprof profile's samples into calls (method.md §9):
@@ -121,6 +125,9 @@ func readProfile(r *proffile.Reader, path string, opt ProfileOptions) (*Trace, *
 			pt := threads[k]
 			if pt == nil {
 				pt = &profThread{ts: tstate{th: Thread{PID: int64(v.PID), TID: int64(v.TID)}}}
+				if opt.Sinks != nil {
+					pt.ts.sink = opt.Sinks(int64(v.PID), int64(v.TID))
+				}
 				threads[k] = pt
 				order = append(order, pt)
 			}
@@ -213,8 +220,12 @@ func (p *profReader) sample(pt *profThread, pid int32, s *model.Sample, t int64)
 			continue
 		}
 		p.closeFrom(pt, k)
-		ts.open = append(ts.open, int32(len(ts.th.Calls)))
-		ts.th.Calls = append(ts.th.Calls, Call{Start: t, End: t, Func: fn, Depth: int32(k)})
+		if ts.sink != nil {
+			ts.sink.Enter(fn, t)
+		} else {
+			ts.open = append(ts.open, int32(len(ts.th.Calls)))
+			ts.th.Calls = append(ts.th.Calls, Call{Start: t, End: t, Func: fn, Depth: int32(k)})
+		}
 		pt.open = append(pt.open, openFrame{fn, site, t})
 	}
 	p.closeFrom(pt, n)
@@ -228,6 +239,15 @@ func (p *profReader) closeFrom(pt *profThread, k int) {
 		return
 	}
 	ts := &pt.ts
+	if ts.sink != nil {
+		for q := len(pt.open) - 1; q >= k; q-- {
+			end := pt.open[q].last + p.interval
+			ts.sink.Exit(end)
+			ts.th.End = max(ts.th.End, end)
+		}
+		pt.open = pt.open[:k]
+		return
+	}
 	next := int32(len(ts.th.Calls))
 	for q := len(pt.open) - 1; q >= k; q-- {
 		c := &ts.th.Calls[ts.open[q]]

@@ -71,4 +71,10 @@ func TestReadProfile(t *testing.T) {
 	if len(vs) != 7 || vs[6].Time != 8*ms || vs[6].Bits != 6 {
 		t.Errorf("values %+v", vs)
 	}
+	// Streamed, the events rebuild the same calls and the threads come
+	// back without them.
+	sameStream(t, tr, func(sinks func(pid, tid int64) Sink) (*Trace, error) {
+		tr, _, err := ReadProfile(path, ProfileOptions{Sinks: sinks})
+		return tr, err
+	})
 }

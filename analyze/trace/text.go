@@ -134,7 +134,11 @@ func skippable(line []byte) bool {
 // A `tid func dir time` header line, blank lines and lines starting with #
 // are skipped. name is used in error messages.
 func ReadDINAMITE(r io.Reader, name string) (*Trace, error) {
-	var b builder
+	return readDINAMITE(r, name, nil)
+}
+
+func readDINAMITE(r io.Reader, name string, sinks func(pid, tid int64) Sink) (*Trace, error) {
+	b := builder{sinks: sinks}
 	err := lines(r, name, func(n int, line []byte) error {
 		if skippable(line) {
 			return nil
@@ -187,6 +191,10 @@ func clip(b []byte) string {
 // threads in file-name order, lines `DIR FUNC TIMESTAMP_NS` with DIR 0 for
 // enter and 1 for exit. Hidden files and subfolders are skipped.
 func ReadNonSequitur(dir string) (*Trace, error) {
+	return readNonSequitur(dir, nil)
+}
+
+func readNonSequitur(dir string, sinks func(pid, tid int64) Sink) (*Trace, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -202,7 +210,7 @@ func ReadNonSequitur(dir string) (*Trace, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%s: no trace files in the folder", dir)
 	}
-	var b builder
+	b := builder{sinks: sinks}
 	for i, name := range files {
 		path := filepath.Join(dir, name)
 		f, err := os.Open(path)
@@ -222,7 +230,11 @@ func ReadNonSequitur(dir string) (*Trace, error) {
 
 // ReadNonSequiturFile reads one thread file of a NonSequitur folder.
 func ReadNonSequiturFile(r io.Reader, name string) (*Trace, error) {
-	var b builder
+	return readNonSequiturOne(r, name, nil)
+}
+
+func readNonSequiturOne(r io.Reader, name string, sinks func(pid, tid int64) Sink) (*Trace, error) {
+	b := builder{sinks: sinks}
 	ts := b.thread(0, 1)
 	ts.th.Name = filepath.Base(name)
 	if err := readNonSequiturFile(&b, ts, r, name); err != nil {

@@ -147,18 +147,33 @@ func (n *names) id(b []byte) int32 {
 }
 
 // builder turns per-thread enter/exit events, in time order within each
-// thread, into threads of calls.
+// thread, into threads of calls, or passes them to a Sink per thread.
 type builder struct {
 	names
 	threads map[[2]int64]*tstate
 	order   []*tstate
-	last    *tstate // events usually come in runs of one thread
+	last    *tstate                   // events usually come in runs of one thread
+	sinks   func(pid, tid int64) Sink // streaming: keep no calls (see Stream)
 }
 
 type tstate struct {
 	th    Thread
 	open  []int32 // indices of open calls, outermost first
 	begun bool
+	// Streaming: the open calls' functions, outermost first, and where
+	// their events go.
+	sink Sink
+	fns  []int32
+}
+
+// A Sink receives a thread's calls as events, in time order, instead of
+// the thread keeping them: Enter when a call opens, Exit when the
+// innermost open call closes. Calls come in pre-order (Enter) and close in
+// post-order (Exit); times never go backwards. Its memory, not the
+// trace's, decides what streaming costs.
+type Sink interface {
+	Enter(fn int32, t int64)
+	Exit(t int64)
 }
 
 func (b *builder) thread(pid, tid int64) *tstate {
@@ -172,6 +187,9 @@ func (b *builder) thread(pid, tid int64) *tstate {
 			b.threads = make(map[[2]int64]*tstate)
 		}
 		ts = &tstate{th: Thread{PID: pid, TID: tid}}
+		if b.sinks != nil {
+			ts.sink = b.sinks(pid, tid)
+		}
 		b.threads[k] = ts
 		b.order = append(b.order, ts)
 	}
@@ -196,17 +214,38 @@ func (ts *tstate) time(t int64) int64 {
 
 func (ts *tstate) enter(fn int32, t int64) {
 	t = ts.time(t)
+	if ts.sink != nil {
+		ts.fns = append(ts.fns, fn)
+		ts.sink.Enter(fn, t)
+		return
+	}
 	ts.open = append(ts.open, int32(len(ts.th.Calls)))
 	ts.th.Calls = append(ts.th.Calls, Call{Start: t, End: t, Func: fn, Depth: int32(len(ts.open) - 1)})
+}
+
+// nopen is the number of open calls.
+func (ts *tstate) nopen() int {
+	if ts.sink != nil {
+		return len(ts.fns)
+	}
+	return len(ts.open)
+}
+
+// openFunc is the function of open call p (0 outermost).
+func (ts *tstate) openFunc(p int) int32 {
+	if ts.sink != nil {
+		return ts.fns[p]
+	}
+	return ts.th.Calls[ts.open[p]].Func
 }
 
 // exit closes the innermost open call of fn (fn < 0: the innermost open
 // call), closing calls opened inside it first.
 func (ts *tstate) exit(fn int32, t int64) {
 	t = ts.time(t)
-	p := len(ts.open) - 1
+	p := ts.nopen() - 1
 	if fn >= 0 {
-		for p >= 0 && ts.th.Calls[ts.open[p]].Func != fn {
+		for p >= 0 && ts.openFunc(p) != fn {
 			p--
 		}
 	}
@@ -214,11 +253,18 @@ func (ts *tstate) exit(fn int32, t int64) {
 		ts.th.Unmatched++
 		return
 	}
-	ts.th.Unclosed += len(ts.open) - 1 - p
+	ts.th.Unclosed += ts.nopen() - 1 - p
 	ts.closeFrom(p, t)
 }
 
 func (ts *tstate) closeFrom(p int, t int64) {
+	if ts.sink != nil {
+		for q := len(ts.fns) - 1; q >= p; q-- {
+			ts.sink.Exit(t)
+		}
+		ts.fns = ts.fns[:p]
+		return
+	}
 	next := int32(len(ts.th.Calls))
 	for q := len(ts.open) - 1; q >= p; q-- {
 		c := &ts.th.Calls[ts.open[q]]
@@ -232,7 +278,7 @@ func (ts *tstate) closeFrom(p int, t int64) {
 func (b *builder) finish(format, path string, sortThreads bool) *Trace {
 	tr := &Trace{Format: format, Path: path, Funcs: b.funcs}
 	for _, ts := range b.order {
-		ts.th.Unclosed += len(ts.open)
+		ts.th.Unclosed += ts.nopen()
 		ts.closeFrom(0, ts.th.End)
 		th := ts.th
 		if th.Name == "" {

@@ -1,30 +1,3 @@
-// Command vprof-eval is vprof's scoreboard (`make eval`): for every test
-// program it records normal and buggy runs with the real `vprof record`,
-// ranks them with `vprof report`, runs the program's -pg build under real
-// gprof, and prints where each ranks the root-cause function of the
-// manifest, with the bug pattern found and the distance in lines from the
-// reported location to the root cause.
-//
-// Each program is recorded once per trial, whole: every source file's
-// variables sampled, as a user who does not know where the bug is records
-// it. The same recordings are analysed twice. The headline, column
-// "vprof", is `vprof report` as that user runs it, with no --component.
-// The second, column "component", narrows the analysis after the fact to
-// the manifest's component, the source file that holds the root cause
-// (`vprof report --component FILE`): the thesis' evaluation protocol
-// (vProf chapter, section 3.4 and Table 3.2: "User identifies file that
-// contains root cause function to limit number of variables sampled to
-// that file"). There, variables declared elsewhere (the driver's main(),
-// its worker loops, other files' configuration globals) are left out;
-// functions outside the component are still ranked, by PC cost and the
-// hist-discounter. The flag -record-component records with --component
-// instead, as the thesis (and this scoreboard before) did, for comparison.
-// The table's footer says which protocol produced it.
-//
-// It drives the vprof command, not the packages, so the scoreboard measures
-// exactly what a user gets. For make demo, -expected prints what a program
-// reproduces, and with -verdict whether a report found it, with the same
-// manifest and matching as the scoreboard.
 package main
 
 import (
@@ -44,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vprof/vprof/runtime/symname"
 	"github.com/vprof/vprof/testprogs"
 )
 
@@ -661,8 +635,8 @@ func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 		}
 		rank++
 		name := m[1]
-		if name == p.RootCauseFunction || name == p.RootCauseDisplay || sameFunc(name, p.RootCauseDisplay) ||
-			strings.HasPrefix(name, p.RootCauseFunction+".") { // gcc clones: f.constprop.0
+		if name == p.RootCauseDisplay || sameFunc(name, p.RootCauseDisplay) ||
+			symname.StripClone(name) == p.RootCauseFunction { // gcc clones: f.constprop.0
 			return rank
 		}
 	}

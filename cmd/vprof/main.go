@@ -1,7 +1,3 @@
-// Command vprof is a value-assisted cost profiler for C and C++ programs.
-//
-// Each subcommand lives in its own file and registers itself in init, so the
-// command grows one working subcommand at a time.
 package main
 
 import (

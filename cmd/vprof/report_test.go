@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/vprof/vprof/runtime/model"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vprof/vprof/analyze/report"
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 

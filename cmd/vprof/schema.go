@@ -15,6 +15,7 @@ import (
 
 	"github.com/vprof/vprof/analyze/report"
 	"github.com/vprof/vprof/dwarfschema"
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -183,7 +184,7 @@ func (sv *schemaView) file(i int32) string {
 
 func (sv *schemaView) function(v *model.Var) string {
 	if v.Func == model.NoFunc {
-		return dwarfschema.GlobalFunc
+		return model.GlobalFunc
 	}
 	return sv.s.Funcs[v.Func].Display
 }
@@ -227,10 +228,10 @@ func location(l *model.Loc) string {
 	case model.LocConst:
 		return "const"
 	}
-	return "expr:" + dwarfschema.FormatExpr(l.Expr)
+	return "expr:" + dwarfexpr.Format(l.Expr)
 }
 
-func regName(n uint64) string { return dwarfschema.RegName(n) }
+func regName(n uint64) string { return dwarfexpr.RegName(n) }
 
 func offset(l *model.Loc) string {
 	switch l.Kind {

@@ -224,6 +224,28 @@ func loadRun(path, format string, p regtime.Params, vars []timeline.VarRef) (*ti
 	if err != nil {
 		return nil, err
 	}
+	if format == "vprof" || trace.Streams(format) {
+		// Profiles and text traces run to tens of millions of calls:
+		// read twice, keeping none (memory grows with functions, not
+		// calls).
+		var (
+			tr     *trace.Trace
+			sums   []*regtime.Summary
+			tracks map[*trace.Thread][]timeline.Track
+		)
+		if format == "vprof" {
+			tr, sums, tracks, err = timeline.StreamProfile(path, vars, p)
+		} else {
+			tr, sums, err = regtime.StreamFile(path, format, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(tr.Threads) == 0 {
+			return nil, fmt.Errorf("%s: no calls in the input", path)
+		}
+		return &timeline.Run{Label: filepath.Base(path), Trace: tr, Summaries: sums, Tracks: tracks}, nil
+	}
 	var tr *trace.Trace
 	var tracks map[*trace.Thread][]timeline.Track
 	if format == "vprof" {

@@ -3,20 +3,31 @@ package cfg
 import (
 	"encoding/binary"
 	"testing"
+
+	"github.com/go-delve/delve/pkg/dwarf/op"
+
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 )
 
 // FuzzExprRefs: any DWARF expression bytes, no panic, and every reference
 // has a known kind.
 func FuzzExprRefs(f *testing.F) {
+	const (
+		reg0, breg0, lit0 = byte(op.DW_OP_reg0), byte(op.DW_OP_breg0), byte(op.DW_OP_lit0)
+		fbreg, stackValue = byte(op.DW_OP_fbreg), byte(op.DW_OP_stack_value)
+		piece, cfa        = byte(op.DW_OP_piece), byte(op.DW_OP_call_frame_cfa)
+		implicitValue     = byte(op.DW_OP_implicit_value)
+		entryValue        = byte(dwarfexpr.DW_OP_entry_value)
+	)
 	for _, seed := range [][]byte{
-		{opReg0 + 5},
-		{opFbreg, 0x6c},
-		{opBreg0 + 7, 0x10},
-		{opBreg0 + 5, 0, opLit0 + 7, 0x1e, opStackValue},
-		{opEntryValue, 1, opReg0 + 5, opStackValue},
-		{opReg0 + 3, opPiece, 4, opReg0 + 1, opPiece, 4},
-		{opImplicitValue, 2, 1, 2},
-		{opCallFrameCFA},
+		{reg0 + 5},
+		{fbreg, 0x6c},
+		{breg0 + 7, 0x10},
+		{breg0 + 5, 0, lit0 + 7, 0x1e, stackValue},
+		{entryValue, 1, reg0 + 5, stackValue},
+		{reg0 + 3, piece, 4, reg0 + 1, piece, 4},
+		{implicitValue, 2, 1, 2},
+		{cfa},
 		{0xa4, 1, 8, 1, 2, 3, 4, 5, 6, 7, 8}, // const_type
 	} {
 		f.Add(seed)

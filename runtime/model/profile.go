@@ -8,7 +8,8 @@ const (
 	ClockWall Clock = "wall" // sample every thread every tick, with its state
 )
 
-// Header describes the recording. It is the first record.
+// Header describes the recording. It is the first record. Its Clock is
+// ClockCPU or ClockWall and its interval positive.
 type Header struct {
 	Version     int      `json:"version"`
 	Target      string   `json:"target"` // path of the main executable
@@ -42,7 +43,7 @@ type Object struct {
 
 // Mapping places an object's executable segment in a process: a PC in
 // [Start, End) of process PID belongs to object Obj at link-time address
-// PC - Bias. Reset marks the first mapping after an exec: earlier mappings
+// PC - Bias (Start <= End). Reset marks the first mapping after an exec: earlier mappings
 // of that PID no longer apply. A child process inherits its parent's
 // mappings at fork until it has mappings of its own.
 type Mapping struct {

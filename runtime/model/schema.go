@@ -61,6 +61,11 @@ type (
 // NoFunc marks a global variable's Func.
 const NoFunc FuncID = -1
 
+// GlobalFunc is the name that stands for the function of a global or
+// file-scope static where one is named: the function column of vprof
+// schema, the --func regular expression, the analyzer's variable keys.
+const GlobalFunc = "#global"
+
 // PCRange is the half-open range [Lo, Hi).
 type PCRange struct {
 	Lo uint64 `json:"lo"`
@@ -84,7 +89,7 @@ type Func struct {
 // Inline is one inlined instance of Func inside another function's code.
 // Depth 1 is inlined directly into an out-of-line function, 2 into an
 // inlined instance, and so on; the innermost instance covering a PC is the
-// function executing there.
+// function executing there. It has code (Ranges), and Depth is at least 1.
 type Inline struct {
 	Func     FuncID    `json:"func"`
 	Ranges   []PCRange `json:"ranges"`
@@ -142,7 +147,8 @@ func (k Kind) String() string {
 
 // Var is one monitored variable (method.md §2): every global or file-scope
 // static, and every local or parameter with at least one tag. A variable the
-// compiler removed has no Locs and is listed but never sampled.
+// compiler removed has no Locs and is listed but never sampled. It has a
+// name and a Kind; PointeeKind only for a KindPointer.
 type Var struct {
 	Name  string `json:"name"`
 	Func  FuncID `json:"func"` // defining function (abstract origin for inlined code); NoFunc for globals
@@ -205,7 +211,7 @@ func (k LocKind) String() string {
 
 // Loc is one entry of the variable metadata: over [PCStart, PCEnd) variable
 // Var lives at the given location. A PC not covered by any Loc of a variable
-// means the variable is not accessible there.
+// means the variable is not accessible there. Size is its variable's.
 //
 // Conventions of Load: the DWARF pass gives a global or file static a Loc
 // over the whole object, [0, ^uint64(0)); narrowGlobals (globalrefs.go)

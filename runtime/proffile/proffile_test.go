@@ -236,11 +236,23 @@ func FuzzReader(f *testing.F) {
 	f.Add(data[:len(data)/2])
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := NewReader(bytes.NewReader(b), "fuzz")
+		var de *DecodeError
 		if err != nil {
+			if !errors.As(err, &de) || de.Name != "fuzz" || de.Offset < 0 || de.Offset > int64(len(b)) {
+				t.Fatalf("NewReader: %v (%T), want a *DecodeError inside the file", err, err)
+			}
 			return
 		}
 		for i := 0; i < 1e5; i++ {
 			if _, err := r.Next(); err != nil {
+				// Every error says where: a record that does not decode
+				// is returned, damage is in Recovery.
+				if err == io.EOF {
+					err = r.Recovery().Err
+				}
+				if err != nil && (!errors.As(err, &de) || de.Offset < 8 || de.Offset >= int64(len(b))) {
+					t.Fatalf("Next: %v (%T), want a *DecodeError inside the file", err, err)
+				}
 				return
 			}
 		}

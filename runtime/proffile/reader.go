@@ -25,6 +25,38 @@ const maxRecord = 1 << 30
 // ErrNotProfile is returned for a file that is not a vprof profile.
 var ErrNotProfile = errors.New("not a vprof profile")
 
+// Causes of a DecodeError that stops reading at damage: the file ends
+// inside a record (a recorder killed while writing), or a record's framing
+// is wrong (its checksum, an implausible length).
+var (
+	ErrTruncated = errors.New("truncated")
+	ErrDamaged   = errors.New("damaged file")
+)
+
+// DecodeError is a part of a profile file that cannot be decoded: What
+// (the magic, the header, record N), at byte Offset of file Name (where
+// that part starts), and why (Err: ErrNotProfile, ErrTruncated,
+// ErrDamaged, or the decoding error of the record's payload, which says
+// which field). As debug/dwarf's DecodeError, with the cause kept for
+// errors.Is and errors.As.
+type DecodeError struct {
+	Name   string
+	Offset int64
+	What   string
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("%s: %s", e.Name, e.where())
+}
+
+// where is the error without the file name, as Recovery.Reason says it.
+func (e *DecodeError) where() string {
+	return fmt.Sprintf("%s at byte %d: %v", e.What, e.Offset, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
 // Recovery says how much of a damaged or incomplete file was read.
 type Recovery struct {
 	Complete bool   // the trailer was read
@@ -32,6 +64,9 @@ type Recovery struct {
 	Records  int64  // complete records read
 	Blocks   int64  // sample blocks read
 	Reason   string // why reading stopped early, if it did
+	// Err is the *DecodeError that stopped reading early, nil when the
+	// file ended between records (a cut without a trailer) or is complete.
+	Err error
 }
 
 func (r Recovery) String() string {
@@ -98,24 +133,27 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 	}
 	var m [8]byte
 	if _, err := io.ReadFull(r.br, m[:]); err != nil {
-		return nil, fmt.Errorf("%s: %w (file too short: %v)", name, ErrNotProfile, err)
+		return nil, &DecodeError{Name: name, Offset: 0, What: "magic", Err: fmt.Errorf("%w (file too short: %v)", ErrNotProfile, err)}
 	}
 	if [6]byte(m[:6]) != magic {
-		return nil, fmt.Errorf("%s: %w (bad magic %q)", name, ErrNotProfile, m[:6])
+		return nil, &DecodeError{Name: name, Offset: 0, What: "magic", Err: fmt.Errorf("%w (bad magic %q)", ErrNotProfile, m[:6])}
 	}
 	if v := binary.LittleEndian.Uint16(m[6:]); v < 1 || v > Version {
-		return nil, fmt.Errorf("%s: profile format version %d, this vprof reads versions 1 to %d", name, v, Version)
+		return nil, &DecodeError{Name: name, Offset: 6, What: "version", Err: fmt.Errorf("profile format version %d, this vprof reads versions 1 to %d", v, Version)}
 	}
 	r.rec.Bytes = 8
+	header := func(err error) error { return &DecodeError{Name: name, Offset: 8, What: "header", Err: err} }
 	kind, payload, err := r.readRecord()
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading header: %v", name, err)
-	}
-	if kind != recHeader {
-		return nil, fmt.Errorf("%s: first record is kind %d, not a header", name, kind)
+	switch {
+	case err == io.EOF:
+		return nil, header(fmt.Errorf("%w: no header", ErrTruncated))
+	case err != nil:
+		return nil, header(err.(*DecodeError).Err)
+	case kind != recHeader:
+		return nil, header(fmt.Errorf("first record is kind %d, not a header", kind))
 	}
 	if err := json.Unmarshal(payload, &r.hdr); err != nil {
-		return nil, fmt.Errorf("%s: header: %v", name, err)
+		return nil, header(err)
 	}
 	return r, nil
 }
@@ -152,13 +190,14 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 	kind, payload, err := r.readRecord()
 	if err != nil {
 		r.done = true
-		if err != io.EOF {
-			r.rec.Reason = err.Error()
+		if de, ok := err.(*DecodeError); ok {
+			r.rec.Reason, r.rec.Err = de.where(), de
 		} else {
 			r.rec.Reason = "no trailer: the recording was cut short"
 		}
 		return nil, io.EOF
 	}
+	at := r.rec.Bytes - int64(1+uvarintLen(uint64(len(payload)))+len(payload)+4) // the record's first byte
 	var out any
 	switch kind {
 	case recObject:
@@ -201,26 +240,30 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 	if err != nil {
 		// The CRC matched, so this is a writer/reader mismatch, not damage.
 		r.done = true
-		r.rec.Reason = fmt.Sprintf("record %d at byte %d: %v", r.rec.Records, r.rec.Bytes, err)
-		return nil, fmt.Errorf("%s: %s", r.name, r.rec.Reason)
+		de := &DecodeError{Name: r.name, Offset: at, What: fmt.Sprintf("record %d", r.rec.Records), Err: err}
+		r.rec.Reason, r.rec.Err = de.where(), de
+		return nil, de
 	}
 	r.rec.Records++
 	return out, nil
 }
 
 // readRecord reads and checks one framed record. It returns io.EOF only at
-// a clean end between records.
+// a clean end between records, else a *DecodeError.
 func (r *Reader) readRecord() (byte, []byte, error) {
 	kind, err := r.br.ReadByte()
 	if err != nil {
 		return 0, nil, io.EOF
 	}
+	bad := func(err error) error {
+		return &DecodeError{Name: r.name, Offset: r.rec.Bytes, What: fmt.Sprintf("record %d", r.rec.Records), Err: err}
+	}
 	n, err := binary.ReadUvarint(r.br)
 	if err != nil {
-		return 0, nil, fmt.Errorf("truncated record length at byte %d", r.rec.Bytes)
+		return 0, nil, bad(fmt.Errorf("%w length", ErrTruncated))
 	}
 	if n > maxRecord {
-		return 0, nil, fmt.Errorf("record length %d at byte %d is implausible (damaged file)", n, r.rec.Bytes)
+		return 0, nil, bad(fmt.Errorf("length %d is implausible (%w)", n, ErrDamaged))
 	}
 	// A record that fits the buffer is decoded where it lies (the payload
 	// is used up before the next read); a larger one, or a cut one, is
@@ -241,7 +284,7 @@ func (r *Reader) readRecord() (byte, []byte, error) {
 		}
 		r.buf = r.buf[:need]
 		if _, err := io.ReadFull(r.br, r.buf); err != nil {
-			return 0, nil, fmt.Errorf("truncated record at byte %d: %v", r.rec.Bytes, err)
+			return 0, nil, bad(fmt.Errorf("%w: %v", ErrTruncated, err)) // not io.EOF: that is a clean end
 		}
 		buf = r.buf
 	}
@@ -256,7 +299,7 @@ func (r *Reader) readRecord() (byte, []byte, error) {
 			m, err := io.ReadFull(r.br, r.buf[len(r.buf):len(r.buf)+chunk])
 			r.buf = r.buf[:len(r.buf)+m]
 			if err != nil {
-				return 0, nil, fmt.Errorf("truncated record at byte %d (%d of %d bytes present)", r.rec.Bytes, r.br.Buffered(), n+4)
+				return 0, nil, bad(fmt.Errorf("%w (%d of %d bytes present)", ErrTruncated, len(r.buf), n+4))
 			}
 		}
 		buf = r.buf
@@ -265,7 +308,7 @@ func (r *Reader) readRecord() (byte, []byte, error) {
 	crc := crc32.Update(0, castagnoli, []byte{kind})
 	crc = crc32.Update(crc, castagnoli, payload)
 	if binary.LittleEndian.Uint32(buf[n:]) != crc {
-		return 0, nil, fmt.Errorf("checksum mismatch in record at byte %d (damaged file)", r.rec.Bytes)
+		return 0, nil, bad(fmt.Errorf("checksum mismatch (%w)", ErrDamaged))
 	}
 	r.rec.Bytes += int64(1 + uvarintLen(n) + int(n) + 4)
 	return kind, payload, nil
@@ -438,7 +481,7 @@ func decodeBlock(p []byte, r *BlockBuffer) error {
 			vals = append(vals, v)
 		}
 		if d.err != nil {
-			return fmt.Errorf("sample %d: %v", i, d.err)
+			return fmt.Errorf("sample %d: %w", i, d.err)
 		}
 		starts[i] = [2]int{start, vstart}
 	}
@@ -524,7 +567,7 @@ func (r *Reader) decodeObjectZ(payload []byte) (*model.Object, error) {
 		return o, errors.New("object record: bad length of its head")
 	}
 	if err := json.Unmarshal(payload[k:k+int(n)], o); err != nil {
-		return o, fmt.Errorf("object record: %v", err)
+		return o, fmt.Errorf("object record: %w", err)
 	}
 	z := payload[k+int(n):]
 	var err error
@@ -563,14 +606,14 @@ func inflateSchema(raw []byte) (*model.Schema, error) {
 	defer zr.Close()
 	js := make([]byte, n)
 	if _, err := io.ReadFull(zr, js); err != nil {
-		return nil, fmt.Errorf("schema: inflating %d bytes: %v", n, err)
+		return nil, fmt.Errorf("schema: inflating %d bytes: %w", n, err)
 	}
 	if m, err := zr.Read(make([]byte, 1)); m > 0 || err != io.EOF {
 		return nil, fmt.Errorf("schema: inflates to more than the %d bytes it claims", n)
 	}
 	s := new(model.Schema)
 	if err := json.Unmarshal(js, s); err != nil {
-		return nil, fmt.Errorf("schema: %v", err)
+		return nil, fmt.Errorf("schema: %w", err)
 	}
 	return s, nil
 }

@@ -7,11 +7,10 @@ package symtab
 import (
 	"fmt"
 
-	"github.com/ianlancetaylor/demangle"
-
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/pcindex"
 	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // Frame is one resolved stack frame.
@@ -91,7 +90,7 @@ func (t *Table) Resolve(pid int32, pc uint64, depth int) Frame {
 		return f
 	}
 	if sym, ok := o.Index.Symbol(link); ok {
-		f.Name, f.Display, f.Symbol = sym.Name, demangle.Filter(sym.Name), true
+		f.Name, f.Display, f.Symbol = sym.Name, symname.Demangle(sym.Name), true
 		return f
 	}
 	f.Name = fmt.Sprintf("[%s+%#x]", BaseName(o.Path), link)

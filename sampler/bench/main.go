@@ -1,19 +1,26 @@
 // Command bench measures what recording costs a program (`make bench`):
-// a 4-thread CPU-bound workload (testdata/bench4.c, fixed work) run plain,
-// under `vprof record` (1 kHz, values, depth 3) with each sampler (ptrace:
-// threads stopped at each tick; perf: the kernel's perf events) and each
-// clock (cpu; wall: every thread at every tick, the blocked main thread
-// too), under `perf record -F 1000`, and built with -pg (gprof),
-// interleaved, several runs each; it prints medians and ratios side by
-// side, vprof's cost per sample by step for each sampler and clock, and
-// how the cost and lost ticks grow with the sampling rate.
+// a server-shaped workload (testdata/benchserver.c: worker threads serving
+// requests against a shared hash table, struct globals, fields behind
+// pointers; fixed work) at 1, 4 and 16 threads, run plain, under the whole
+// `vprof record` command (1 kHz, values and struct fields, depth 3) and
+// under `perf record -F 1000 --call-graph dwarf`, interleaved, several runs
+// each. For each thread count it prints the ratios of the profiled command
+// to the plain one, wall and CPU (program and profiler together), as the
+// median over pairs of runs taken side by side, and vprof's own per-stage
+// breakdown (from the Result that vprof record writes to VPROF_RESULT_JSON).
+// Options add the ptrace sampler, the wall clock, runs without struct
+// fields, the perf events alone (the kernel's share), gcc -pg and a rate
+// sweep.
 //
 // It measures on the machine it runs on, whatever else that machine is
 // doing: the load average is printed with the results, and interleaving
-// the configurations spreads the noise evenly.
+// the configurations spreads the noise evenly. On a machine with fewer
+// CPUs than threads plus one, the wall ratios measure the CPU share the
+// profiler takes from the program, not its cost on an idle server.
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,6 +30,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -34,16 +42,25 @@ import (
 	"github.com/vprof/vprof/sampler"
 )
 
+// goal is the ratio vprof must stay under (issue 18: 3%).
+const goal = 1.03
+
 func main() {
-	runs := flag.Int("runs", 5, "runs of each configuration (at least 5 for the report)")
-	threads := flag.Int("threads", 4, "workload threads")
-	rounds := flag.Int("rounds", 0, "workload rounds (0: calibrate to about -target of plain wall time)")
+	runs := flag.Int("runs", 5, "runs of each configuration (pairs with the plain runs)")
+	threadList := flag.String("threads", "1,4,16", "workload thread counts, measured one after the other")
+	rounds := flag.Int("rounds", 0, "workload rounds (0: calibrate each thread count to about -target of plain wall time)")
 	target := flag.Duration("target", 2*time.Second, "plain wall time to calibrate the workload to")
-	rates := flag.String("rates", "1000,2000,5000,10000", "sampling rates (Hz) of the rate sweep; empty skips it")
-	src := flag.String("src", "", "workload source (default: testdata/bench4.c next to this program)")
-	samplers := flag.String("samplers", "ptrace,perf", "vprof samplers to measure, side by side")
-	clocks := flag.String("clocks", "cpu,wall", "vprof clocks to measure, side by side")
-	fields := flag.Bool("fields", false, "also measure each vprof configuration without struct field variables (dwarfschema.Options.NoFields), side by side")
+	rates := flag.String("rates", "", "sampling rates (Hz) of a rate sweep at the largest thread count, e.g. 1000,2000,5000 (empty: none)")
+	src := flag.String("src", "", "workload source, built with gcc -g -O2 (default: testdata/benchserver.c next to this program)")
+	exe := flag.String("exe", "", "prebuilt workload (THREADS ROUNDS arguments) instead of -src: no compiler needed")
+	vprofBin := flag.String("vprof", "", "the vprof command to measure (default: bin/vprof, else built into a temporary directory);\n"+
+		"NAME=PATH,NAME=PATH measures several side by side (a build before and after a change)")
+	perfBin := flag.String("perf", "perf", "the perf command to compare with")
+	samplers := flag.String("samplers", "perf", "vprof samplers to measure, side by side (perf, ptrace, auto)")
+	clocks := flag.String("clocks", "cpu", "vprof clocks to measure, side by side (cpu, wall)")
+	fields := flag.Bool("fields", false, "also measure each vprof configuration without struct fields (--no-fields), side by side")
+	kernel := flag.Bool("kernel", false, "also measure the perf sampler's events with nothing reading them (the kernel's share)")
+	gprof := flag.Bool("gprof", false, "also measure the workload built with gcc -pg")
 	flag.Parse()
 	var vps []vprofConf
 	for _, c := range strings.Split(*clocks, ",") {
@@ -58,10 +75,33 @@ func main() {
 			}
 		}
 	}
-	if err := run(*runs, *threads, *rounds, *target, *rates, *src, vps); err != nil {
+	var threads []int
+	for _, f := range strings.Split(*threadList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 256 {
+			fmt.Fprintf(os.Stderr, "bench: -threads: bad thread count %q (1 to 256)\n", f)
+			os.Exit(2)
+		}
+		threads = append(threads, n)
+	}
+	o := options{runs: *runs, threads: threads, rounds: *rounds, target: *target, rates: *rates, src: *src, exe: *exe,
+		vprof: *vprofBin, perf: *perfBin, vps: vps, kernel: *kernel, gprof: *gprof}
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+type options struct {
+	runs          int
+	threads       []int
+	rounds        int
+	target        time.Duration
+	rates         string
+	src, exe      string
+	vprof, perf   string
+	vps           []vprofConf
+	kernel, gprof bool
 }
 
 // config is one way of running the workload.
@@ -69,19 +109,23 @@ type config struct {
 	name string
 	run  func() (measure, error)
 	vp   *vprofConf // a vprof recording
+	perf bool       // perf record
 }
 
-// vprofConf is a sampler and a clock of vprof record.
+// vprofConf is a vprof command, a sampler and a clock of vprof record.
 type vprofConf struct {
-	sampler  string
-	clock    model.Clock
-	noFields bool // no struct field variables
+	bin, label string // the command, and its NAME when several are measured
+	sampler    string
+	clock      model.Clock
+	noFields   bool // --no-fields
 }
 
-// key names it in the rate sweep: the sampler, prefixed by the clock
-// unless cpu.
+// key names it: the sampler, prefixed by the clock unless cpu.
 func (v vprofConf) key() string {
 	k := v.sampler
+	if v.label != "" {
+		k = v.label + " " + k
+	}
 	if v.clock != model.ClockCPU {
 		k = string(v.clock) + "-" + v.sampler
 	}
@@ -94,101 +138,180 @@ func (v vprofConf) key() string {
 // measure is one run.
 type measure struct {
 	wall    time.Duration
-	cpu     time.Duration // program and profiler (children + vprof's own)
+	cpu     time.Duration // program and profiler
 	samples int64
 	lost    int64
 	res     *sampler.Result
 }
 
-func run(runs, threads, rounds int, target time.Duration, rates, src string, vps []vprofConf) error {
+// row is one thread count's headline figures, for the closing summary.
+type row struct {
+	threads               int
+	vprof, perf           []ratio // per vprof configuration; perf record's (empty if not run)
+	vprofNames            []string
+	perSample, share, lag []float64 // vprof CPU per sample (µs), vprof CPU / program CPU, lag (ms)
+}
+
+// ratio is a profiled configuration against plain: medians over pairs.
+type ratio struct{ wall, cpu float64 }
+
+func run(o options) error {
 	dir, err := os.MkdirTemp("", "vprof-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if src == "" {
-		src = findSource()
+	exe, pg := o.exe, ""
+	name := filepath.Base(exe)
+	if exe == "" {
+		if o.src == "" {
+			o.src = findSource()
+		}
+		name = filepath.Base(o.src)
+		exe = filepath.Join(dir, strings.TrimSuffix(name, ".c"))
+		if err := gcc(o.src, exe); err != nil {
+			return err
+		}
+		if o.gprof {
+			pg = exe + "-pg"
+			if err := gcc(o.src, pg, "-pg"); err != nil {
+				fmt.Println("  (gcc -pg failed: gprof skipped)")
+				pg = ""
+			}
+		}
+	} else {
+		if exe, err = filepath.Abs(exe); err != nil { // runs in dir
+			return err
+		}
+		if o.gprof {
+			fmt.Println("  (-exe given: gprof skipped, it needs -src)")
+		}
 	}
-	exe := filepath.Join(dir, "bench4")
-	pg := filepath.Join(dir, "bench4-pg")
-	if err := gcc(src, exe); err != nil {
-		return err
-	}
-	haveGprof := gcc(src, pg, "-pg") == nil
-	havePerf := perfWorks(dir)
-
-	if rounds == 0 {
-		m, err := plain(exe, threads, 200)()
+	var bins []string
+	var vps []vprofConf
+	for _, spec := range strings.Split(o.vprof, ",") {
+		label, path, named := strings.Cut(spec, "=")
+		if !named {
+			label, path = "", spec
+		}
+		bin, err := findVprof(path, dir)
 		if err != nil {
 			return err
 		}
-		rounds = max(10, int(float64(200)*target.Seconds()/m.wall.Seconds()))
+		bins = append(bins, bin)
+		for _, vp := range o.vps {
+			vp.bin, vp.label = bin, label
+			vps = append(vps, vp)
+		}
 	}
-	args := []string{exe, fmt.Sprint(threads), fmt.Sprint(rounds)}
-	fmt.Printf("vprof bench: %s, %d threads x %d rounds, %d runs each, %d CPUs, load average %s\n",
-		filepath.Base(src), threads, rounds, runs, runtime.NumCPU(), loadavg())
+	o.vps = vps
+	havePerf := perfWorks(o.perf, dir)
+	perfOK := perfSamplerWorks(dir)
+	fmt.Printf("vprof bench: %s at %v threads, %d runs each, %d CPUs (%s), kernel %s, load average %s\n",
+		name, o.threads, o.runs, runtime.NumCPU(), cpuModel(), kernelRelease(), loadavg())
+	fmt.Printf("  vprof: %s; perf: %s\n", strings.Join(bins, ", "), perfVersion(o.perf, havePerf))
+	var rows []row
+	for _, n := range o.threads {
+		rw, err := measureThreads(o, dir, exe, pg, n, havePerf, perfOK)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, rw)
+	}
+	summary(os.Stdout, rows)
+	return nil
+}
 
-	cfgs := []config{{"plain", plain(exe, threads, rounds), nil}}
+// measureThreads measures every configuration at n threads.
+func measureThreads(o options, dir, exe, pg string, n int, havePerf, perfOK bool) (row, error) {
+	rounds := o.rounds
+	if rounds == 0 {
+		// Calibrate on the median of three short runs.
+		var ws []time.Duration
+		for i := 0; i < 3; i++ {
+			m, err := plain(exe, n, 50)()
+			if err != nil {
+				return row{}, err
+			}
+			ws = append(ws, m.wall)
+		}
+		rounds = max(10, int(50*o.target.Seconds()/median(ws).Seconds()))
+	}
+	args := []string{exe, fmt.Sprint(n), fmt.Sprint(rounds)}
+	fmt.Printf("\n== %d thread(s): %d rounds, %d runs each, load average %s\n", n, rounds, o.runs, loadavg())
+
+	cfgs := []config{{name: "plain", run: plain(exe, n, rounds)}}
 	var vprofs []int // indexes of the vprof configurations
-	perfOK, kernelShare := perfSamplerWorks(dir), false
-	for _, vp := range vps {
+	kernelShare := false
+	for _, vp := range o.vps {
 		if vp.sampler == sampler.SamplerPerf && !perfOK {
 			fmt.Printf("  (vprof's perf sampler not usable here: --clock %s --sampler perf skipped)\n", vp.clock)
 			continue
 		}
 		vprofs = append(vprofs, len(cfgs))
-		what := "values"
+		what := "values, fields"
 		if vp.noFields {
-			what = "values, no fields"
+			what = "values, --no-fields"
 		}
-		cfgs = append(cfgs, config{fmt.Sprintf("vprof record --clock %s --sampler %s (1 kHz, %s, depth 3)", vp.clock, vp.sampler, what),
-			vprofRun(dir, args, time.Millisecond, vp), &vp})
-		if vp.sampler == sampler.SamplerPerf && !kernelShare {
+		prefix := "vprof"
+		if vp.label != "" {
+			prefix = vp.label + ": vprof"
+		}
+		cfgs = append(cfgs, config{name: fmt.Sprintf("%s record --sampler %s --clock %s (%s)", prefix, vp.sampler, vp.clock, what),
+			run: vprofRun(vp.bin, dir, args, time.Millisecond, vp), vp: &vp})
+		if o.kernel && vp.sampler == sampler.SamplerPerf && !kernelShare {
 			kernelShare = true
-			cfgs = append(cfgs, config{"the same perf events alone (the kernel's share)", kernelRun(dir, args, time.Millisecond), nil})
+			cfgs = append(cfgs, config{name: "vprof's perf events alone (the kernel's share)", run: kernelRun(dir, args, time.Millisecond)})
 		}
 	}
 	if havePerf {
-		cfgs = append(cfgs, config{"perf record -F 1000", perfRun(dir, args), nil})
+		cfgs = append(cfgs, config{name: "perf record -F 1000 --call-graph dwarf", run: perfRun(o.perf, dir, args), perf: true})
 	} else {
-		fmt.Println("  (perf record not usable here: skipped)")
+		fmt.Printf("  (%s record not usable here: skipped; make perf-tools installs it)\n", o.perf)
 	}
-	if haveGprof {
-		cfgs = append(cfgs, config{"gcc -pg (gprof)", pgRun(dir, pg, threads, rounds), nil})
-	} else {
-		fmt.Println("  (gcc -pg failed: gprof column skipped)")
+	if pg != "" {
+		cfgs = append(cfgs, config{name: "gcc -pg (gprof)", run: pgRun(dir, pg, n, rounds)})
 	}
-	results, err := interleave(cfgs, runs)
+	results, err := interleave(cfgs, o.runs)
 	if err != nil {
-		return err
+		return row{}, err
 	}
-	table(os.Stdout, cfgs, results)
-	for _, i := range vprofs {
-		steps(os.Stdout, cfgs[i].name, results[i])
+	rw := row{threads: n}
+	ratios := table(os.Stdout, cfgs, results)
+	for i, c := range cfgs {
+		switch {
+		case c.vp != nil:
+			rw.vprof = append(rw.vprof, ratios[i])
+			rw.vprofNames = append(rw.vprofNames, c.vp.key())
+			ps, share, lag := steps(os.Stdout, c.name, results[i], results[0])
+			rw.perSample, rw.share, rw.lag = append(rw.perSample, ps), append(rw.share, share), append(rw.lag, lag)
+		case c.perf:
+			rw.perf = append(rw.perf, ratios[i])
+		}
 	}
 
-	if rates != "" && len(vprofs) > 0 {
+	if o.rates != "" && len(vprofs) > 0 && n == o.threads[len(o.threads)-1] {
 		var sweep []config
 		sweep = append(sweep, cfgs[0])
-		for _, f := range strings.Split(rates, ",") {
+		for _, f := range strings.Split(o.rates, ",") {
 			var hz int
 			if _, err := fmt.Sscan(strings.TrimSpace(f), &hz); err != nil || hz <= 0 {
-				return fmt.Errorf("bad rate %q", f)
+				return row{}, fmt.Errorf("bad rate %q", f)
 			}
 			for _, i := range vprofs {
 				vp := *cfgs[i].vp
-				sweep = append(sweep, config{fmt.Sprintf("%s %d Hz", vp.key(), hz), vprofRun(dir, args, time.Second/time.Duration(hz), vp), &vp})
+				sweep = append(sweep, config{name: fmt.Sprintf("%s %d Hz", vp.key(), hz), run: vprofRun(vp.bin, dir, args, time.Second/time.Duration(hz), vp), vp: &vp})
 			}
 		}
-		n := max(3, runs/2)
-		fmt.Printf("\nRate sweep (%d runs each, interleaved):\n", n)
-		res, err := interleave(sweep, n)
+		k := max(3, o.runs/2)
+		fmt.Printf("\nRate sweep at %d threads (%d runs each, interleaved):\n", n, k)
+		res, err := interleave(sweep, k)
 		if err != nil {
-			return err
+			return row{}, err
 		}
 		rateTable(os.Stdout, sweep, res)
 	}
-	return nil
+	return rw, nil
 }
 
 // perfSamplerWorks reports whether vprof's perf sampler can run here.
@@ -216,12 +339,30 @@ func interleave(cfgs []config, runs int) ([][]measure, error) {
 }
 
 func findSource() string {
-	for _, p := range []string{"testdata/bench4.c", "sampler/bench/testdata/bench4.c"} {
+	for _, p := range []string{"testdata/benchserver.c", "sampler/bench/testdata/benchserver.c"} {
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
 	}
-	return "sampler/bench/testdata/bench4.c"
+	return "sampler/bench/testdata/benchserver.c"
+}
+
+// findVprof is the vprof command to measure: the one given, bin/vprof, or
+// one built into dir.
+func findVprof(given, dir string) (string, error) {
+	if given != "" {
+		return filepath.Abs(given)
+	}
+	for _, p := range []string{"bin/vprof", "../../bin/vprof"} {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return filepath.Abs(p)
+		}
+	}
+	out := filepath.Join(dir, "vprof")
+	if b, err := exec.Command("go", "build", "-o", out, "github.com/vprof/vprof/cmd/vprof").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building vprof (or give -vprof): %w\n%s", err, b)
+	}
+	return out, nil
 }
 
 func gcc(src, out string, extra ...string) error {
@@ -232,11 +373,43 @@ func gcc(src, out string, extra ...string) error {
 	return nil
 }
 
-func perfWorks(dir string) bool {
-	if _, err := exec.LookPath("perf"); err != nil {
+func perfWorks(perf, dir string) bool {
+	if _, err := exec.LookPath(perf); err != nil {
 		return false
 	}
-	return exec.Command("perf", "record", "-q", "-F", "1000", "-o", filepath.Join(dir, "probe.data"), "--", "true").Run() == nil
+	return exec.Command(perf, "record", "-q", "-F", "1000", "--call-graph", "dwarf", "-o", filepath.Join(dir, "probe.data"), "--", "true").Run() == nil
+}
+
+func perfVersion(perf string, ok bool) string {
+	if !ok {
+		return "not usable"
+	}
+	b, err := exec.Command(perf, "--version").Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
+
+func kernelRelease() string {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return "?"
+	}
+	return unix.ByteSliceToString(u.Release[:])
 }
 
 func loadavg() string {
@@ -255,12 +428,6 @@ func loadavg() string {
 func childCPU() time.Duration {
 	var ru unix.Rusage
 	unix.Getrusage(unix.RUSAGE_CHILDREN, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func selfCPU() time.Duration {
-	var ru unix.Rusage
-	unix.Getrusage(unix.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
@@ -286,44 +453,59 @@ func plain(exe string, threads, rounds int) func() (measure, error) {
 	return command(filepath.Dir(exe), exe, fmt.Sprint(threads), fmt.Sprint(rounds))
 }
 
-func perfRun(dir string, args []string) func() (measure, error) {
-	return command(dir, "perf", append([]string{"record", "-q", "-F", "1000", "-o", filepath.Join(dir, "perf.data"), "--"}, args...)...)
+// perfRun is perf record as its users run it for call stacks of code
+// built without frame pointers: 8 KiB of stack copied at each sample,
+// unwound later by perf report.
+func perfRun(perf, dir string, args []string) func() (measure, error) {
+	return command(dir, perf, append([]string{"record", "-q", "-F", "1000", "--call-graph", "dwarf", "-o", filepath.Join(dir, "perf.data"), "--"}, args...)...)
 }
 
 func pgRun(dir, pg string, threads, rounds int) func() (measure, error) {
 	return command(dir, pg, fmt.Sprint(threads), fmt.Sprint(rounds))
 }
 
-// vprofRun records in this process (the same code as `vprof record`), so
-// the recorder's own CPU time and its per-step costs are exact.
-func vprofRun(dir string, args []string, interval time.Duration, vp vprofConf) func() (measure, error) {
-	smp := vp.sampler
+// vprofRun runs the whole vprof record command, as a user would: its
+// start-up, the schema and CFI loading, the recording and the profile's
+// last write are all in the times. vprof writes its Result (the per-step
+// times) to a file named by VPROF_RESULT_JSON.
+func vprofRun(vprof, dir string, args []string, interval time.Duration, vp vprofConf) func() (measure, error) {
 	return func() (measure, error) {
-		devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-		if err != nil {
-			return measure{}, err
+		resPath := filepath.Join(dir, "result.json")
+		os.Remove(resPath)
+		a := []string{"record", "-q", "-o", filepath.Join(dir, "bench.vprof"), "--sampler", vp.sampler, "--clock", string(vp.clock),
+			"--interval", interval.String(), "--depth", "3", "--stack", "64"}
+		if vp.noFields {
+			a = append(a, "--no-fields")
 		}
-		defer devnull.Close()
-		sigs := make(chan os.Signal)
-		c0, s0 := childCPU(), selfCPU()
+		a = append(append(a, "--"), args...)
+		cmd := exec.Command(vprof, a...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "VPROF_RESULT_JSON="+resPath)
+		cmd.Stdout = io.Discard
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		c0 := childCPU()
 		t0 := time.Now()
-		res, err := sampler.Record(sampler.Config{
-			Output: filepath.Join(dir, "bench.vprof"), Args: args, Interval: interval,
-			Clock: vp.clock, Depth: 3, Stack: 64, Signals: sigs, Stdout: devnull, Sampler: smp,
-			NoFields: vp.noFields,
-		})
-		m := measure{wall: time.Since(t0)}
+		err := cmd.Run()
+		m := measure{wall: time.Since(t0), cpu: childCPU() - c0}
 		if err != nil {
-			return m, err
+			return m, fmt.Errorf("%w: %s", err, stderr.String())
+		}
+		b, err := os.ReadFile(resPath)
+		if err != nil {
+			return m, fmt.Errorf("vprof wrote no result (%w): %s", err, stderr.String())
+		}
+		var res sampler.Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			return m, fmt.Errorf("%s: %w", resPath, err)
 		}
 		if res.ExitStatus != 0 {
 			return m, errors.New("workload failed under vprof")
 		}
-		if res.Sampler != smp {
-			return m, fmt.Errorf("recorded with the %s sampler, not %s", res.Sampler, smp)
+		if vp.sampler != sampler.SamplerAuto && res.Sampler != vp.sampler {
+			return m, fmt.Errorf("recorded with the %s sampler, not %s", res.Sampler, vp.sampler)
 		}
-		m.cpu = childCPU() - c0 + selfCPU() - s0
-		m.samples, m.lost, m.res = res.Trailer.Samples, res.Trailer.LostTicks, res
+		m.samples, m.lost, m.res = res.Trailer.Samples, res.Trailer.LostTicks, &res
 		return m, nil
 	}
 }
@@ -404,26 +586,54 @@ func cpus(ms []measure) []time.Duration {
 	return out
 }
 
-func table(w io.Writer, cfgs []config, res [][]measure) {
+// pairRatios is the median over the rounds of interleave of a run's time
+// over the plain run's of the same round.
+func pairRatios(ms, base []measure, of func(measure) time.Duration) float64 {
+	var rs []float64
+	for i := range ms {
+		if i < len(base) && of(base[i]) > 0 {
+			rs = append(rs, of(ms[i]).Seconds()/of(base[i]).Seconds())
+		}
+	}
+	sort.Float64s(rs)
+	switch {
+	case len(rs) == 0:
+		return 0
+	case len(rs)%2 == 1:
+		return rs[len(rs)/2]
+	}
+	return (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+}
+
+func wallOf(m measure) time.Duration { return m.wall }
+func cpuOf(m measure) time.Duration  { return m.cpu }
+
+// table prints every configuration's medians and its ratios to plain, and
+// returns the ratios.
+func table(w io.Writer, cfgs []config, res [][]measure) []ratio {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\nconfiguration\tmedian wall\tvs plain\tmedian CPU (program+profiler)\tvs plain\tmin..max wall\t")
-	base, baseCPU := median(walls(res[0])), median(cpus(res[0]))
+	fmt.Fprintln(tw, "configuration\twall ratio\tCPU ratio\tmedian wall\tmedian CPU (program+profiler)\tmin..max wall\t")
+	out := make([]ratio, len(cfgs))
 	for i, c := range cfgs {
 		ws := walls(res[i])
 		sort.Slice(ws, func(a, b int) bool { return ws[a] < ws[b] })
-		mw, mc := median(ws), median(cpus(res[i]))
-		fmt.Fprintf(tw, "%s\t%.3f s\t%+.1f%%\t%.3f s\t%+.1f%%\t%.3f..%.3f\t\n", c.name, mw.Seconds(),
-			100*(mw.Seconds()/base.Seconds()-1), mc.Seconds(), 100*(mc.Seconds()/baseCPU.Seconds()-1),
-			ws[0].Seconds(), ws[len(ws)-1].Seconds())
+		out[i] = ratio{pairRatios(res[i], res[0], wallOf), pairRatios(res[i], res[0], cpuOf)}
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f s\t%.3f s\t%.3f..%.3f\t\n", c.name, out[i].wall, out[i].cpu,
+			median(ws).Seconds(), median(cpus(res[i])).Seconds(), ws[0].Seconds(), ws[len(ws)-1].Seconds())
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "(ratios: the median over the rounds of the run's time over the plain run's of the same round)")
+	return out
 }
 
-func steps(w io.Writer, name string, ms []measure) {
+// steps prints vprof's per-stage breakdown, from its own Result, and
+// returns vprof's CPU time per sample (µs), its CPU time over the
+// program's, and the mean lag of the perf sampler's samples (ms).
+func steps(w io.Writer, name string, ms, plain []measure) (perSample, share, lagMS float64) {
 	var s sampler.StepStats
 	var samples, lost, values int64
 	var fields uint64
-	var tracer, setup time.Duration
+	var tracer, setup, target time.Duration
 	for _, m := range ms {
 		r := m.res.Steps
 		s.Full += r.Full
@@ -438,6 +648,10 @@ func steps(w io.Writer, name string, ms []measure) {
 		s.Resume += r.Resume
 		s.Ring += r.Ring
 		s.Unwind += r.Unwind
+		s.Globals += r.Globals
+		s.GlobalReads += r.GlobalReads
+		s.Drains += r.Drains
+		s.Poll += r.Poll
 		s.Values += r.Values
 		s.Write += r.Write
 		s.Stopped += r.Stopped
@@ -449,35 +663,88 @@ func steps(w io.Writer, name string, ms []measure) {
 		fields += m.res.Values.Fields
 		tracer += m.res.TracerCPU - m.res.SetupCPU
 		setup += m.res.SetupCPU
+		target += m.res.TargetCPU
 	}
 	n := s.Full + s.Light + s.Perf - s.Dropped
 	if n == 0 {
-		return
+		return 0, 0, 0
 	}
 	us := func(d time.Duration, k uint64) float64 { return float64(d.Nanoseconds()) / float64(max(k, 1)) / 1e3 }
-	fmt.Fprintf(w, "\n%s, per sample (µs, mean of %d samples; %d ticks taken, %d lost):\n", name, n, s.Ticks-s.Perf, lost)
-	fmt.Fprintf(w, "  samples: %d from perf events, %d of running threads stopped, %d of blocked threads\n", s.Perf-s.Dropped, s.Full, s.Light)
-	fmt.Fprintf(w, "  values per sample %.1f, of which fields behind pointers %.1f\n", float64(values)/float64(max(samples, 1)), float64(fields)/float64(max(samples, 1)))
+	fmt.Fprintf(w, "\n%s, per sample (µs, mean of %d samples over %d runs; %d lost):\n", name, n, len(ms), lost)
 	if s.Perf > 0 {
-		fmt.Fprintf(w, "  ring   %.1f  (record parsed, registers and stack copy taken from the ring: no stop)\n", us(s.Ring, n))
+		fmt.Fprintf(w, "  samples: %d from perf events, %d of running threads stopped, %d of blocked threads\n", s.Perf-s.Dropped, s.Full, s.Light)
 	} else {
-		fmt.Fprintf(w, "  choose threads %.1f per tick (%.1f per sample)\n", us(s.Decide, s.Ticks), us(s.Decide, n))
-		fmt.Fprintf(w, "  stop   %.1f  (PTRACE_INTERRUPT to stopped: latency, the tracer sleeps)\n", us(s.Stop, s.Full))
-		fmt.Fprintf(w, "  regs   %.1f  (PTRACE_GETREGS)\n", us(s.Regs, s.Full))
-		fmt.Fprintf(w, "  copy   %.1f  (stack window, process_vm_readv)\n", us(s.Read, n))
-		fmt.Fprintf(w, "  resume %.1f  (PTRACE_CONT)\n", us(s.Resume, s.Full))
+		fmt.Fprintf(w, "  samples: %d of running threads stopped, %d of blocked threads (%d ticks)\n", s.Full, s.Light, s.Ticks)
 	}
-	fmt.Fprintf(w, "  unwind %.1f  (CFI, cached)\n", us(s.Unwind, n))
-	fmt.Fprintf(w, "  values %.1f  (locations, batched reads, globals)\n", us(s.Values, n))
-	fmt.Fprintf(w, "  write  %.1f  (encoding)\n", us(s.Write, n))
+	fmt.Fprintf(w, "  values per sample %.1f, of which fields behind pointers %.1f\n", float64(values)/float64(max(samples, 1)), float64(fields)/float64(max(samples, 1)))
+	staged := s.Unwind + s.Globals + s.Values + s.Write
 	if s.Perf > 0 {
-		fmt.Fprintf(w, "  globals and heap read %.2f ms after the tick on average, at most %.1f ms\n",
-			us(s.Lag, n)/1e3, float64(s.MaxLag.Nanoseconds())/1e6)
-		fmt.Fprintf(w, "  vprof's CPU time %.1f per sample after start-up (drains, waits, flushes; start-up %.0f ms per run)\n",
-			us(tracer, n), float64(setup.Milliseconds())/float64(len(ms)))
+		fmt.Fprintf(w, "  poll    %6.1f  (draining the rings besides their records: %.1f µs per drain, %.1f samples per drain)\n",
+			us(s.Poll, n), us(s.Poll, s.Drains), float64(n)/float64(max(s.Drains, 1)))
+		fmt.Fprintf(w, "  ring    %6.1f  (a record taken from its ring: parsed, registers and stack copy)\n", us(s.Ring, n))
+		staged += s.Ring + s.Poll
 	} else {
-		fmt.Fprintf(w, "  held stopped %.1f per sample; vprof's CPU time %.1f per sample after start-up (ticks, waits, flushes; start-up %.0f ms per run)\n",
-			us(s.Stopped, s.Full), us(tracer, n), float64(setup.Milliseconds())/float64(len(ms)))
+		fmt.Fprintf(w, "  choose  %6.1f  per tick (%.1f per sample)\n", us(s.Decide, s.Ticks), us(s.Decide, n))
+		fmt.Fprintf(w, "  stop    %6.1f  (PTRACE_INTERRUPT to stopped: latency, the tracer sleeps)\n", us(s.Stop, s.Full))
+		fmt.Fprintf(w, "  regs    %6.1f  (PTRACE_GETREGS)\n", us(s.Regs, s.Full))
+		fmt.Fprintf(w, "  copy    %6.1f  (stack window, process_vm_readv)\n", us(s.Read, n))
+		fmt.Fprintf(w, "  resume  %6.1f  (PTRACE_CONT)\n", us(s.Resume, s.Full))
+		staged += s.Decide + s.Regs + s.Read + s.Resume
+	}
+	fmt.Fprintf(w, "  globals %6.1f  (%.1f µs per read, once per process per drain or tick)\n", us(s.Globals, n), us(s.Globals, s.GlobalReads))
+	fmt.Fprintf(w, "  unwind  %6.1f  (CFI, cached)\n", us(s.Unwind, n))
+	fmt.Fprintf(w, "  values  %6.1f  (locations, batched reads, fields behind pointers)\n", us(s.Values, n))
+	fmt.Fprintf(w, "  write   %6.1f  (encoding into the profile)\n", us(s.Write, n))
+	fmt.Fprintf(w, "  other   %6.1f  (vprof's CPU time outside those: waking up, tracee events, flushes, the Go runtime)\n",
+		us(max(tracer-staged, 0), n))
+	perSample = us(tracer, n)
+	fmt.Fprintf(w, "  = vprof's CPU %.1f per sample after start-up (start-up %.0f ms per run)\n", perSample, float64(setup.Milliseconds())/float64(len(ms)))
+	if target > 0 {
+		share = (tracer + setup).Seconds() / target.Seconds()
+		fmt.Fprintf(w, "  vprof's CPU time is %.2f%% of the program's\n", 100*share)
+	}
+	if s.Perf > 0 {
+		lagMS = us(s.Lag, n) / 1e3
+		fmt.Fprintf(w, "  globals and heap read %.2f ms after the tick on average, at most %.1f ms\n", lagMS, float64(s.MaxLag.Nanoseconds())/1e6)
+	} else {
+		fmt.Fprintf(w, "  held stopped %.1f per sample\n", us(s.Stopped, s.Full))
+	}
+	return perSample, share, lagMS
+}
+
+// summary prints the headline: every thread count's ratios side by side.
+func summary(w io.Writer, rows []row) {
+	if len(rows) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "\nSummary (ratios to the plain command, median over pairs of runs; goal: vprof at most", goal, "wall and CPU):")
+	hdr := "threads\t"
+	for _, k := range rows[0].vprofNames {
+		hdr += fmt.Sprintf("vprof %s wall\tCPU\tµs/sample\tCPU share\t", k)
+	}
+	hdr += "perf record wall\tCPU\t"
+	fmt.Fprintln(tw, hdr)
+	ok := true
+	for _, r := range rows {
+		line := fmt.Sprintf("%d\t", r.threads)
+		for i, v := range r.vprof {
+			mark := ""
+			if v.wall > goal || v.cpu > goal {
+				mark, ok = " *", false
+			}
+			line += fmt.Sprintf("%.3f\t%.3f%s\t%.1f\t%.2f%%\t", v.wall, v.cpu, mark, r.perSample[i], 100*r.share[i])
+		}
+		if len(r.perf) > 0 {
+			line += fmt.Sprintf("%.3f\t%.3f\t", r.perf[0].wall, r.perf[0].cpu)
+		} else {
+			line += "-\t-\t"
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	if !ok {
+		fmt.Fprintf(w, "(* over %.2f)\n", goal)
 	}
 }
 

@@ -1,6 +1,12 @@
 package unwind
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/go-delve/delve/pkg/dwarf/op"
+
+	"github.com/vprof/vprof/runtime/dwarfexpr"
+)
 
 // Expression evaluation errors. They are fixed values so that a failed
 // evaluation on the sampling path does not allocate.
@@ -88,50 +94,50 @@ func Eval(expr []byte, ctx *Context, res *Result, initial ...uint64) error {
 		sp++
 		return true
 	}
+	var o dwarfexpr.Op
 	for pc < len(expr) {
-		op := expr[pc]
-		pc++
+		n, err := o.Decode(expr[pc:])
 		switch {
-		case op >= 0x30 && op <= 0x4f: // DW_OP_lit0..31
-			if !push(uint64(op - 0x30)) {
+		case err == dwarfexpr.ErrUnknownOp:
+			return ErrUnsupported
+		case err != nil && !evaluates(o.Code):
+			// Operands of an operation not evaluated here, cut: the
+			// operation's own answer.
+			return ErrUnsupported
+		case err != nil:
+			return ErrMalformed
+		}
+		pc += n
+		// The register of regN, regx, bregN and bregx is o.U, the
+		// number of litN too.
+		switch c := o.Code; {
+		case c >= op.DW_OP_lit0 && c <= op.DW_OP_lit31:
+			if !push(o.U) {
 				return ErrMalformed
 			}
 			continue
-		case op >= 0x50 && op <= 0x6f: // DW_OP_reg0..31
-			regLoc = int(op - 0x50)
+		case c >= op.DW_OP_reg0 && c <= op.DW_OP_reg31 || c == op.DW_OP_regx:
+			regLoc = int(o.U)
 			continue
-		case op >= 0x70 && op <= 0x8f: // DW_OP_breg0..31 sleb
-			off, n := sleb(expr[pc:])
-			if n == 0 {
-				return ErrMalformed
-			}
-			pc += n
-			v, ok := ctx.reg(int(op - 0x70))
+		case c >= op.DW_OP_breg0 && c <= op.DW_OP_breg31 || c == op.DW_OP_bregx:
+			v, ok := ctx.reg(int(o.U))
 			if !ok {
 				return ErrUnavailable
 			}
-			if !push(v + uint64(off)) {
+			if !push(v + uint64(o.S)) {
 				return ErrMalformed
 			}
 			continue
 		}
-		switch op {
-		case 0x03: // DW_OP_addr
-			if pc+8 > len(expr) {
+		switch o.Code {
+		case op.DW_OP_addr:
+			if !push(o.U + ctx.Bias) {
 				return ErrMalformed
 			}
-			if !push(le(expr[pc:pc+8]) + ctx.Bias) {
-				return ErrMalformed
-			}
-			pc += 8
-		case 0x06, 0x94: // DW_OP_deref, DW_OP_deref_size
+		case op.DW_OP_deref, op.DW_OP_deref_size, dwarfexpr.DW_OP_deref_type, dwarfexpr.DW_OP_GNU_deref_type:
 			size := 8
-			if op == 0x94 {
-				if pc >= len(expr) {
-					return ErrMalformed
-				}
-				size = int(expr[pc])
-				pc++
+			if o.Code != op.DW_OP_deref {
+				size = int(o.U)
 			}
 			if sp == 0 || size < 1 || size > 8 {
 				return ErrMalformed
@@ -141,162 +147,116 @@ func Eval(expr []byte, ctx *Context, res *Result, initial ...uint64) error {
 				return ErrUnreadable
 			}
 			st[sp-1] = v
-		case 0xa6, 0xf6: // DW_OP_deref_type size, type
-			if pc >= len(expr) {
+		case op.DW_OP_const1u, op.DW_OP_const2u, op.DW_OP_const4u, op.DW_OP_const8u, op.DW_OP_constu,
+			op.DW_OP_const1s, op.DW_OP_const2s, op.DW_OP_const4s, op.DW_OP_const8s, op.DW_OP_consts:
+			v, _ := o.Constant()
+			if !push(uint64(v)) {
 				return ErrMalformed
 			}
-			size := int(expr[pc])
-			pc++
-			_, n := uleb(expr[pc:])
-			if n == 0 || sp == 0 || size < 1 || size > 8 {
-				return ErrMalformed
-			}
-			pc += n
-			v, ok := ctx.Mem.Read(st[sp-1], size)
-			if !ok {
-				return ErrUnreadable
-			}
-			st[sp-1] = v
-		case 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f: // DW_OP_const{1,2,4,8}{u,s}
-			size := 1 << ((op - 0x08) / 2)
-			if pc+size > len(expr) {
-				return ErrMalformed
-			}
-			v := le(expr[pc : pc+size])
-			if (op-0x08)%2 == 1 { // signed
-				shift := 64 - 8*uint(size)
-				v = uint64(int64(v<<shift) >> shift)
-			}
-			pc += size
-			if !push(v) {
-				return ErrMalformed
-			}
-		case 0x10: // DW_OP_constu
-			v, n := uleb(expr[pc:])
-			if n == 0 || !push(v) {
-				return ErrMalformed
-			}
-			pc += n
-		case 0x11: // DW_OP_consts
-			v, n := sleb(expr[pc:])
-			if n == 0 || !push(uint64(v)) {
-				return ErrMalformed
-			}
-			pc += n
-		case 0x12: // DW_OP_dup
+		case op.DW_OP_dup:
 			if sp == 0 || !push(st[sp-1]) {
 				return ErrMalformed
 			}
-		case 0x13: // DW_OP_drop
+		case op.DW_OP_drop:
 			if sp == 0 {
 				return ErrMalformed
 			}
 			sp--
-		case 0x14: // DW_OP_over
+		case op.DW_OP_over:
 			if sp < 2 || !push(st[sp-2]) {
 				return ErrMalformed
 			}
-		case 0x15: // DW_OP_pick
-			if pc >= len(expr) {
-				return ErrMalformed
-			}
-			i := int(expr[pc])
-			pc++
+		case op.DW_OP_pick:
+			i := int(o.U)
 			if i >= sp || !push(st[sp-1-i]) {
 				return ErrMalformed
 			}
-		case 0x16: // DW_OP_swap
+		case op.DW_OP_swap:
 			if sp < 2 {
 				return ErrMalformed
 			}
 			st[sp-1], st[sp-2] = st[sp-2], st[sp-1]
-		case 0x17: // DW_OP_rot
+		case op.DW_OP_rot:
 			if sp < 3 {
 				return ErrMalformed
 			}
 			st[sp-1], st[sp-2], st[sp-3] = st[sp-2], st[sp-3], st[sp-1]
-		case 0x19, 0x1f, 0x20: // DW_OP_abs, neg, not
+		case op.DW_OP_abs, op.DW_OP_neg, op.DW_OP_not:
 			if sp == 0 {
 				return ErrMalformed
 			}
 			v := st[sp-1]
-			switch op {
-			case 0x19:
+			switch o.Code {
+			case op.DW_OP_abs:
 				if int64(v) < 0 {
 					v = -v
 				}
-			case 0x1f:
+			case op.DW_OP_neg:
 				v = -v
-			case 0x20:
+			case op.DW_OP_not:
 				v = ^v
 			}
 			st[sp-1] = v
-		case 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x21, 0x22, 0x24, 0x25, 0x26, 0x27,
-			0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e: // binary operators
+		case op.DW_OP_and, op.DW_OP_div, op.DW_OP_minus, op.DW_OP_mod, op.DW_OP_mul, op.DW_OP_or,
+			op.DW_OP_plus, op.DW_OP_shl, op.DW_OP_shr, op.DW_OP_shra, op.DW_OP_xor,
+			op.DW_OP_eq, op.DW_OP_ge, op.DW_OP_gt, op.DW_OP_le, op.DW_OP_lt, op.DW_OP_ne:
 			if sp < 2 {
 				return ErrMalformed
 			}
 			b, a := st[sp-1], st[sp-2]
 			sp--
 			var r uint64
-			switch op {
-			case 0x1a:
+			switch o.Code {
+			case op.DW_OP_and:
 				r = a & b
-			case 0x1b: // div (signed)
+			case op.DW_OP_div: // signed
 				if b == 0 {
 					return ErrMalformed
 				}
 				r = uint64(int64(a) / int64(b))
-			case 0x1c:
+			case op.DW_OP_minus:
 				r = a - b
-			case 0x1d: // mod
+			case op.DW_OP_mod:
 				if b == 0 {
 					return ErrMalformed
 				}
 				r = a % b
-			case 0x1e:
+			case op.DW_OP_mul:
 				r = a * b
-			case 0x21:
+			case op.DW_OP_or:
 				r = a | b
-			case 0x22:
+			case op.DW_OP_plus:
 				r = a + b
-			case 0x24:
+			case op.DW_OP_shl:
 				r = a << (b & 63)
-			case 0x25:
+			case op.DW_OP_shr:
 				r = a >> (b & 63)
-			case 0x26:
+			case op.DW_OP_shra:
 				r = uint64(int64(a) >> (b & 63))
-			case 0x27:
+			case op.DW_OP_xor:
 				r = a ^ b
-			case 0x29:
+			case op.DW_OP_eq:
 				r = b2u(a == b)
-			case 0x2a:
+			case op.DW_OP_ge:
 				r = b2u(int64(a) >= int64(b))
-			case 0x2b:
+			case op.DW_OP_gt:
 				r = b2u(int64(a) > int64(b))
-			case 0x2c:
+			case op.DW_OP_le:
 				r = b2u(int64(a) <= int64(b))
-			case 0x2d:
+			case op.DW_OP_lt:
 				r = b2u(int64(a) < int64(b))
-			case 0x2e:
+			case op.DW_OP_ne:
 				r = b2u(a != b)
 			}
 			st[sp-1] = r
-		case 0x23: // DW_OP_plus_uconst
-			v, n := uleb(expr[pc:])
-			if n == 0 || sp == 0 {
+		case op.DW_OP_plus_uconst:
+			if sp == 0 {
 				return ErrMalformed
 			}
-			pc += n
-			st[sp-1] += v
-		case 0x28, 0x2f: // DW_OP_bra, DW_OP_skip
-			if pc+2 > len(expr) {
-				return ErrMalformed
-			}
-			off := int(int16(le(expr[pc : pc+2])))
-			pc += 2
+			st[sp-1] += o.U
+		case op.DW_OP_bra, op.DW_OP_skip:
 			take := true
-			if op == 0x28 {
+			if o.Code == op.DW_OP_bra {
 				if sp == 0 {
 					return ErrMalformed
 				}
@@ -304,61 +264,22 @@ func Eval(expr []byte, ctx *Context, res *Result, initial ...uint64) error {
 				take = st[sp] != 0
 			}
 			if take {
-				pc += off
+				pc += int(o.S)
 				if pc < 0 || pc > len(expr) {
 					return ErrMalformed
 				}
 			}
-		case 0x90: // DW_OP_regx
-			r, n := uleb(expr[pc:])
-			if n == 0 {
-				return ErrMalformed
-			}
-			pc += n
-			regLoc = int(r)
-		case 0x91: // DW_OP_fbreg
-			off, n := sleb(expr[pc:])
-			if n == 0 {
-				return ErrMalformed
-			}
-			pc += n
+		case op.DW_OP_fbreg:
 			if !ctx.HasFB {
 				return ErrNoFrameBase
 			}
-			if !push(ctx.FrameBase + uint64(off)) {
+			if !push(ctx.FrameBase + uint64(o.S)) {
 				return ErrMalformed
 			}
-		case 0x92: // DW_OP_bregx
-			r, n := uleb(expr[pc:])
-			if n == 0 {
-				return ErrMalformed
-			}
-			pc += n
-			off, m := sleb(expr[pc:])
-			if m == 0 {
-				return ErrMalformed
-			}
-			pc += m
-			v, ok := ctx.reg(int(r))
-			if !ok {
-				return ErrUnavailable
-			}
-			if !push(v + uint64(off)) {
-				return ErrMalformed
-			}
-		case 0x93, 0x9d: // DW_OP_piece, DW_OP_bit_piece
-			size, n := uleb(expr[pc:])
-			if n == 0 {
-				return ErrMalformed
-			}
-			pc += n
-			if op == 0x9d {
-				boff, m := uleb(expr[pc:])
-				if m == 0 {
-					return ErrMalformed
-				}
-				pc += m
-				if size%8 != 0 || boff != 0 {
+		case op.DW_OP_piece, op.DW_OP_bit_piece:
+			size := o.U
+			if o.Code == op.DW_OP_bit_piece {
+				if size%8 != 0 || o.U2 != 0 {
 					return ErrUnsupported
 				}
 				size /= 8
@@ -384,75 +305,43 @@ func Eval(expr []byte, ctx *Context, res *Result, initial ...uint64) error {
 				p.Kind = PieceEmpty
 			}
 			regLoc, isValue, hasImplicit = -1, false, false
-		case 0x96: // DW_OP_nop
-		case 0x9c: // DW_OP_call_frame_cfa
+		case op.DW_OP_nop:
+		case op.DW_OP_call_frame_cfa:
 			if !ctx.HasCFA {
 				return ErrNoFrameBase
 			}
 			if !push(ctx.CFA) {
 				return ErrMalformed
 			}
-		case 0x9e: // DW_OP_implicit_value len, bytes
-			l, n := uleb(expr[pc:])
-			if n == 0 || l > uint64(len(expr)-pc-n) {
-				return ErrMalformed
-			}
-			pc += n
-			if l > 8 {
+		case op.DW_OP_implicit_value:
+			v, ok := o.BlockValue()
+			if !ok {
 				return ErrUnsupported
 			}
-			implicit, hasImplicit = le(expr[pc:pc+int(l)]), true
-			pc += int(l)
-		case 0x9f: // DW_OP_stack_value
+			implicit, hasImplicit = v, true
+		case op.DW_OP_stack_value:
 			isValue = true
-		case 0xa3, 0xf3: // DW_OP_entry_value, DW_OP_GNU_entry_value
-			l, n := uleb(expr[pc:])
-			if n == 0 || l > uint64(len(expr)-pc-n) {
-				return ErrMalformed
-			}
-			pc += n
-			sub := expr[pc : pc+int(l)]
-			pc += int(l)
+		case dwarfexpr.DW_OP_entry_value, dwarfexpr.DW_OP_GNU_entry_value:
 			if ctx.Entry == nil {
 				return ErrEntryValue
 			}
-			v, err := ctx.Entry.EntryValue(sub)
+			v, err := ctx.Entry.EntryValue(o.Block)
 			if err != nil {
 				return err
 			}
 			if !push(v) {
 				return ErrMalformed
 			}
-		case 0xa4, 0xf4: // DW_OP_const_type type, size, bytes
-			_, n := uleb(expr[pc:])
-			if n == 0 || pc+n >= len(expr) {
-				return ErrMalformed
-			}
-			pc += n
-			size := int(expr[pc])
-			pc++
-			if pc+size > len(expr) {
-				return ErrMalformed
-			}
-			if size > 8 {
+		case dwarfexpr.DW_OP_const_type, dwarfexpr.DW_OP_GNU_const_type:
+			v, ok := o.BlockValue()
+			if !ok {
 				return ErrUnsupported
 			}
-			if !push(le(expr[pc : pc+size])) {
+			if !push(v) {
 				return ErrMalformed
 			}
-			pc += size
-		case 0xa5, 0xf5: // DW_OP_regval_type reg, type
-			r, n := uleb(expr[pc:])
-			if n == 0 {
-				return ErrMalformed
-			}
-			pc += n
-			_, m := uleb(expr[pc:])
-			if m == 0 {
-				return ErrMalformed
-			}
-			pc += m
-			v, ok := ctx.reg(int(r))
+		case dwarfexpr.DW_OP_regval_type, dwarfexpr.DW_OP_GNU_regval_type:
+			v, ok := ctx.reg(int(o.U))
 			if !ok {
 				return ErrUnavailable
 			}
@@ -501,44 +390,17 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// le decodes up to 8 little-endian bytes.
-func le(b []byte) uint64 {
-	var v uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		v = v<<8 | uint64(b[i])
+// evaluates reports whether Eval evaluates operation c; for the others it
+// answers ErrUnsupported, also when their operands are cut.
+func evaluates(c op.Opcode) bool {
+	switch c {
+	case op.DW_OP_xderef, op.DW_OP_xderef_size, op.DW_OP_push_object_address, op.DW_OP_call2,
+		op.DW_OP_call4, op.DW_OP_call_ref, op.DW_OP_form_tls_address:
+		return false
 	}
-	return v
-}
-
-// uleb decodes an unsigned LEB128; n is 0 on malformed input.
-func uleb(b []byte) (v uint64, n int) {
-	var shift uint
-	for i, c := range b {
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
-}
-
-// sleb decodes a signed LEB128; n is 0 on malformed input.
-func sleb(b []byte) (v int64, n int) {
-	var shift uint
-	for i, c := range b {
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v, i + 1
-		}
-	}
-	return 0, 0
+	return c < dwarfexpr.DW_OP_implicit_pointer || c == dwarfexpr.DW_OP_entry_value ||
+		c == dwarfexpr.DW_OP_GNU_entry_value || c == dwarfexpr.DW_OP_const_type ||
+		c == dwarfexpr.DW_OP_GNU_const_type || c == dwarfexpr.DW_OP_regval_type ||
+		c == dwarfexpr.DW_OP_GNU_regval_type || c == dwarfexpr.DW_OP_deref_type ||
+		c == dwarfexpr.DW_OP_GNU_deref_type
 }

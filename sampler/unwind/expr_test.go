@@ -207,3 +207,28 @@ func FuzzLoadBytes(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkEval evaluates the shapes the sampler meets per variable and
+// frame: a frame slot, a register-relative stack value, an entry value
+// and the PLT's CFA rule.
+func BenchmarkEval(b *testing.B) {
+	regs := &Regs{}
+	regs.Set(RSP, 0x1000)
+	regs.Set(RBX, 40)
+	regs.Set(RIP, 0x202c)
+	mem := &sliceMem{base: 0x1000, b: make([]byte, 64)}
+	ctx := Context{Regs: regs, Mem: mem, FrameBase: 0x1010, HasFB: true, Entry: fixedEntry{v: 1}}
+	exprs := [][]byte{
+		{0x91, 0x70},             // DW_OP_fbreg -16
+		{0x73, 0x02, 0x9f},       // DW_OP_breg3 2; DW_OP_stack_value
+		{0x77, 0x08, 0x06},       // DW_OP_breg7 8; DW_OP_deref
+		{0xa3, 0x01, 0x55, 0x9f}, // DW_OP_entry_value(DW_OP_reg5); DW_OP_stack_value
+		{0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22},
+	}
+	var res Result
+	for b.Loop() {
+		for _, e := range exprs {
+			Eval(e, &ctx, &res)
+		}
+	}
+}

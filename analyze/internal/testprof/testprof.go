@@ -7,9 +7,9 @@
 package testprof
 
 import (
-	"github.com/vprof/vprof/runtime/model"
 	"path/filepath"
 
+	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
 )
 

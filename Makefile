@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 VPROF   := $(BIN)/vprof
 
-.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench bench-memory eval clean chromium xray-tools xray-demo perf-tools
+.PHONY: install debug-tools check-slowdown all build vprof testprogs test fuzz demo bench bench-memory bench-schema eval clean chromium xray-tools xray-demo perf-tools
 
 all: build testprogs
 
@@ -86,6 +86,13 @@ perf-tools:
 # whole in memory side by side.
 bench-memory:
 	VPROF_BENCH_MEMORY=1 $(GO) test -run - -bench 'AnalyzeMemory|TimelineMemory' -benchtime 1x -timeout 60m ./analyze/rank ./analyze/regtime
+
+# Schema reading vs gdb -batch -readnow on the same binaries, alternated:
+# medians of wall, CPU and peak RSS, ratios side by side. Binaries:
+# BENCH_SCHEMA_BINS (default gold, whose DWARF is in Debian's
+# binutils-x86-64-linux-gnu-dbg); skips cleanly without gdb or DWARF.
+bench-schema: build
+	$(GO) run ./dwarfschema/bench $(BENCH_SCHEMA_FLAGS) $(BENCH_SCHEMA_BINS)
 
 eval: build testprogs
 	$(MAKE) -C testprogs pg

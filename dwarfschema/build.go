@@ -403,11 +403,14 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		}
 	}
 	// Sort the compact records (half the size of a Loc), then expand.
-	n := 0
+	n := 0 // the records, and those of the fields of structs at fixed addresses
 	for _, ch := range l.locs.chunks {
 		for i := range ch {
-			if vid[ch[i].v] >= 0 {
+			if v := vid[ch[i].v]; v >= 0 {
 				n++
+				if ch[i].kind == model.LocAddr {
+					n += len(globalFields[v])
+				}
 			}
 		}
 	}

@@ -178,6 +178,14 @@ type loader struct {
 
 	recordByName map[recordKey]int32 // complete structs by name (definition), built on first use
 
+	// Names are kept once: debug/dwarf makes a new string for every
+	// attribute read, and the records of a large C++ program hold
+	// millions of copies of a few hundred thousand names (for gold, a
+	// third of the heap).
+	names     map[string]string
+	qualified map[[2]string]string // prefix, name -> prefix+name
+	altStrs   map[uint64]string    // the supplementary file's strings by offset
+
 	// replaced marks, by VarID, a struct global whose fields cover every
 	// member: it is dropped once narrowGlobals has used its extent.
 	replaced []bool
@@ -189,7 +197,35 @@ func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {
 		addrSec: parseAddr(w.addr),
 		fileIdx: map[string]int32{},
 		exprs:   map[string]int32{},
+
+		names:     map[string]string{},
+		qualified: map[[2]string]string{},
+		altStrs:   map[uint64]string{},
 	}
+}
+
+// name reads a string attribute (a name) and returns its one kept copy.
+func (l *loader) name(e *dwarf.Entry, a dwarf.Attr) string {
+	s := l.str(e, a)
+	if s == "" {
+		return ""
+	}
+	if c, ok := l.names[s]; ok {
+		return c
+	}
+	l.names[s] = s
+	return s
+}
+
+// qualify returns the one kept copy of prefix+name.
+func (l *loader) qualify(prefix, name string) string {
+	k := [2]string{prefix, name}
+	if c, ok := l.qualified[k]; ok {
+		return c
+	}
+	c := prefix + name
+	l.qualified[k] = c
+	return c
 }
 
 func (l *loader) run() error {
@@ -274,6 +310,9 @@ func (l *loader) str(e *dwarf.Entry, a dwarf.Attr) string {
 	if l.w.sup == nil {
 		return ""
 	}
+	if s, ok := l.altStrs[off]; ok {
+		return s
+	}
 	b := l.w.sup.str
 	if off >= uint64(len(b)) {
 		return ""
@@ -282,7 +321,9 @@ func (l *loader) str(e *dwarf.Entry, a dwarf.Attr) string {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		b = b[:i]
 	}
-	return string(b)
+	s := string(b)
+	l.altStrs[off] = s
+	return s
 }
 
 // readUnitHeaders lists the units of .debug_info with their versions
@@ -454,7 +495,7 @@ func (l *loader) walk() error {
 			if name == "" {
 				name = "(anonymous namespace)"
 			}
-			next.prefix = parent.prefix + name + "::"
+			next.prefix = l.qualify(parent.prefix, name+"::")
 
 		case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
 			tr := l.typeRec(e, parent.prefix)
@@ -471,7 +512,7 @@ func (l *loader) walk() error {
 			// C++: static data members (declarations, completed by a
 			// definition with DW_AT_specification), member functions and
 			// nested types. Nothing here belongs to a function.
-			next = frame{container: noContainer, prefix: tr.name + "::", inType: int32(l.types.len())}
+			next = frame{container: noContainer, prefix: l.qualify(tr.name, "::"), inType: int32(l.types.len())}
 
 		case dwarf.TagMember, dwarf.TagInheritance:
 			if parent.inType > 0 {
@@ -568,7 +609,7 @@ func (l *loader) member(e *dwarf.Entry) (memberRec, bool) {
 	if x, _ := e.Val(dwarf.AttrExternal).(bool); x {
 		return memberRec{}, false
 	}
-	m := memberRec{name: l.str(e, dwarf.AttrName), inherit: e.Tag == dwarf.TagInheritance}
+	m := memberRec{name: l.name(e, dwarf.AttrName), inherit: e.Tag == dwarf.TagInheritance}
 	m.typ, m.hasType = l.ref(e, dwarf.AttrType)
 	if e.AttrField(dwarf.AttrBitSize) != nil || e.AttrField(dwarf.AttrDataBitOffset) != nil {
 		m.bits = true
@@ -765,13 +806,13 @@ func (l *loader) subprogram(e *dwarf.Entry, cu int32, parent *frame) subRec {
 	} else if o, ok := l.ref(e, dwarf.AttrSpecification); ok {
 		sr.origin = o
 	}
-	sr.name = l.str(e, dwarf.AttrName)
+	sr.name = l.name(e, dwarf.AttrName)
 	if sr.name != "" && parent.prefix != "" {
-		sr.name = parent.prefix + sr.name
+		sr.name = l.qualify(parent.prefix, sr.name)
 	}
-	sr.linkage = l.str(e, dwarf.AttrLinkageName)
+	sr.linkage = l.name(e, dwarf.AttrLinkageName)
 	if sr.linkage == "" {
-		sr.linkage = l.str(e, attrMIPSLinkageName)
+		sr.linkage = l.name(e, attrMIPSLinkageName)
 	}
 	if f, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
 		sr.file = l.cuFile(cu, f)
@@ -792,9 +833,9 @@ func (l *loader) subprogram(e *dwarf.Entry, cu int32, parent *frame) subRec {
 func (l *loader) typeRec(e *dwarf.Entry, prefix string) typeRec {
 	tr := typeRec{off: l.base + dieOff(e.Offset), tag: e.Tag, size: -1}
 	tr.typ, tr.hasType = l.ref(e, dwarf.AttrType)
-	tr.name = l.str(e, dwarf.AttrName)
+	tr.name = l.name(e, dwarf.AttrName)
 	if tr.name != "" && prefix != "" {
-		tr.name = prefix + tr.name
+		tr.name = l.qualify(prefix, tr.name)
 	}
 	if n, ok := e.Val(dwarf.AttrByteSize).(int64); ok {
 		tr.size = n
@@ -815,9 +856,9 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 	} else if o, ok := l.ref(e, dwarf.AttrSpecification); ok {
 		vr.origin = o
 	}
-	vr.name = l.str(e, dwarf.AttrName)
+	vr.name = l.name(e, dwarf.AttrName)
 	if vr.name != "" && parent.prefix != "" && parent.container == noContainer {
-		vr.name = parent.prefix + vr.name
+		vr.name = l.qualify(parent.prefix, vr.name)
 	}
 	if f, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
 		vr.file = l.cuFile(cu, f)

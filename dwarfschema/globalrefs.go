@@ -1,9 +1,12 @@
 package dwarfschema
 
 import (
+	"cmp"
 	"debug/elf"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -116,15 +119,15 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 			text = append(text, sec)
 		}
 	}
-	data := map[*elf.Section][]byte{}
+	// The text is read before the workers start (they share it).
+	data := make([][]byte, len(text))
+	for i, sec := range text {
+		data[i], _ = sec.Data()
+	}
 	code := func(r model.PCRange) []byte {
-		for _, sec := range text {
+		for i, sec := range text {
 			if r.Lo >= sec.Addr && r.Hi <= sec.Addr+sec.Size {
-				b, ok := data[sec]
-				if !ok {
-					b, _ = sec.Data()
-					data[sec] = b
-				}
+				b := data[i]
 				if uint64(len(b)) < r.Hi-sec.Addr {
 					return nil
 				}
@@ -135,77 +138,114 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 	}
 
 	code2fn := innermostFuncs(s)
-	users := make([]map[model.FuncID]bool, len(gs)) // per global, the functions reading it
-	var insts []decoded                             // one range's instructions, reused
-	for fi := range s.Funcs {
-		f := &s.Funcs[fi]
-		for _, r := range f.Ranges {
-			b := code(r)
-			insts = insts[:0]
-			for pc := r.Lo; len(b) > 0; {
-				in, err := x86asm.Decode(b, 64)
-				if err != nil || in.Len == 0 {
-					b, pc = b[1:], pc+1
-					continue
+	// scan finds the readers of each global in the code of functions
+	// [from, to): users[g] is the set of functions reading global g.
+	scan := func(from, to int) []map[model.FuncID]bool {
+		users := make([]map[model.FuncID]bool, len(gs))
+		var insts []decoded // one range's instructions, reused
+		for fi := from; fi < to; fi++ {
+			f := &s.Funcs[fi]
+			for _, r := range f.Ranges {
+				b := code(r)
+				insts = insts[:0]
+				for pc := r.Lo; len(b) > 0; {
+					in, err := x86asm.Decode(b, 64)
+					if err != nil || in.Len == 0 {
+						b, pc = b[1:], pc+1
+						continue
+					}
+					insts = append(insts, decoded{in, pc})
+					b, pc = b[in.Len:], pc+uint64(in.Len)
 				}
-				insts = append(insts, decoded{in, pc})
-				b, pc = b[in.Len:], pc+uint64(in.Len)
-			}
-			for k := range insts {
-				in, pc := &insts[k].Inst, insts[k].pc
-				next := pc + uint64(in.Len)
-				for ai, a := range in.Args {
-					m, ok := a.(x86asm.Mem)
-					if !ok || (ai == 0 && storeOnly(in.Op)) {
-						continue
-					}
-					// disp32 is sign-extended in 64-bit mode; x86asm
-					// v0.32.0 zero-extends it.
-					disp := int64(int32(m.Disp))
-					var ea uint64
-					switch {
-					case m.Base == x86asm.RIP:
-						ea = next + uint64(disp)
-					case m.Base == 0 && m.Index == 0 && m.Segment == 0:
-						ea = uint64(disp)
-					default:
-						continue
-					}
-					// Taking an address (lea, or loading it from the GOT in
-					// PIC code) reads the global only if the address is
-					// then read through.
-					addrOnly := in.Op == x86asm.LEA
-					if t, ok := got[ea]; ok {
-						ea, addrOnly = t, true
-					}
-					g := find(ea)
-					if g < 0 {
-						continue
-					}
-					if addrOnly {
-						dst, isReg := in.Args[0].(x86asm.Reg)
-						if !isReg || !readsThrough(insts[k+1:], dst, s.Vars[gs[g].v].Kind == model.KindAggregate) {
+				for k := range insts {
+					in, pc := &insts[k].Inst, insts[k].pc
+					next := pc + uint64(in.Len)
+					for ai, a := range in.Args {
+						m, ok := a.(x86asm.Mem)
+						if !ok || (ai == 0 && storeOnly(in.Op)) {
 							continue
 						}
+						// disp32 is sign-extended in 64-bit mode; x86asm
+						// v0.32.0 zero-extends it.
+						disp := int64(int32(m.Disp))
+						var ea uint64
+						switch {
+						case m.Base == x86asm.RIP:
+							ea = next + uint64(disp)
+						case m.Base == 0 && m.Index == 0 && m.Segment == 0:
+							ea = uint64(disp)
+						default:
+							continue
+						}
+						// Taking an address (lea, or loading it from the GOT in
+						// PIC code) reads the global only if the address is
+						// then read through.
+						addrOnly := in.Op == x86asm.LEA
+						if t, ok := got[ea]; ok {
+							ea, addrOnly = t, true
+						}
+						g := find(ea)
+						if g < 0 {
+							continue
+						}
+						if addrOnly {
+							dst, isReg := in.Args[0].(x86asm.Reg)
+							if !isReg || !readsThrough(insts[k+1:], dst, s.Vars[gs[g].v].Kind == model.KindAggregate) {
+								continue
+							}
+						}
+						reader := model.FuncID(fi)
+						if j := code2fn.find(pc); j >= 0 {
+							reader = code2fn.fn[j]
+						}
+						if keep != nil && !keep(reader) {
+							continue
+						}
+						if users[g] == nil {
+							users[g] = map[model.FuncID]bool{}
+						}
+						users[g][reader] = true
 					}
-					reader := model.FuncID(fi)
-					if j := code2fn.find(pc); j >= 0 {
-						reader = code2fn.fn[j]
-					}
-					if keep != nil && !keep(reader) {
-						continue
-					}
-					if users[g] == nil {
-						users[g] = map[model.FuncID]bool{}
-					}
-					users[g][reader] = true
 				}
+			}
+		}
+		return users
+	}
+	// Decoding all the code is most of the work: functions are scanned
+	// in parallel, in contiguous runs, and the sets of readers joined.
+	nw := min(runtime.GOMAXPROCS(0), 8, max(1, len(s.Funcs)/64))
+	parts := make([][]map[model.FuncID]bool, nw)
+	var wg sync.WaitGroup
+	for w := range nw {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[w] = scan(w*len(s.Funcs)/nw, (w+1)*len(s.Funcs)/nw)
+		}()
+	}
+	wg.Wait()
+	users := parts[0]
+	for _, p := range parts[1:] {
+		for g, m := range p {
+			if users[g] == nil {
+				users[g] = m
+				continue
+			}
+			for fn := range m {
+				users[g][fn] = true
 			}
 		}
 	}
 
+	// The new Locs are copies of a global's (or its fields') Loc over
+	// other ranges: listed as such (no pointers, no copying of Locs as
+	// the list grows), made once sorted.
+	type addRec struct {
+		lo, hi uint64
+		src    int32 // the index in s.Locs of the Loc copied
+	}
 	drop := make([]bool, len(s.Locs))
-	var add []model.Loc
+	var add []addRec
 	for i, g := range gs {
 		drop[g.loc] = true
 		for _, fl := range fieldLocs[g.v] {
@@ -217,45 +257,71 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 		}
 		narrowed++
 		first := len(add)
-		base := s.Locs[g.loc]
+		v := s.Locs[g.loc].Var
 		for j := range code2fn.fn {
 			if !users[i][code2fn.fn[j]] {
 				continue
 			}
 			lo, hi := code2fn.lo[j], code2fn.hi[j]
-			if n := len(add); n > 0 && add[n-1].Var == base.Var && add[n-1].PCEnd == lo {
-				add[n-1].PCEnd = hi // adjacent code of readers: one entry
+			if n := len(add); n > 0 && s.Locs[add[n-1].src].Var == v && add[n-1].hi == lo {
+				add[n-1].hi = hi // adjacent code of readers: one entry
 				continue
 			}
-			l := base
-			l.PCStart, l.PCEnd = lo, hi
-			add = append(add, l)
+			add = append(add, addRec{lo, hi, int32(g.loc)})
 		}
 		last := len(add)
 		for _, fl := range fieldLocs[g.v] {
-			for _, l := range add[first:last] {
-				f := s.Locs[fl]
-				f.PCStart, f.PCEnd = l.PCStart, l.PCEnd
-				add = append(add, f)
+			for _, r := range add[first:last] {
+				add = append(add, addRec{r.lo, r.hi, int32(fl)})
 			}
 		}
 	}
-	out := s.Locs[:0]
-	for i, l := range s.Locs {
-		if !drop[i] {
-			out = append(out, l)
-		}
+	// The Locs kept are sorted by PCStart (Load's invariant): merge the
+	// new ones in, after the kept ones of the same PCStart, as a stable
+	// sort of kept then new would (sorting them all again was a tenth of
+	// Load).
+	order := make([]int32, len(add))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	s.Locs = append(out, add...)
-	slices.SortStableFunc(s.Locs, func(a, b model.Loc) int {
-		switch {
-		case a.PCStart < b.PCStart:
-			return -1
-		case a.PCStart > b.PCStart:
-			return 1
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(add[a].lo, add[b].lo); c != 0 {
+			return c
 		}
-		return 0
+		return cmp.Compare(a, b)
 	})
+	added := make([]model.Loc, len(add))
+	for n, k := range order {
+		r := &add[k]
+		added[n] = s.Locs[r.src]
+		added[n].PCStart, added[n].PCEnd = r.lo, r.hi
+	}
+	kept := s.Locs[:0] // compacted in place
+	sorted := true
+	for i := range s.Locs {
+		if drop[i] {
+			continue
+		}
+		if n := len(kept); n > 0 && kept[n-1].PCStart > s.Locs[i].PCStart {
+			sorted = false
+		}
+		kept = append(kept, s.Locs[i])
+	}
+	if !sorted {
+		s.Locs = append(kept, added...)
+		slices.SortStableFunc(s.Locs, func(a, b model.Loc) int { return cmp.Compare(a.PCStart, b.PCStart) })
+		return narrowed, unreferenced
+	}
+	out := make([]model.Loc, 0, len(kept)+len(added))
+	j := 0
+	for i := range kept {
+		for j < len(added) && added[j].PCStart < kept[i].PCStart {
+			out = append(out, added[j])
+			j++
+		}
+		out = append(out, kept[i])
+	}
+	s.Locs = append(out, added[j:]...)
 	return narrowed, unreferenced
 }
 

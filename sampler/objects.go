@@ -101,12 +101,14 @@ func (o *object) bias(start, off uint64) (uint64, bool) {
 // loadOptions selects which variables of a program object are sampled.
 type loadOptions struct {
 	schema dwarfschema.Options
+	cache  *dwarfschema.Cache // nil: no cache
 	warn   func(string)
 }
 
-// loadProgram loads a program object: schema (dwarfschema.Load, with the
-// call sites that DW_OP_entry_value needs), PC index and CFI. A binary
-// without DWARF gives a PC-only object with a warning.
+// loadProgram loads a program object: schema (dwarfschema.Load, through
+// the schema cache, with the call sites that DW_OP_entry_value needs), PC
+// index and CFI. A binary without DWARF gives a PC-only object with a
+// warning.
 func loadProgram(path, display string, opt loadOptions) (*object, error) {
 	o := &object{path: display, program: true}
 	ef, err := elf.Open(path)
@@ -115,7 +117,7 @@ func loadProgram(path, display string, opt loadOptions) (*object, error) {
 	}
 	o.progs = readProgs(ef)
 	ef.Close()
-	s, err := dwarfschema.Load(path, opt.schema)
+	s, _, err := opt.cache.Load(path, opt.schema)
 	switch {
 	case errors.Is(err, dwarfschema.ErrNoDWARF) && s != nil:
 		opt.warn(fmt.Sprintf("%s has no DWARF debugging information: recording PCs and stacks only, no values (build with -g)", display))

@@ -67,6 +67,10 @@ type Config struct {
 	// NoBlockedStops never stops a thread blocked in a system call
 	// (blocked.go): with --clock wall its samples then carry no registers.
 	NoBlockedStops bool
+	// SchemaCache is the directory where program schemas are cached by
+	// build-id (dwarfschema.Cache): a program recorded again is not read
+	// again. "" builds every schema.
+	SchemaCache string
 
 	// test holds what only the package's tests set.
 	test testOptions
@@ -375,6 +379,7 @@ func newRecorder(cfg Config, sigs <-chan os.Signal) *Recorder {
 		out:   &r.out,
 		opt: loadOptions{
 			schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars, NoFields: cfg.NoFields},
+			cache:  &dwarfschema.Cache{Dir: cfg.SchemaCache, Warn: r.warn.warn},
 			warn:   r.warn.warn,
 		},
 	}

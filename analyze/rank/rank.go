@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/vprof/vprof/runtime/model"
 )
 
 // Bug patterns (method.md §8).
@@ -219,7 +217,7 @@ func (a *Analyzer) Result() *Result {
 		fn.Via = a.viaOf(buggy, via[int32(f)], int32(f))
 		res.Functions = append(res.Functions, fn)
 	}
-	// Where several anomalies meet (D11), then who decided (D10).
+	// Where several anomalies meet (D12), then who decided (D10).
 	a.mergingCallers(res.Functions, drivers)
 	a.callerDecides(res.Functions, drivers, len(buggy))
 	// Ties are broken by the slow runs' raw cost, then their PC cost
@@ -266,7 +264,7 @@ func (a *Analyzer) Result() *Result {
 			fn.Locations = a.locations(ab[abGroup{vv.Var, vv.Dim}], f, vv.Global, o.Locations)
 		}
 		if i < o.PatternTop {
-			fn.Pattern, fn.PatternReason = classify(a.vars[vv.Var].tags, vv, o)
+			fn.Pattern, fn.PatternReason = a.pattern(res, fn, vv)
 		}
 	}
 	return res
@@ -284,32 +282,6 @@ func (a *Analyzer) bestOf(res *Result, fn *Function) *VarVerdict {
 }
 
 const noPatternHist = "no variable verdict (hist-discounter): nothing to classify"
-
-// classify applies the bug-pattern rules of method.md §8 to the verdict
-// of v* (the variable that gave a function its discount), first match
-// wins, and says which rule matched or why none did.
-func classify(tags model.Tags, vv *VarVerdict, o *Options) (pattern, reason string) {
-	loop, cond := tags&model.TagLoop != 0, tags&model.TagCond != 0
-	low := vv.R < o.DefaultDiscount
-	dim := vv.Dim.String()
-	switch {
-	case (loop || cond) && vv.HasDim && vv.Dim == DimDuration && low:
-		return PatternMissing, fmt.Sprintf("%s (%s) holds its values longer than normal: a loop or wait that should have stopped", vv.Name, tags)
-	case loop && vv.HasDim && (vv.Dim == DimValue || vv.Dim == DimDelta) && low:
-		return PatternScalability, fmt.Sprintf("loop variable %s goes further (%s)", vv.Name, dim)
-	case cond && low:
-		return PatternWrong, fmt.Sprintf("condition variable %s takes abnormal values (%s)", vv.Name, dim)
-	case vv.HasDim && vv.Dim == DimDuration && vv.R >= o.DefaultDiscount:
-		return PatternScalability, "values look normal but last as long as normal: it runs more, on more data"
-	case vv.Normal == 0 && vv.Buggy > 0:
-		return PatternScalability, fmt.Sprintf("%s is sampled in slow runs only", vv.Name)
-	case !loop && !cond && low:
-		return "", fmt.Sprintf("%s went wrong (%s) but is neither a loop nor a condition variable", vv.Name, dim)
-	case !vv.HasDim:
-		return "", fmt.Sprintf("%s: %s", vv.Name, vv.Reason)
-	}
-	return "", fmt.Sprintf("its variables look normal (%s: %s, r %.2f)", vv.Name, dim, vv.R)
-}
 
 // histNear counts the (buggy, normal) run pairs in which a function is
 // ranked in both runs (rank > 0) with ranks at most window apart.
@@ -632,11 +604,11 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 
 // MergeShare is the share of a caller's slow-run stack time that each of
 // two anomalous callees must take for the caller to be where they meet
-// (method.md §7, decision D11).
+// (method.md §7, decision D12).
 const MergeShare = 0.25
 
 // mergingCallers ranks a caller where several anomalies meet just below
-// the best of them (method.md §7, decision D11). Callee D counts for
+// the best of them (method.md §7, decision D12). Callee D counts for
 // caller A when, in the slow runs, D runs under A (SoleCallee of D's
 // stack time), takes MergeShare or more of A's stack time but not all of
 // it (less than SoleCallee: else D10 applies), and has a variable verdict

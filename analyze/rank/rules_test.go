@@ -2,6 +2,7 @@ package rank
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vprof/vprof/runtime/model"
@@ -282,7 +283,7 @@ func TestCallerDecides(t *testing.T) {
 // TestMergingCaller: a caller whose time holds two anomalous callees,
 // neither under the other, each a quarter of its time or more, ranks just
 // below the better of them, though its own variable went wrong too and its
-// extra cost is their sum (method.md §7, D11). With one anomalous callee
+// extra cost is their sum (method.md §7, D12). With one anomalous callee
 // and time of its own it keeps its place.
 func TestMergingCaller(t *testing.T) {
 	for _, c := range []struct {
@@ -331,5 +332,77 @@ func TestMergingCaller(t *testing.T) {
 		if c.workSecond && (len(res.Functions) < 2 || res.Functions[1].Name != "work") {
 			t.Errorf("%s: ranked %v, want work right below helper", c.name, names(res))
 		}
+	}
+}
+
+// TestPatternFromEvidence: the bug pattern reads the variables that give a
+// function its discount, and the shape of their values, rather than the
+// one that a name picks among them (method.md §8, D11).
+func TestPatternFromEvidence(t *testing.T) {
+	mainOnly := []ev{{tid: 1, tick: 0, stack: []uint64{P(pcMain)}}, {tid: 1, tick: 1, stack: []uint64{P(pcMain)}}}
+	cases := []struct {
+		name           string
+		normal, buggy  func(i int) []model.Value // values read in work at tick i
+		nNormal, nSlow int
+		want, wantVar  string // pattern, a variable its reason names
+	}{
+		{
+			// flag (cond) and i (loop) are both present only when slow, r
+			// = 0: flag is v* by name, and rule 2 (a loop that goes
+			// further) comes before rule 3.
+			name:  "tied variables: rule order, not name",
+			buggy: func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i%5)), val(0, vI, int64(i))} },
+			nSlow: 30, want: PatternScalability, wantVar: "i",
+		},
+		{
+			// flag holds each value 20 ticks instead of 2 (r = 0, duration)
+			// while the loop variable i steps every tick as in the normal
+			// runs: the loop runs longer, not slower.
+			name:    "a condition held while the loop steps at its normal pace",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/2)), val(0, vI, int64(i%10))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/20)), val(0, vI, int64(i%10))} },
+			nNormal: 60, nSlow: 200, want: PatternScalability, wantVar: "i",
+		},
+		{
+			// i, present only when slow, keeps each value 10 ticks: the
+			// loop stays on one iteration.
+			name:  "a loop variable held over ticks, slow runs only",
+			buggy: func(i int) []model.Value { return []model.Value{val(0, vI, int64(i/10))} },
+			nSlow: 50, want: PatternMissing, wantVar: "i",
+		},
+		{
+			// Only the argument p differs; the condition flag looks normal.
+			name: "an argument went wrong, the conditions look normal",
+			normal: func(i int) []model.Value {
+				return []model.Value{val(0, vFlag, int64(i%4)), ptr(0, vP, 0x9000, int64(i%4))}
+			},
+			buggy: func(i int) []model.Value {
+				return []model.Value{val(0, vFlag, int64(i%4)), ptr(0, vP, 0x9000, 1000+int64(i%4))}
+			},
+			nNormal: 60, nSlow: 120, want: PatternMissing, wantVar: "p",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(DefaultOptions())
+			run := func(vals func(int) []model.Value, n int) []ev {
+				if vals == nil {
+					return mainOnly
+				}
+				var evs []ev
+				for i := range n {
+					evs = append(evs, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: vals(i)})
+				}
+				return evs
+			}
+			feed(t, a, Normal, "n", run(c.normal, c.nNormal))
+			feed(t, a, Buggy, "b", run(c.buggy, c.nSlow))
+			res := a.Result()
+			w := findFunc(t, res, "work")
+			if w.Pattern != c.want || !strings.Contains(w.PatternReason, c.wantVar+" ") {
+				t.Errorf("work: pattern %q (%s), v* %s (%s, r %.2f); want %q from %s",
+					w.Pattern, w.PatternReason, w.Variable, w.Dimension, w.Discount, c.want, c.wantVar)
+			}
+		})
 	}
 }

@@ -88,7 +88,15 @@ func execVprof(t *testing.T, dir string, env []string, args ...string) execResul
 }
 
 func TestMain(m *testing.M) {
+	// Recordings cache schemas: not in the user's own cache.
+	cache, err := os.MkdirTemp("", "vprof-test-cache")
+	if err == nil {
+		os.Setenv("XDG_CACHE_HOME", cache)
+	}
 	code := m.Run()
+	if cache != "" {
+		os.RemoveAll(cache)
+	}
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

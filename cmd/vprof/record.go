@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler"
 )
@@ -32,6 +33,15 @@ are followed.
 The profile goes to vprof.data (an existing one is moved to vprof.data.old),
 streamed as recording goes, so a recorder killed half-way leaves a
 readable prefix in FILE.partial.
+
+Schema cache: the program's schema (what 'vprof schema' prints) is kept
+by build-id in $XDG_CACHE_HOME/vprof (else ~/.cache/vprof), so that
+recording the same build again does not read its DWARF again (for a large
+C++ program, seconds and gigabytes). A rebuilt program has another
+build-id; a cache file of another vprof schema version, or damaged, is
+ignored with a warning and replaced. --no-schema-cache or
+VPROF_SCHEMA_CACHE=off builds the schema every time. The files can be
+removed at any time.
 
 Samplers (--sampler):
   - perf (the default where the kernel allows it): the kernel samples each
@@ -99,6 +109,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	samplerName := fs.String("sampler", "auto", "how threads are sampled, `NAME`: auto, perf or ptrace (see above; ptrace may cut a running system call short)")
 	all := fs.Bool("all", false, "sample every local variable and parameter DWARF describes, not only those tagged loop/cond/args (more values, more cost)")
 	noFields := fs.Bool("no-fields", false, "sample no struct fields: struct globals as one hash each, nothing read behind pointers (as before fields were sampled; for comparison)")
+	noCache := fs.Bool("no-schema-cache", false, "build the program's schema even when it is cached (also VPROF_SCHEMA_CACHE=off; see Schema cache above)")
 	var comps multiFlag
 	fs.Var(&comps, "component", "sample only variables declared in source files under `PATH`, a file or directory (repeatable; the rule: see 'vprof schema --help')")
 	if err := parseFlags(fs, args); err != nil {
@@ -150,6 +161,9 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 			return usageErr("--func: %v", err)
 		}
 		cfg.FuncRegex = re
+	}
+	if !*noCache && os.Getenv("VPROF_SCHEMA_CACHE") != "off" {
+		cfg.SchemaCache = dwarfschema.DefaultCacheDir()
 	}
 	if !*quiet && (*progress || isTTY(stderr)) {
 		tty := isTTY(stderr)

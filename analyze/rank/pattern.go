@@ -1,0 +1,219 @@
+package rank
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/vprof/vprof/runtime/model"
+)
+
+// The bug pattern of a function (method.md §8, decision D11). The rules
+// read the variables that give the function its discount (v* and those
+// tied with it), not v* alone: which of several equally anomalous
+// variables is v* is decided by name, and a name must not decide the
+// pattern.
+
+// pattern classifies function fn, whose discount came from best (v*),
+// and says which rule matched or why none did.
+func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern, reason string) {
+	o := &a.opt
+	// The variables tied with v*, v* first, then in the order better
+	// ranks them.
+	tied := []*VarVerdict{best}
+	for _, j := range fn.Vars {
+		if vv := &res.Variables[j]; vv != best && vv.OK && vv.R == best.R && vv.Default == best.Default {
+			tied = append(tied, vv)
+		}
+	}
+	slices.SortStableFunc(tied[1:], func(x, y *VarVerdict) int {
+		if better(x, y) {
+			return -1
+		}
+		if better(y, x) {
+			return 1
+		}
+		return 0
+	})
+	// The first rule that one of them matches.
+	var vv *VarVerdict
+	rule := 0
+	for _, x := range tied {
+		k := a.ruleOf(x)
+		if k != 0 && (rule == 0 || k < rule) {
+			vv, rule = x, k
+		}
+	}
+	switch {
+	case rule == 1:
+		tags := a.vars[vv.Var].tags
+		if tags&model.TagLoop == 0 {
+			if loop := a.loopAtPace(res, fn); loop != "" {
+				return PatternScalability, fmt.Sprintf("%s (%s) holds its values longer than normal while loop variable %s steps at its normal pace: the loop runs longer, over more data", vv.Name, tags, loop)
+			}
+		}
+		if a.held(vv) {
+			return PatternMissing, fmt.Sprintf("loop variable %s keeps each value over several ticks in the slow runs (%s): the loop stays on one iteration", vv.Name, vv.Reason)
+		}
+	case rule == 0 && best.R < o.DefaultDiscount && a.vars[best.Var].tags&(model.TagLoop|model.TagCond) == 0:
+		if c := a.normalControl(res, fn); c != "" {
+			return PatternMissing, fmt.Sprintf("%s went wrong (%s) while the loop and condition variables look normal (%s): the same work, done more, with nothing to skip it", best.Name, dimName(best), c)
+		}
+	}
+	if vv == nil {
+		vv = best
+	}
+	return classify(a.vars[vv.Var].tags, vv, o)
+}
+
+// ruleOf is the number of the first rule of method.md §8 that verdict vv
+// matches, 0 if none. A loop variable held over several ticks (held)
+// counts as one that holds its values longer than normal: rule 1.
+func (a *Analyzer) ruleOf(vv *VarVerdict) int {
+	if a.held(vv) {
+		return 1
+	}
+	return ruleNumber(a.vars[vv.Var].tags, vv, &a.opt)
+}
+
+func ruleNumber(tags model.Tags, vv *VarVerdict, o *Options) int {
+	loop, cond := tags&model.TagLoop != 0, tags&model.TagCond != 0
+	low := vv.R < o.DefaultDiscount
+	switch {
+	case (loop || cond) && vv.HasDim && vv.Dim == DimDuration && low:
+		return 1
+	case loop && vv.HasDim && (vv.Dim == DimValue || vv.Dim == DimDelta) && low:
+		return 2
+	case cond && low:
+		return 3
+	case vv.HasDim && vv.Dim == DimDuration && vv.R >= o.DefaultDiscount:
+		return 4
+	case vv.Normal == 0 && vv.Buggy > 0:
+		return 5
+	}
+	return 0
+}
+
+// classify applies the bug-pattern rules of method.md §8 to one verdict,
+// first match wins, and says which rule matched or why none did.
+func classify(tags model.Tags, vv *VarVerdict, o *Options) (pattern, reason string) {
+	loop, cond := tags&model.TagLoop != 0, tags&model.TagCond != 0
+	low := vv.R < o.DefaultDiscount
+	dim := dimName(vv)
+	switch ruleNumber(tags, vv, o) {
+	case 1:
+		return PatternMissing, fmt.Sprintf("%s (%s) holds its values longer than normal: a loop or wait that should have stopped", vv.Name, tags)
+	case 2:
+		return PatternScalability, fmt.Sprintf("loop variable %s goes further (%s)", vv.Name, dim)
+	case 3:
+		return PatternWrong, fmt.Sprintf("condition variable %s takes abnormal values (%s)", vv.Name, dim)
+	case 4:
+		return PatternScalability, "values look normal but last as long as normal: it runs more, on more data"
+	case 5:
+		return PatternScalability, fmt.Sprintf("%s is sampled in slow runs only", vv.Name)
+	}
+	switch {
+	case !loop && !cond && low:
+		return "", fmt.Sprintf("%s went wrong (%s) but is neither a loop nor a condition variable", vv.Name, dim)
+	case !vv.HasDim:
+		return "", fmt.Sprintf("%s: %s", vv.Name, vv.Reason)
+	}
+	return "", fmt.Sprintf("its variables look normal (%s: %s, r %.2f)", vv.Name, dim, vv.R)
+}
+
+func dimName(vv *VarVerdict) string {
+	if !vv.HasDim {
+		return "no dimension"
+	}
+	return vv.Dim.String()
+}
+
+// held reports whether vv is the verdict of a loop variable that was
+// judged without a test (present only when slow, rare when normal) and
+// whose values in the slow runs typically last longer than one tick and
+// than any of its normal durations: the loop stays on one iteration (the
+// thesis' HTTPD-62668, "an unexpected long processing for a fixed value
+// inside for-loop"), where a loop that merely goes further steps on at
+// every tick. Without the normal samples a test needs, this is what the
+// duration dimension can still say.
+func (a *Analyzer) held(vv *VarVerdict) bool {
+	if vv.Reason != ReasonBuggyOnly && vv.Reason != ReasonRare {
+		return false
+	}
+	vi := &a.vars[vv.Var]
+	if vi.tags&model.TagLoop == 0 || !vi.changed[Buggy] {
+		return false
+	}
+	bs := vi.sets[Buggy][DimDuration]
+	if bs == nil || bs.n == 0 {
+		return false
+	}
+	limit := 1.0 // ticks
+	if ns := vi.sets[Normal][DimDuration]; ns != nil && ns.n > 0 {
+		limit = max(limit, ns.max)
+	}
+	return median(bs) > limit
+}
+
+// median is the lower median of the observations of s.
+func median(s *sampleSet) float64 {
+	d := s.dist()
+	half := d.N() / 2
+	var c float64
+	for i, n := range d.Counts {
+		if c += n; c >= half {
+			return d.Values[i]
+		}
+	}
+	return s.max
+}
+
+// loopAtPace returns a loop variable of fn whose durations were compared
+// and look normal, provided no loop variable of fn holds its values
+// longer than normal; "" otherwise. Then a condition variable that holds
+// its values longer is waiting on a loop that steps as fast as normal
+// and runs longer: the loop has more to go through.
+func (a *Analyzer) loopAtPace(res *Result, fn *Function) string {
+	o := &a.opt
+	name := ""
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if !vv.OK || a.vars[vv.Var].tags&model.TagLoop == 0 {
+			continue
+		}
+		if a.held(vv) {
+			return ""
+		}
+		for _, d := range vv.Dims {
+			if d.Dim != DimDuration || !d.OK || d.Reason == ReasonNoChange {
+				continue
+			}
+			if d.R < o.DefaultDiscount {
+				return ""
+			}
+			if name == "" {
+				name = vv.Name
+			}
+		}
+	}
+	return name
+}
+
+// normalControl returns a loop or condition variable of fn with a
+// verdict, provided all of them look normal (r >= DefaultDiscount); ""
+// otherwise, or when fn has none.
+func (a *Analyzer) normalControl(res *Result, fn *Function) string {
+	name := ""
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if !vv.OK || a.vars[vv.Var].tags&(model.TagLoop|model.TagCond) == 0 {
+			continue
+		}
+		if vv.R < a.opt.DefaultDiscount {
+			return ""
+		}
+		if name == "" {
+			name = vv.Name
+		}
+	}
+	return name
+}

@@ -1,6 +1,10 @@
 package rank
 
-import "github.com/vprof/vprof/runtime/model"
+import (
+	"slices"
+
+	"github.com/vprof/vprof/runtime/model"
+)
 
 // stackCover measures, in the runs of one kind, how much of the time of the
 // threads a function runs on it is on the stack: main, a thread's start
@@ -16,9 +20,63 @@ type stackCover struct {
 	threads []map[*threadState]struct{} // per function: threads it was on
 	// pairs: seconds with both functions on the stack, the first (high 32
 	// bits) outside the second (low 32 bits): who runs under whom (buggy
-	// runs only).
-	pairs map[uint64]float64
-	seen  []int32 // scratch: the sample's distinct functions, innermost first
+	// runs only). Built once from stacks when first asked for (pairMap):
+	// a sample adds its weight to its stack's entry, so the quadratic
+	// work is per distinct stack, not per sample.
+	pairs  map[uint64]float64
+	stacks map[uint64][]int // hash of a function list -> entries with that hash
+	lists  []stackEntry
+	seen   []int32 // scratch: the sample's distinct functions, innermost first
+	// inner, when set before the first pairMap, limits the pairs to those
+	// whose inner function it marks (the rules ask only about callees
+	// with a variable verdict).
+	inner []bool
+}
+
+// stackEntry is one distinct list of functions on a stack (innermost
+// first) and the seconds of the samples that had it.
+type stackEntry struct {
+	funcs []int32
+	w     float64
+}
+
+// addStack adds w to the entry of the function list c.seen.
+func (c *stackCover) addStack(w float64) {
+	h := uint64(14695981039346656037)
+	for _, f := range c.seen {
+		h = (h ^ uint64(uint32(f))) * 1099511628211
+	}
+	if c.stacks == nil {
+		c.stacks = map[uint64][]int{}
+	}
+	for _, i := range c.stacks[h] {
+		if slices.Equal(c.lists[i].funcs, c.seen) {
+			c.lists[i].w += w
+			return
+		}
+	}
+	c.stacks[h] = append(c.stacks[h], len(c.lists))
+	c.lists = append(c.lists, stackEntry{funcs: slices.Clone(c.seen), w: w})
+}
+
+// pairMap returns the pairs (see stackCover), built from the distinct
+// stacks at the first call.
+func (c *stackCover) pairMap() map[uint64]float64 {
+	if c.pairs != nil {
+		return c.pairs
+	}
+	c.pairs = map[uint64]float64{}
+	for _, e := range c.lists {
+		for j, in := range e.funcs {
+			if int(in) < len(c.inner) && !c.inner[in] {
+				continue // no rule asks what runs above it
+			}
+			for _, out := range e.funcs[j+1:] {
+				c.pairs[uint64(out)<<32|uint64(uint32(in))] += e.w
+			}
+		}
+	}
+	return c.pairs
 }
 
 // DriverShare is the share of its threads' samples on which a function
@@ -71,19 +129,12 @@ func (r *Run) onStack(pid int32, s *model.Sample, nf int, w float64, stamp uint6
 	if r.Kind != Buggy {
 		return // pairs are used for the slow runs only (callerDecides)
 	}
-	if c.pairs == nil {
-		c.pairs = map[uint64]float64{}
-	}
-	for j, in := range c.seen {
-		for _, out := range c.seen[j+1:] {
-			c.pairs[uint64(out)<<32|uint64(uint32(in))] += w
-		}
-	}
+	c.addStack(w)
 }
 
 // under is the time with outer on the stack outside inner.
 func (c *stackCover) under(outer, inner int) float64 {
-	return c.pairs[uint64(outer)<<32|uint64(uint32(inner))]
+	return c.pairMap()[uint64(outer)<<32|uint64(uint32(inner))]
 }
 
 // share is the part of the time of the threads f runs on during which f

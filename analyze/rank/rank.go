@@ -218,6 +218,13 @@ func (a *Analyzer) Result() *Result {
 		res.Functions = append(res.Functions, fn)
 	}
 	// Where several anomalies meet (D12), then who decided (D10).
+	// D10 and D12 ask what runs above functions with a variable verdict.
+	a.stk.inner = make([]bool, len(a.funcs))
+	for i := range res.Functions {
+		if res.Functions[i].Source == SourceVariable {
+			a.stk.inner[a.funcIdx[res.Functions[i].Key]] = true
+		}
+	}
 	a.mergingCallers(res.Functions, drivers)
 	a.callerDecides(res.Functions, drivers, len(buggy))
 	// Ties are broken by the slow runs' raw cost, then their PC cost
@@ -562,7 +569,7 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	}
 	c := &a.stk
 	best := map[int]int{} // callee row -> outermost qualifying caller row
-	for k, t := range c.pairs {
+	for k, t := range c.pairMap() {
 		A, D := int(k>>32), int(uint32(k))
 		ia, okA := row[int32(A)]
 		id, okD := row[int32(D)]
@@ -623,7 +630,7 @@ func (a *Analyzer) mergingCallers(fns []Function, drivers []bool) {
 	}
 	c := &a.stk
 	under := map[int][]int{} // caller row -> callee rows that count
-	for k, t := range c.pairs {
+	for k, t := range c.pairMap() {
 		A, D := int(k>>32), int(uint32(k))
 		ia, okA := row[int32(A)]
 		id, okD := row[int32(D)]

@@ -51,14 +51,19 @@ type Function struct {
 	// PatternReason says, for the top functions (Options.PatternTop), which
 	// rule of method.md §8 gave the pattern, or why none applies.
 	PatternReason string
-	Tie           bool // equal on every ranking key to a neighbour: same Rank
-	Locations     []Location
-	Via           []Via
-	HistPairs     int   // hist-discounter: pairs compared (n x m) ...
-	HistNear      int   // ... and pairs where the ranks were within the window
-	Vars          []int // indices into Result.Variables of the function's variables
-	File          string
-	Line          int32
+	// Placed says when a rule of method.md §7 set the calibrated cost
+	// otherwise than from the function's own cost and discount: in a
+	// callee's place (D10), or just below the anomalies that meet in it
+	// (D12). Empty otherwise.
+	Placed    string
+	Tie       bool // equal on every ranking key to a neighbour: same Rank
+	Locations []Location
+	Via       []Via
+	HistPairs int   // hist-discounter: pairs compared (n x m) ...
+	HistNear  int   // ... and pairs where the ranks were within the window
+	Vars      []int // indices into Result.Variables of the function's variables
+	File      string
+	Line      int32
 }
 
 // Location is a source line where abnormal samples of v* were read, with
@@ -605,6 +610,8 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 		ia := best[id]
 		if fns[id].Calibrated > fns[ia].Calibrated {
 			fns[id].Calibrated, fns[ia].Calibrated = fns[ia].Calibrated, fns[id].Calibrated
+			fns[ia].Placed = "in the place of " + fns[id].Name + ", all of its time and run under it, which it decided to call (D10)"
+			fns[id].Placed = "in the place of its caller " + fns[ia].Name + ", which decided to call it (D10)"
 		}
 	}
 }
@@ -650,24 +657,30 @@ func (a *Analyzer) mergingCallers(fns []Function, drivers []bool) {
 	type capTo struct {
 		row int
 		to  float64
+		by  int // the row whose cost it is capped below
 	}
 	var caps []capTo
 	for ia, ds := range under {
-		best := -1.0
+		best, by := -1.0, -1
 		for i, x := range ds {
 			fx := int(a.funcIdx[fns[x].Key])
 			for _, y := range ds[i+1:] {
 				fy := int(a.funcIdx[fns[y].Key])
 				if c.under(fx, fy) < (1-SoleCallee)*c.on[fy] && c.under(fy, fx) < (1-SoleCallee)*c.on[fx] {
-					best = max(best, fns[x].Calibrated, fns[y].Calibrated)
+					for _, z := range [2]int{x, y} {
+						if fns[z].Calibrated > best || fns[z].Calibrated == best && fns[z].Name < fns[by].Name {
+							best, by = fns[z].Calibrated, z
+						}
+					}
 				}
 			}
 		}
 		if best > 0 && fns[ia].Calibrated >= best {
-			caps = append(caps, capTo{ia, math.Nextafter(best, 0)})
+			caps = append(caps, capTo{ia, math.Nextafter(best, 0), by})
 		}
 	}
 	for _, x := range caps {
 		fns[x.row].Calibrated = x.to
+		fns[x.row].Placed = "just below " + fns[x.by].Name + ": two anomalous callees meet in it (D12)"
 	}
 }

@@ -277,6 +277,10 @@ func TestCallerDecides(t *testing.T) {
 		if got := res.Functions[0].Name; got != c.want {
 			t.Errorf("%s: ranked %v, want %s first", c.name, names(res), c.want)
 		}
+		// The report says why a row's cost is not its own.
+		if placed := w.Placed != "" && h.Placed != ""; placed != (c.want == "work") {
+			t.Errorf("%s: work placed %q, helper placed %q", c.name, w.Placed, h.Placed)
+		}
 	}
 }
 

@@ -21,21 +21,24 @@ type JSON struct {
 }
 
 type RowJSON struct {
-	Rank           int      `json:"rank"`
-	Function       string   `json:"function"`
-	CalibratedCost float64  `json:"calibrated_cost_s"`
-	Tie            bool     `json:"tie"`
-	RawCost        float64  `json:"raw_cost_s"`
-	ExtraCost      float64  `json:"extra_cost_s"`
-	PCCost         float64  `json:"pc_cost_s"`
-	PlainRank      int      `json:"plain_rank"`
-	Discount       float64  `json:"discount"`
-	DiscountSource string   `json:"discount_source"`
-	Pattern        string   `json:"pattern"`
-	PatternReason  string   `json:"pattern_reason"`
-	Variable       string   `json:"variable"`
-	Dimension      string   `json:"dimension"`
-	Locations      []string `json:"locations"`
+	Rank           int     `json:"rank"`
+	Function       string  `json:"function"`
+	CalibratedCost float64 `json:"calibrated_cost_s"`
+	Tie            bool    `json:"tie"`
+	RawCost        float64 `json:"raw_cost_s"`
+	ExtraCost      float64 `json:"extra_cost_s"`
+	PCCost         float64 `json:"pc_cost_s"`
+	PlainRank      int     `json:"plain_rank"`
+	Discount       float64 `json:"discount"`
+	DiscountSource string  `json:"discount_source"`
+	Pattern        string  `json:"pattern"`
+	PatternReason  string  `json:"pattern_reason"`
+	// Placed: why calibrated_cost_s is not the function's own (method.md
+	// §7, D10 and D12); empty when it is.
+	Placed    string   `json:"placed,omitempty"`
+	Variable  string   `json:"variable"`
+	Dimension string   `json:"dimension"`
+	Locations []string `json:"locations"`
 	// Where is Locations with the basic block of each (the table's
 	// "where, basic block" column); Via the library functions that
 	// carried the cost (its "via" column), every one, largest first.
@@ -115,7 +118,7 @@ func Write(w io.Writer, fns []rank.Function, format string, warnings []string) e
 			f := &fns[i]
 			row := RowJSON{
 				Rank: f.Rank, Tie: f.Tie, Function: f.Name, CalibratedCost: f.Calibrated, RawCost: f.Raw, ExtraCost: f.Extra, PCCost: f.PCCost,
-				PlainRank: f.PlainRank, Discount: f.Discount, DiscountSource: f.Source, Pattern: f.Pattern, PatternReason: f.PatternReason,
+				PlainRank: f.PlainRank, Discount: f.Discount, DiscountSource: f.Source, Pattern: f.Pattern, PatternReason: f.PatternReason, Placed: f.Placed,
 				Variable: f.Variable, Dimension: f.Dimension, Locations: locations(f, false),
 				Where: []WhereJSON{}, Via: []ViaJSON{},
 			}
@@ -328,8 +331,13 @@ func Explain(w io.Writer, res *rank.Result, name, format string) error {
 		cw.WriteAll(table)
 		return cw.Error()
 	}
-	fmt.Fprintf(w, "%s: rank %d, calibrated %s s = (1 - %.2f) x raw %s s; discount from %s: %s\n",
-		f.Name, f.Rank, secs(f.Calibrated), f.Discount, secs(f.Raw), source(f), f.Reason)
+	if f.Placed != "" {
+		fmt.Fprintf(w, "%s: rank %d, calibrated %s s: %s; its own: (1 - %.2f) x extra %s s x (extra / raw %s s); discount from %s: %s\n",
+			f.Name, f.Rank, secs(f.Calibrated), f.Placed, f.Discount, secs(f.Extra), secs(f.Raw), source(f), f.Reason)
+	} else {
+		fmt.Fprintf(w, "%s: rank %d, calibrated %s s = (1 - %.2f) x extra %s s x (extra / raw %s s); discount from %s: %s\n",
+			f.Name, f.Rank, secs(f.Calibrated), f.Discount, secs(f.Extra), secs(f.Raw), source(f), f.Reason)
+	}
 	if f.Pattern != "" {
 		fmt.Fprintf(w, "pattern: %s\n", f.Pattern)
 	}

@@ -17,8 +17,15 @@ Compares normal (baseline) runs with buggy (slow) runs of one program and
 ranks the functions most likely to be the root cause of the slowness.
 
 Each function's raw cost (the larger of its PC cost and its variable-based
-cost) is calibrated with a discount r in [0,1]: calibrated = (1 - r) x raw.
-r comes from the function's most anomalous variable (the variable-
+cost) in the buggy runs, less its raw cost in the normal runs, is its
+extra cost; it is calibrated with a discount r in [0,1] and weighted by
+the share of the raw cost that is new: calibrated = (1 - r) x extra x
+(extra / raw). Two placements follow (docs/method.md §7): a caller that
+spends all its time in one callee, whose own variables went wrong while
+it did, takes that callee's place when the callee ranks higher (it
+decided to make the costly call); a caller where two anomalous callees
+meet ranks just below the better of them. --explain and the JSON
+("placed") say when either applied. r comes from the function's most anomalous variable (the variable-
 discounter: k-sample Anderson-Darling test and Hellinger distance between
 the normal and buggy samples of its values, deltas and durations), or,
 for functions without sampled variables, from how similarly it ranks in

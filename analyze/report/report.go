@@ -159,6 +159,7 @@ func Write(w io.Writer, fns []rank.Function, format string, warnings []string) e
 	// C++ template names run to hundreds of characters: the table
 	// shortens them (shortAll); CSV and JSON keep them whole.
 	names = ShortAll(names)
+	var placed []string
 	for i := range fns {
 		f := &fns[i]
 		rank := strconv.Itoa(f.Rank)
@@ -171,12 +172,26 @@ func Write(w io.Writer, fns []rank.Function, format string, warnings []string) e
 		}
 		// C++ template names run to hundreds of characters: the table
 		// shortens them (Short); CSV and JSON keep them whole.
-		rows = append(rows, []string{rank, names[i], secs(f.Calibrated), secs(f.Extra), secs(f.Raw), secs(f.PCCost),
+		cal := secs(f.Calibrated)
+		if f.Placed != "" {
+			// Set by D10 or D12, not from its own cost: said below.
+			cal = "*" + cal
+			placed = append(placed, "* "+names[i]+": "+f.Placed)
+		}
+		rows = append(rows, []string{rank, names[i], cal, secs(f.Extra), secs(f.Raw), secs(f.PCCost),
 			plain(f.PlainRank), strconv.FormatFloat(f.Discount, 'f', 2, 64), source(f), pattern,
 			strings.Join(locations(f, true), ", "), via(f, Short)})
 	}
 	align := []Align{Right, Left, Right, Right, Right, Right, Right, Right, Left, Left, Left, Left}
-	return WriteTable(w, StyleOf(format), header, rows, align)
+	if err := WriteTable(w, StyleOf(format), header, rows, align); err != nil {
+		return err
+	}
+	for _, p := range placed {
+		if _, err := fmt.Fprintln(w, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shortReason is the part of a pattern reason before its first colon

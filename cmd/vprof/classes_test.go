@@ -160,4 +160,17 @@ func TestDiagnosisClasses(t *testing.T) {
 			}
 		}
 	})
+	// Class 3: a cheap caller that decided to call costly work, whose
+	// callee has the stronger evidence (the hash table walk), takes the
+	// callee's place (D10), and the report says so.
+	run("caller decides/ssl_flush_sessions", func(t *testing.T) {
+		res := record(t, "ssl_flush_sessions")
+		var names []string
+		for _, f := range res.Functions[:min(5, len(res.Functions))] {
+			names = append(names, fmt.Sprintf("%s %.3f (%s)", f.Name, f.Calibrated, f.Placed))
+		}
+		if f := res.Functions[0]; f.Name != "SSL_CTX_flush_sessions" || !strings.Contains(f.Placed, "D10") {
+			t.Errorf("ranked %v: want SSL_CTX_flush_sessions first, placed by D10", names)
+		}
+	})
 }

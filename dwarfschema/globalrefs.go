@@ -280,16 +280,7 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 	// new ones in, after the kept ones of the same PCStart, as a stable
 	// sort of kept then new would (sorting them all again was a tenth of
 	// Load).
-	order := make([]int32, len(add))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(add[a].lo, add[b].lo); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	order := stableOrder(len(add), func(i int32) uint64 { return add[i].lo })
 	added := make([]model.Loc, len(add))
 	for n, k := range order {
 		r := &add[k]

@@ -684,18 +684,8 @@ func callInfoUnits(d *dwarf.Data, syms []model.Symbol, units []dwarf.Offset) ([]
 			calls[i].Callee = sigOf(origins[i], 0)
 		}
 	}
-	// Stable by ReturnPC, through an index (sort.SliceStable's reflected
-	// swaps of the CallSites were a twentieth of Load's CPU time).
-	order := make([]int32, len(calls))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(calls[a].ReturnPC, calls[b].ReturnPC); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	// Stable by ReturnPC, through an index (stableOrder).
+	order := stableOrder(len(calls), func(i int32) uint64 { return calls[i].ReturnPC })
 	sorted := make([]cfg.CallSite, len(calls))
 	for n, i := range order {
 		sorted[n] = calls[i]

@@ -3,6 +3,7 @@ package rank
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -568,19 +569,10 @@ const CallerEvidence = 0.9
 // several anomalies meet) is left alone. Of several such callers of one
 // callee the outermost (most stack time) is taken.
 func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
-	row := make(map[int32]int, len(fns))
-	for i := range fns {
-		row[a.funcIdx[fns[i].Key]] = i
-	}
 	c := &a.stk
 	best := map[int]int{} // callee row -> outermost qualifying caller row
-	for k, t := range c.pairMap() {
-		A, D := int(k>>32), int(uint32(k))
-		ia, okA := row[int32(A)]
-		id, okD := row[int32(D)]
-		if !okA || !okD || drivers[A] {
-			continue
-		}
+	for p := range a.rankedPairs(fns, drivers) {
+		A, D, ia, id, t := p.outer, p.inner, p.outerRow, p.innerRow, p.t
 		fa, fd := &fns[ia], &fns[id]
 		if fa.Source != SourceVariable || fa.Discount >= a.opt.DefaultDiscount || fd.Source != SourceVariable {
 			continue
@@ -616,6 +608,37 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	}
 }
 
+// stackPair is one (caller, callee) pair of the slow runs' stacks whose
+// functions are both ranked, the caller no driver frame: the functions,
+// their rows in the ranking, and the seconds the caller was on the stack
+// outside the callee.
+type stackPair struct {
+	outer, inner       int
+	outerRow, innerRow int
+	t                  float64
+}
+
+// rankedPairs yields the pairs D10 and D12 look at (see stackPair).
+func (a *Analyzer) rankedPairs(fns []Function, drivers []bool) iter.Seq[stackPair] {
+	return func(yield func(stackPair) bool) {
+		row := make(map[int32]int, len(fns))
+		for i := range fns {
+			row[a.funcIdx[fns[i].Key]] = i
+		}
+		for k, t := range a.stk.pairMap() {
+			A, D := int(k>>32), int(uint32(k))
+			ia, okA := row[int32(A)]
+			id, okD := row[int32(D)]
+			if !okA || !okD || drivers[A] {
+				continue
+			}
+			if !yield(stackPair{A, D, ia, id, t}) {
+				return
+			}
+		}
+	}
+}
+
 // MergeShare is the share of a caller's slow-run stack time that each of
 // two anomalous callees must take for the caller to be where they meet
 // (method.md §7, decision D12).
@@ -631,19 +654,10 @@ const MergeShare = 0.25
 // either by construction, whatever its own evidence: A's calibrated cost
 // is capped just below the larger of theirs.
 func (a *Analyzer) mergingCallers(fns []Function, drivers []bool) {
-	row := make(map[int32]int, len(fns))
-	for i := range fns {
-		row[a.funcIdx[fns[i].Key]] = i
-	}
 	c := &a.stk
 	under := map[int][]int{} // caller row -> callee rows that count
-	for k, t := range c.pairMap() {
-		A, D := int(k>>32), int(uint32(k))
-		ia, okA := row[int32(A)]
-		id, okD := row[int32(D)]
-		if !okA || !okD || drivers[A] {
-			continue
-		}
+	for p := range a.rankedPairs(fns, drivers) {
+		A, D, ia, id, t := p.outer, p.inner, p.outerRow, p.innerRow, p.t
 		fd := &fns[id]
 		if fd.Source != SourceVariable || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
 			continue

@@ -542,29 +542,32 @@ func TestClassify(t *testing.T) {
 		return &VarVerdict{OK: true, R: r, Dim: d, HasDim: true, Normal: n, Buggy: b}
 	}
 	cases := []struct {
-		name string
-		tags model.Tags
-		v    *VarVerdict
-		want string
+		name  string
+		tags  model.Tags
+		v     *VarVerdict
+		want  string
+		short bool // durations not longer than normal (Analyzer.longer false)
 	}{
-		{"1 loop duration", L, vv(0.2, DimDuration, 9, 9), PatternMissing},
-		{"1 cond duration", C, vv(0, DimDuration, 9, 9), PatternMissing},
-		{"2 loop value", L, vv(0.3, DimValue, 9, 9), PatternScalability},
-		{"2 loop delta", L | C, vv(0.3, DimDelta, 9, 9), PatternScalability},
-		{"3 cond value", C, vv(0.5, DimValue, 9, 9), PatternWrong},
-		{"3 cond delta", C | A, vv(0.1, DimDelta, 9, 9), PatternWrong},
-		{"4 duration default", A, vv(0.8, DimDuration, 9, 9), PatternScalability},
-		{"4 loop duration default", L, vv(0.8, DimDuration, 9, 9), PatternScalability},
-		{"5 buggy only", A, vv(0, DimValue, 0, 9), PatternScalability},
-		{"5 buggy only global", 0, vv(0, DimValue, 0, 9), PatternScalability},
-		{"loop buggy only: rule 2", L, vv(0, DimValue, 0, 9), PatternScalability},
-		{"cond buggy only: rule 3", C, vv(0, DimValue, 0, 9), PatternWrong},
-		{"args value anomaly", A, vv(0.2, DimValue, 9, 9), ""},
-		{"value default", L, vv(0.8, DimValue, 9, 9), ""},
-		{"absent when slow", L, &VarVerdict{OK: true, R: 0.8, Normal: 9}, ""},
+		{"1 loop duration", L, vv(0.2, DimDuration, 9, 9), PatternMissing, false},
+		{"1 cond duration", C, vv(0, DimDuration, 9, 9), PatternMissing, false},
+		{"cond duration, not longer: rule 3", C, vv(0, DimDuration, 9, 9), PatternWrong, true},
+		{"loop duration, not longer: none", L, vv(0, DimDuration, 9, 9), "", true},
+		{"2 loop value", L, vv(0.3, DimValue, 9, 9), PatternScalability, false},
+		{"2 loop delta", L | C, vv(0.3, DimDelta, 9, 9), PatternScalability, false},
+		{"3 cond value", C, vv(0.5, DimValue, 9, 9), PatternWrong, false},
+		{"3 cond delta", C | A, vv(0.1, DimDelta, 9, 9), PatternWrong, false},
+		{"4 duration default", A, vv(0.8, DimDuration, 9, 9), PatternScalability, false},
+		{"4 loop duration default", L, vv(0.8, DimDuration, 9, 9), PatternScalability, false},
+		{"5 buggy only", A, vv(0, DimValue, 0, 9), PatternScalability, false},
+		{"5 buggy only global", 0, vv(0, DimValue, 0, 9), PatternScalability, false},
+		{"loop buggy only: rule 2", L, vv(0, DimValue, 0, 9), PatternScalability, false},
+		{"cond buggy only: rule 3", C, vv(0, DimValue, 0, 9), PatternWrong, false},
+		{"args value anomaly", A, vv(0.2, DimValue, 9, 9), "", false},
+		{"value default", L, vv(0.8, DimValue, 9, 9), "", false},
+		{"absent when slow", L, &VarVerdict{OK: true, R: 0.8, Normal: 9}, "", false},
 	}
 	for _, c := range cases {
-		got, why := classify(c.tags, c.v, &o)
+		got, why := classify(c.tags, c.v, &o, !c.short)
 		if got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}

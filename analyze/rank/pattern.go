@@ -3,7 +3,9 @@ package rank
 import (
 	"fmt"
 	"slices"
+	"sort"
 
+	"github.com/vprof/vprof/analyze/stats"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -38,7 +40,7 @@ func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern
 	var vv *VarVerdict
 	rule := 0
 	for _, x := range tied {
-		k := a.ruleOf(x)
+		k := a.ruleOf(res, fn, x)
 		if k != 0 && (rule == 0 || k < rule) {
 			vv, rule = x, k
 		}
@@ -48,12 +50,22 @@ func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern
 		tags := a.vars[vv.Var].tags
 		if tags&model.TagLoop == 0 {
 			if loop := a.loopAtPace(res, fn); loop != "" {
-				return PatternScalability, fmt.Sprintf("%s (%s) holds its values longer than normal while loop variable %s steps at its normal pace: the loop runs longer, over more data", vv.Name, tags, loop)
+				how := "holds its values longer than normal"
+				if !a.longer(vv) {
+					how = "changes otherwise than normal (duration, not longer)"
+				}
+				return PatternScalability, fmt.Sprintf("%s (%s) %s while loop variable %s steps at its normal pace: the loop runs longer, over more data", vv.Name, tags, how, loop)
 			}
 		}
 		if a.held(vv) {
 			return PatternMissing, fmt.Sprintf("loop variable %s keeps each value over several ticks in the slow runs (%s): the loop stays on one iteration", vv.Name, vv.Reason)
 		}
+	case rule == 3 && vv.HasDim && vv.Dim == DimDuration:
+		// Durations that differ but are not longer (D13).
+		if !a.vars[vv.Var].changed[Buggy] {
+			return PatternWrong, fmt.Sprintf("condition variable %s keeps one value through each slow run, where it changed in the normal runs: the condition is decided on a value stuck", vv.Name)
+		}
+		return PatternWrong, fmt.Sprintf("condition variable %s changes otherwise than normal (duration, not longer than the normal runs'): the condition is decided on other values", vv.Name)
 	case rule == 0 && best.R < o.DefaultDiscount && a.vars[best.Var].tags&(model.TagLoop|model.TagCond) == 0:
 		if c := a.normalControl(res, fn); c != "" {
 			return PatternMissing, fmt.Sprintf("%s went wrong (%s) while the loop and condition variables look normal (%s): the same work, done more, with nothing to skip it", best.Name, dimName(best), c)
@@ -62,24 +74,36 @@ func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern
 	if vv == nil {
 		vv = best
 	}
-	return classify(a.vars[vv.Var].tags, vv, o)
+	return classify(a.vars[vv.Var].tags, vv, o, a.longer(vv))
 }
 
 // ruleOf is the number of the first rule of method.md §8 that verdict vv
-// matches, 0 if none. A loop variable held over several ticks (held)
-// counts as one that holds its values longer than normal: rule 1.
-func (a *Analyzer) ruleOf(vv *VarVerdict) int {
+// of function fn matches, 0 if none. A loop variable held over several
+// ticks (held) counts as one that holds its values longer than normal:
+// rule 1. So does a condition variable whose durations differ, longer or
+// not, while fn's loops step at their normal pace: rule 1 then reads
+// scalability (D11, D13).
+func (a *Analyzer) ruleOf(res *Result, fn *Function, vv *VarVerdict) int {
 	if a.held(vv) {
 		return 1
 	}
-	return ruleNumber(a.vars[vv.Var].tags, vv, &a.opt)
+	tags := a.vars[vv.Var].tags
+	k := ruleNumber(tags, vv, &a.opt, a.longer(vv))
+	if k == 3 && tags&model.TagLoop == 0 && vv.HasDim && vv.Dim == DimDuration &&
+		vv.R < a.opt.DefaultDiscount && a.loopAtPace(res, fn) != "" {
+		return 1
+	}
+	return k
 }
 
-func ruleNumber(tags model.Tags, vv *VarVerdict, o *Options) int {
+// ruleNumber is the first rule of method.md §8 that verdict vv matches.
+// longer says whether its values last longer than normal (see longer): a
+// duration anomaly matches rule 1 only then (D13).
+func ruleNumber(tags model.Tags, vv *VarVerdict, o *Options, longer bool) int {
 	loop, cond := tags&model.TagLoop != 0, tags&model.TagCond != 0
 	low := vv.R < o.DefaultDiscount
 	switch {
-	case (loop || cond) && vv.HasDim && vv.Dim == DimDuration && low:
+	case (loop || cond) && vv.HasDim && vv.Dim == DimDuration && low && longer:
 		return 1
 	case loop && vv.HasDim && (vv.Dim == DimValue || vv.Dim == DimDelta) && low:
 		return 2
@@ -95,11 +119,11 @@ func ruleNumber(tags model.Tags, vv *VarVerdict, o *Options) int {
 
 // classify applies the bug-pattern rules of method.md §8 to one verdict,
 // first match wins, and says which rule matched or why none did.
-func classify(tags model.Tags, vv *VarVerdict, o *Options) (pattern, reason string) {
+func classify(tags model.Tags, vv *VarVerdict, o *Options, longer bool) (pattern, reason string) {
 	loop, cond := tags&model.TagLoop != 0, tags&model.TagCond != 0
 	low := vv.R < o.DefaultDiscount
 	dim := dimName(vv)
-	switch ruleNumber(tags, vv, o) {
+	switch ruleNumber(tags, vv, o, longer) {
 	case 1:
 		return PatternMissing, fmt.Sprintf("%s (%s) holds its values longer than normal: a loop or wait that should have stopped", vv.Name, tags)
 	case 2:
@@ -152,6 +176,76 @@ func (a *Analyzer) held(vv *VarVerdict) bool {
 		limit = max(limit, ns.max)
 	}
 	return median(bs) > limit
+}
+
+// longer reports whether the values of vv's variable last longer in the
+// slow runs than in the normal ones: what rule 1 of method.md §8 reads
+// in a duration anomaly, "stays the same for an abnormally long time"
+// (decision D13). The test behind r says only that the durations differ.
+//
+// A loop variable changes at every iteration, so its durations are the
+// times of its iterations: they are longer when a slow duration is more
+// often longer than a normal one than shorter (stochastic order), however
+// long the longest normal iteration was (a poll that the normal runs make
+// once in a while, HTTPD-54852).
+//
+// A condition variable changes only when what it tests is updated, so its
+// durations follow whatever runs between two updates, and any slowdown
+// around it makes them typically longer. Its values stay the same for an
+// abnormally long time when more of its slow durations lie above the
+// normal range (with slack: §8's abnormal samples) than below it, and it
+// changed in the slow runs: one that keeps one value through each slow
+// run has one duration per run, the span the run was sampled over, which
+// a longer run makes longer by construction (as a counter's value, D2);
+// what it says is the value it is stuck at.
+func (a *Analyzer) longer(vv *VarVerdict) bool {
+	vi := &a.vars[vv.Var]
+	bs := vi.sets[Buggy][DimDuration]
+	if bs == nil || bs.n == 0 {
+		return false
+	}
+	if !vi.has[DimDuration] {
+		return true // no normal durations: every slow one is abnormal
+	}
+	if vi.tags&model.TagLoop != 0 {
+		return stochasticallyLonger(vi.sets[Normal][DimDuration].dist(), bs.dist())
+	}
+	if !vi.changed[Buggy] {
+		return false
+	}
+	d := bs.dist()
+	var above, below float64
+	for i, x := range d.Values {
+		switch {
+		case x > vi.hi[DimDuration]:
+			above += d.Counts[i]
+		case x < vi.lo[DimDuration]:
+			below += d.Counts[i]
+		}
+	}
+	return above > below
+}
+
+// stochasticallyLonger reports whether, over all pairs of a normal and a
+// slow observation, the slow one is larger more often than smaller (the
+// pairs counted by the Mann-Whitney U statistic). n's values are sorted.
+func stochasticallyLonger(n, b stats.Dist) bool {
+	cum := make([]float64, len(n.Values)+1) // cum[i]: count of n.Values[:i]
+	for i, c := range n.Counts {
+		cum[i+1] = cum[i] + c
+	}
+	total := cum[len(n.Values)]
+	var gt, lt float64
+	for i, x := range b.Values {
+		lo := sort.SearchFloat64s(n.Values, x)
+		hi := lo
+		for hi < len(n.Values) && n.Values[hi] == x {
+			hi++
+		}
+		gt += b.Counts[i] * cum[lo]
+		lt += b.Counts[i] * (total - cum[hi])
+	}
+	return gt > lt
 }
 
 // median is the lower median of the observations of s.

@@ -348,6 +348,7 @@ func TestPatternFromEvidence(t *testing.T) {
 		name           string
 		normal, buggy  func(i int) []model.Value // values read in work at tick i
 		nNormal, nSlow int
+		threads        int    // slow-run threads (0: one)
 		want, wantVar  string // pattern, a variable its reason names
 	}{
 		{
@@ -385,22 +386,61 @@ func TestPatternFromEvidence(t *testing.T) {
 			},
 			nNormal: 60, nSlow: 120, want: PatternMissing, wantVar: "p",
 		},
+		{
+			// D13: flag changes every 2 ticks where it changed every 20:
+			// its durations differ (r = 0) but are shorter, not "the same
+			// for an abnormally long time". No loop steps at its normal
+			// pace: rule 3 (before D13 rule 1 read a wait that should have
+			// stopped).
+			name:    "a condition whose values last shorter than normal",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/20))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/2))} },
+			nNormal: 200, nSlow: 200, want: PatternWrong, wantVar: "flag",
+		},
+		{
+			// D13: flag keeps one value through each slow thread's run
+			// (its one duration per thread is the run's span) where it
+			// changed every 10 ticks: rule 3, the condition is decided on
+			// a value stuck (before D13 rule 1: missing constraint).
+			name:    "a condition that keeps one value through the slow run",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/10%6))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vFlag, 3)} },
+			nNormal: 60, nSlow: 200, threads: 3, want: PatternWrong, wantVar: "flag",
+		},
+		{
+			// D13: i steps every tick in the normal runs but for one
+			// iteration held 100 ticks; in the slow runs every iteration
+			// takes 100 ticks. No slow duration is beyond the normal
+			// range, yet the iterations are longer (stochastic order): a
+			// loop variable stays rule 1.
+			name: "a loop whose iterations are longer, within the normal range",
+			normal: func(i int) []model.Value {
+				if i >= 50 && i < 150 {
+					return []model.Value{val(0, vI, 50)}
+				}
+				return []model.Value{val(0, vI, int64(i))}
+			},
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vI, int64(i/100))} },
+			nNormal: 250, nSlow: 400, want: PatternMissing, wantVar: "i",
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a := New(DefaultOptions())
-			run := func(vals func(int) []model.Value, n int) []ev {
+			run := func(vals func(int) []model.Value, n, threads int) []ev {
 				if vals == nil {
 					return mainOnly
 				}
 				var evs []ev
-				for i := range n {
-					evs = append(evs, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)}, vals: vals(i)})
+				for tid := range max(threads, 1) {
+					for i := range n {
+						evs = append(evs, ev{tid: int32(tid + 1), tick: uint64(i), stack: []uint64{P(pcWork)}, vals: vals(i)})
+					}
 				}
 				return evs
 			}
-			feed(t, a, Normal, "n", run(c.normal, c.nNormal))
-			feed(t, a, Buggy, "b", run(c.buggy, c.nSlow))
+			feed(t, a, Normal, "n", run(c.normal, c.nNormal, 1))
+			feed(t, a, Buggy, "b", run(c.buggy, c.nSlow, c.threads))
 			res := a.Result()
 			w := findFunc(t, res, "work")
 			if w.Pattern != c.want || !strings.Contains(w.PatternReason, c.wantVar+" ") {

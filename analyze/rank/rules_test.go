@@ -450,3 +450,52 @@ func TestPatternFromEvidence(t *testing.T) {
 		})
 	}
 }
+
+// TestPatternFromCallee pins decision D14: a function whose own variables
+// give no pattern and whose slow-run time is all one callee's has the
+// callee's pattern; one that also spends time elsewhere has none.
+func TestPatternFromCallee(t *testing.T) {
+	cases := []struct {
+		name     string
+		own      int // slow samples with work alone on the stack
+		want     string
+		inReason string
+	}{
+		{"all of its time in the callee", 0, PatternScalability, "as its callee helper"},
+		{"half of its time its own", 200, "", "neither a loop nor a condition variable"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(DefaultOptions())
+			var n, b []ev
+			add := func(evs *[]ev, stack []uint64, vals ...model.Value) {
+				*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: stack, vals: vals})
+			}
+			for i := range 60 {
+				add(&n, []uint64{P(pcWork), P(pcMain)}, ptr(0, vP, 0x9000, int64(i%4)))
+				add(&n, []uint64{P(pcMain)})
+			}
+			// work's argument p points to other values; helper, called
+			// only when slow, reads n (args): present only when slow.
+			for i := range 200 {
+				add(&b, []uint64{P(pcHelper), P(pcWork), P(pcMain)}, val(0, vN, int64(i)), ptr(1, vP, 0x9000, 1000+int64(i%4)))
+			}
+			for i := range c.own {
+				add(&b, []uint64{P(pcWork), P(pcMain)}, ptr(0, vP, 0x9000, 1000+int64(i%4)))
+			}
+			for range 60 {
+				add(&b, []uint64{P(pcMain)}) // main: the driver, work is not
+			}
+			feed(t, a, Normal, "n", n)
+			feed(t, a, Buggy, "b", b)
+			res := a.Result()
+			if h := findFunc(t, res, "helper"); h.Pattern != PatternScalability {
+				t.Fatalf("helper: pattern %q (%s)", h.Pattern, h.PatternReason)
+			}
+			w := findFunc(t, res, "work")
+			if w.Pattern != c.want || !strings.Contains(w.PatternReason, c.inReason) {
+				t.Errorf("work: pattern %q (%s); want %q, reason with %q", w.Pattern, w.PatternReason, c.want, c.inReason)
+			}
+		})
+	}
+}

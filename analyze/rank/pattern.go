@@ -16,46 +16,39 @@ import (
 // pattern.
 
 // pattern classifies function fn, whose discount came from best (v*),
-// and says which rule matched or why none did. When fn's own variables
-// give no pattern and all of its slow-run time is one callee's, the
-// callee's pattern is its own (decision D14).
+// and says which rule matched or why none did. When no rule of §8
+// matches and fn decided the call that is all of its slow-run time (D10's
+// sense), the decision is the wrong constraint (decision D14).
 func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern, reason string) {
 	pattern, reason = a.ownPattern(res, fn, best)
 	if pattern != "" {
 		return pattern, reason
 	}
-	if d, p, why := a.calleePattern(res, fn, 0); p != "" {
-		return p, fmt.Sprintf("as its callee %s, which is all of its slow-run time (D14): %s (its own variables: %s)", d, why, reason)
+	if d := a.decidedCall(res, fn, best); d != "" {
+		return PatternWrong, fmt.Sprintf("%s went wrong (%s) and was read during all of %s, which is all of its slow-run time: the call it decided is the cost (D10, D14)", best.Name, dimName(best), d)
 	}
 	return pattern, reason
 }
 
-// maxCalleeDepth bounds the chain of callees calleePattern follows (a
-// wrapper of a wrapper ...).
-const maxCalleeDepth = 4
-
-// calleePattern returns the pattern of the callee D of fn that is all of
-// fn's slow-run time: D runs under fn for SoleCallee of D's time on the
-// stack and fn spends SoleCallee of its time on the stack in D (the stack
-// test of D10), D has a variable verdict, and fn is no driver frame. The
-// two are one piece of work: fn did nothing in the slow runs but run D,
-// so the shape of D's bug is the shape of fn's. Of several such callees
-// (a chain of wrappers) the nearest, with the most time on the stack, is
-// taken; when its own variables give no pattern either, its callee's.
-// It returns the callee's name, its pattern and the reason.
-func (a *Analyzer) calleePattern(res *Result, fn *Function, depth int) (callee, pattern, reason string) {
-	if depth >= maxCalleeDepth {
-		return "", "", ""
+// decidedCall returns the callee D whose call fn decided, in the sense of
+// D10 (whether or not the two swapped places): fn is no driver frame,
+// its own variables went wrong (best.R below DefaultDiscount) and were
+// read during CallerEvidence of D's time on the stack, D runs under fn
+// for SoleCallee of D's time and fn spends SoleCallee of its time in D,
+// and D has a variable verdict; "" if none. The slow runs then fall into
+// a costly path, D, on values that fn's decision read: the vProf
+// chapter's wrong constraint. A call made without a decision (its loops
+// and conditions look normal) is rule 6's missing constraint, matched
+// before.
+func (a *Analyzer) decidedCall(res *Result, fn *Function, best *VarVerdict) string {
+	if best == nil || best.R >= a.opt.DefaultDiscount {
+		return ""
 	}
 	f, ok := a.funcIdx[fn.Key]
 	c := &a.stk
-	if !ok || int(f) >= len(c.on) || c.on[f] <= 0 {
-		return "", "", ""
+	if !ok || int(f) >= len(c.on) || c.on[f] <= 0 || a.drivers()[f] {
+		return ""
 	}
-	if depth == 0 && a.drivers()[f] {
-		return "", "", ""
-	}
-	best := -1
 	for j := range res.Functions {
 		d := &res.Functions[j]
 		g, ok := a.funcIdx[d.Key]
@@ -65,25 +58,12 @@ func (a *Analyzer) calleePattern(res *Result, fn *Function, depth int) (callee, 
 		if c.under(int(f), int(g)) < SoleCallee*c.on[g] || c.on[g] < SoleCallee*c.on[f] {
 			continue
 		}
-		if best < 0 || c.on[g] > c.on[a.funcIdx[res.Functions[best].Key]] {
-			best = j
+		if fn.VarCost*float64(res.BuggyRuns) < CallerEvidence*c.on[g] {
+			continue
 		}
+		return d.Name
 	}
-	if best < 0 {
-		return "", "", ""
-	}
-	d := &res.Functions[best]
-	vv := a.bestOf(res, d)
-	if vv == nil {
-		return "", "", ""
-	}
-	if p, why := a.ownPattern(res, d, vv); p != "" {
-		return d.Name, p, why
-	}
-	if n, p, why := a.calleePattern(res, d, depth+1); p != "" {
-		return d.Name + " (from " + n + ")", p, why
-	}
-	return "", "", ""
+	return ""
 }
 
 // ownPattern is the pattern that fn's own variables give.

@@ -451,18 +451,22 @@ func TestPatternFromEvidence(t *testing.T) {
 	}
 }
 
-// TestPatternFromCallee pins decision D14: a function whose own variables
-// give no pattern and whose slow-run time is all one callee's has the
-// callee's pattern; one that also spends time elsewhere has none.
-func TestPatternFromCallee(t *testing.T) {
+// TestPatternDecidedCall pins decision D14: a function that no rule of
+// §8 classifies, whose argument went wrong and was read during all of the
+// one callee that is all of its slow-run time, decided that call: a
+// wrong constraint. One that also spends time of its own, or whose
+// evidence covers half of the callee, is left unclassified.
+func TestPatternDecidedCall(t *testing.T) {
 	cases := []struct {
-		name     string
-		own      int // slow samples with work alone on the stack
-		want     string
-		inReason string
+		name      string
+		own       int // slow samples with work alone on the stack
+		readEvery int // work's p is read at every readEvery-th helper sample
+		want      string
+		inReason  string
 	}{
-		{"all of its time in the callee", 0, PatternScalability, "as its callee helper"},
-		{"half of its time its own", 200, "", "neither a loop nor a condition variable"},
+		{"all of its time in the callee", 0, 1, PatternWrong, "read during all of helper"},
+		{"time of its own", 200, 1, "", "neither a loop nor a condition variable"},
+		{"evidence during half of the callee", 0, 2, "", "neither a loop nor a condition variable"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -476,9 +480,13 @@ func TestPatternFromCallee(t *testing.T) {
 				add(&n, []uint64{P(pcMain)})
 			}
 			// work's argument p points to other values; helper, called
-			// only when slow, reads n (args): present only when slow.
+			// only when slow, reads n (args).
 			for i := range 200 {
-				add(&b, []uint64{P(pcHelper), P(pcWork), P(pcMain)}, val(0, vN, int64(i)), ptr(1, vP, 0x9000, 1000+int64(i%4)))
+				vals := []model.Value{val(0, vN, int64(i))}
+				if i%c.readEvery == 0 {
+					vals = append(vals, ptr(1, vP, 0x9000, 1000+int64(i%4)))
+				}
+				add(&b, []uint64{P(pcHelper), P(pcWork), P(pcMain)}, vals...)
 			}
 			for i := range c.own {
 				add(&b, []uint64{P(pcWork), P(pcMain)}, ptr(0, vP, 0x9000, 1000+int64(i%4)))
@@ -488,11 +496,10 @@ func TestPatternFromCallee(t *testing.T) {
 			}
 			feed(t, a, Normal, "n", n)
 			feed(t, a, Buggy, "b", b)
-			res := a.Result()
-			if h := findFunc(t, res, "helper"); h.Pattern != PatternScalability {
-				t.Fatalf("helper: pattern %q (%s)", h.Pattern, h.PatternReason)
+			w := findFunc(t, a.Result(), "work")
+			if w.Discount >= DefaultOptions().DefaultDiscount {
+				t.Fatalf("work: r %g, want its argument's anomaly", w.Discount)
 			}
-			w := findFunc(t, res, "work")
 			if w.Pattern != c.want || !strings.Contains(w.PatternReason, c.inReason) {
 				t.Errorf("work: pattern %q (%s); want %q, reason with %q", w.Pattern, w.PatternReason, c.want, c.inReason)
 			}

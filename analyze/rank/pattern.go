@@ -18,14 +18,14 @@ import (
 // pattern classifies function fn, whose discount came from best (v*),
 // and says which rule matched or why none did. When no rule of §8
 // matches and fn decided the call that is all of its slow-run time (D10's
-// sense), the decision is the wrong constraint (decision D14).
+// sense), the decision is the wrong constraint (decision D15).
 func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern, reason string) {
 	pattern, reason = a.ownPattern(res, fn, best)
 	if pattern != "" {
 		return pattern, reason
 	}
 	if d := a.decidedCall(res, fn, best); d != "" {
-		return PatternWrong, fmt.Sprintf("%s went wrong (%s) and was read during all of %s, which is all of its slow-run time: the call it decided is the cost (D10, D14)", best.Name, dimName(best), d)
+		return PatternWrong, fmt.Sprintf("%s went wrong (%s) and was read during all of %s, which is all of its slow-run time: the call it decided is the cost (D10, D15)", best.Name, dimName(best), d)
 	}
 	return pattern, reason
 }
@@ -111,7 +111,7 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 			return PatternMissing, fmt.Sprintf("loop variable %s keeps each value over several ticks in the slow runs (%s): the loop stays on one iteration", vv.Name, vv.Reason)
 		}
 	case rule == 3 && vv.HasDim && vv.Dim == DimDuration:
-		// Durations that differ but are not longer (D13).
+		// Durations that differ but are not longer (D14).
 		if !a.vars[vv.Var].changed[Buggy] {
 			return PatternWrong, fmt.Sprintf("condition variable %s keeps one value through each slow run, where it changed in the normal runs: the condition is decided on a value stuck", vv.Name)
 		}
@@ -132,7 +132,7 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 // ticks (held) counts as one that holds its values longer than normal:
 // rule 1. So does a condition variable whose durations differ, longer or
 // not, while fn's loops step at their normal pace: rule 1 then reads
-// scalability (D11, D13).
+// scalability (D11, D14).
 func (a *Analyzer) ruleOf(res *Result, fn *Function, vv *VarVerdict) int {
 	if a.held(vv) {
 		return 1
@@ -148,7 +148,7 @@ func (a *Analyzer) ruleOf(res *Result, fn *Function, vv *VarVerdict) int {
 
 // ruleNumber is the first rule of method.md §8 that verdict vv matches.
 // longer says whether its values last longer than normal (see longer): a
-// duration anomaly matches rule 1 only then (D13).
+// duration anomaly matches rule 1 only then (D14).
 func ruleNumber(tags model.Tags, vv *VarVerdict, o *Options, longer bool) int {
 	loop, cond := tags&model.TagLoop != 0, tags&model.TagCond != 0
 	low := vv.R < o.DefaultDiscount
@@ -231,7 +231,7 @@ func (a *Analyzer) held(vv *VarVerdict) bool {
 // longer reports whether the values of vv's variable last longer in the
 // slow runs than in the normal ones: what rule 1 of method.md §8 reads
 // in a duration anomaly, "stays the same for an abnormally long time"
-// (decision D13). The test behind r says only that the durations differ.
+// (decision D14). The test behind r says only that the durations differ.
 //
 // A loop variable changes at every iteration, so its durations are the
 // times of its iterations: they are longer when a slow duration is more

@@ -426,10 +426,10 @@ func TestPatternFromEvidence(t *testing.T) {
 			nNormal: 60, nSlow: 120, want: PatternMissing, wantVar: "p",
 		},
 		{
-			// D13: flag changes every 2 ticks where it changed every 20:
+			// D14: flag changes every 2 ticks where it changed every 20:
 			// its durations differ (r = 0) but are shorter, not "the same
 			// for an abnormally long time". No loop steps at its normal
-			// pace: rule 3 (before D13 rule 1 read a wait that should have
+			// pace: rule 3 (before D14 rule 1 read a wait that should have
 			// stopped).
 			name:    "a condition whose values last shorter than normal",
 			normal:  func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/20))} },
@@ -437,17 +437,17 @@ func TestPatternFromEvidence(t *testing.T) {
 			nNormal: 200, nSlow: 200, want: PatternWrong, wantVar: "flag",
 		},
 		{
-			// D13: flag keeps one value through each slow thread's run
+			// D14: flag keeps one value through each slow thread's run
 			// (its one duration per thread is the run's span) where it
 			// changed every 10 ticks: rule 3, the condition is decided on
-			// a value stuck (before D13 rule 1: missing constraint).
+			// a value stuck (before D14 rule 1: missing constraint).
 			name:    "a condition that keeps one value through the slow run",
 			normal:  func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/10%6))} },
 			buggy:   func(i int) []model.Value { return []model.Value{val(0, vFlag, 3)} },
 			nNormal: 60, nSlow: 200, threads: 3, want: PatternWrong, wantVar: "flag",
 		},
 		{
-			// D13: i steps every tick in the normal runs but for one
+			// D14: i steps every tick in the normal runs but for one
 			// iteration held 100 ticks; in the slow runs every iteration
 			// takes 100 ticks. No slow duration is beyond the normal
 			// range, yet the iterations are longer (stochastic order): a
@@ -490,7 +490,7 @@ func TestPatternFromEvidence(t *testing.T) {
 	}
 }
 
-// TestPatternDecidedCall pins decision D14: a function that no rule of
+// TestPatternDecidedCall pins decision D15: a function that no rule of
 // §8 classifies, whose argument went wrong and was read during all of the
 // one callee that is all of its slow-run time, decided that call: a
 // wrong constraint. One that also spends time of its own, or whose

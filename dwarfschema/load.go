@@ -85,7 +85,7 @@ func Load(path string, opt Options) (*model.Schema, error) {
 		}
 	}
 	s.HasDWARF = true
-	ci := startCallInfo(dw.d, s.Symbols) // while the loader walks the DIEs
+	ci := startCallInfo(dw.dies, s.Symbols) // while the loader walks the DIEs
 	l := newLoader(s, opt, dw)
 	if err := l.run(); err != nil {
 		<-ci.done // dw is closed on return
@@ -271,14 +271,19 @@ func readSymbols(ef *elf.File) ([]model.Symbol, error) {
 // dwarfFile is an opened DWARF source: the binary itself or its separate
 // debug file.
 type dwarfFile struct {
-	ef      *elf.File
-	osf     *os.File // nil when ef is the binary itself (its file is closed by Load)
-	d       *dwarf.Data
-	info    []byte     // .debug_info, for unit headers
-	loc     []byte     // .debug_loc (DWARF 2-4)
-	locl    []byte     // .debug_loclists (DWARF 5)
-	addr    []byte     // .debug_addr (DWARF 5)
-	str     []byte     // .debug_str (read for a supplementary file's strings)
+	ef   *elf.File
+	osf  *os.File // nil when ef is the binary itself (its file is closed by Load)
+	d    *dwarf.Data
+	info []byte // .debug_info, for unit headers
+	loc  []byte // .debug_loc (DWARF 2-4)
+	locl []byte // .debug_loclists (DWARF 5)
+	addr []byte // .debug_addr (DWARF 5)
+	str  []byte // .debug_str (read for a supplementary file's strings)
+
+	// For dieData: the rest of what DIEs refer to.
+	abbrev, lineStr, strOffsets, rnglists, ranges []byte
+	dies                                          *dieData
+
 	sup     *dwarfFile // supplementary file (dwz's .gnu_debugaltlink, DWARF 5 .debug_sup)
 	hasCode bool       // ef has the program's code (not a debug-only file)
 }
@@ -341,5 +346,10 @@ func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 			return nil, fmt.Errorf("%s: bad DWARF section .debug_%s: %w", path, k, err)
 		}
 	}
-	return &dwarfFile{ef: ef, d: d, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"], str: sec["str"]}, nil
+	w := &dwarfFile{ef: ef, d: d, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"], str: sec["str"],
+		abbrev: sec["abbrev"], lineStr: sec["line_str"], strOffsets: sec["str_offsets"], rnglists: sec["rnglists"], ranges: sec["ranges"]}
+	if w.dies, err = newDieData(w); err != nil {
+		return nil, fmt.Errorf("%s: bad DWARF: %w", path, err)
+	}
+	return w, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/arch/x86/x86asm"
 
+	"github.com/vprof/vprof/dwarfschema/cfg"
+
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -149,12 +151,13 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 				b := code(r)
 				insts = insts[:0]
 				for pc := r.Lo; len(b) > 0; {
-					in, err := x86asm.Decode(b, 64)
-					if err != nil || in.Len == 0 {
+					insts = append(insts, decoded{pc: pc})
+					in := &insts[len(insts)-1].Inst
+					if err := cfg.DecodeInto(in, b); err != nil || in.Len == 0 {
+						insts = insts[:len(insts)-1]
 						b, pc = b[1:], pc+1
 						continue
 					}
-					insts = append(insts, decoded{in, pc})
 					b, pc = b[in.Len:], pc+uint64(in.Len)
 				}
 				for k := range insts {
@@ -246,6 +249,14 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 	}
 	drop := make([]bool, len(s.Locs))
 	var add []addRec
+	// The ranges of code2fn by function, each list in address order.
+	fnSpans := make([][]int32, len(s.Funcs))
+	for j, fn := range code2fn.fn {
+		if fn >= 0 && int(fn) < len(fnSpans) {
+			fnSpans[fn] = append(fnSpans[fn], int32(j))
+		}
+	}
+	var spans []int32
 	for i, g := range gs {
 		drop[g.loc] = true
 		for _, fl := range fieldLocs[g.v] {
@@ -258,10 +269,15 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 		narrowed++
 		first := len(add)
 		v := s.Locs[g.loc].Var
-		for j := range code2fn.fn {
-			if !users[i][code2fn.fn[j]] {
-				continue
+		// The readers' code, in address order.
+		spans = spans[:0]
+		for fn := range users[i] {
+			if fn >= 0 && int(fn) < len(fnSpans) {
+				spans = append(spans, fnSpans[fn]...)
 			}
+		}
+		slices.Sort(spans)
+		for _, j := range spans {
 			lo, hi := code2fn.lo[j], code2fn.hi[j]
 			if n := len(add); n > 0 && s.Locs[add[n-1].src].Var == v && add[n-1].hi == lo {
 				add[n-1].hi = hi // adjacent code of readers: one entry

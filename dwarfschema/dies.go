@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"sort"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
@@ -207,6 +208,17 @@ func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {
 	}
 }
 
+// release drops what only the walk and build() use, keeping what Load
+// still asks of the loader (inComponent, replaced).
+func (l *loader) release() {
+	l.w, l.d, l.addrSec = nil, nil, nil
+	l.subs, l.inls, l.vars, l.types = chunked[subRec]{}, chunked[inlRec]{}, chunked[varRec]{}, chunked[typeRec]{}
+	l.locs, l.rows, l.pending = chunked[locRec]{}, chunked[model.LineRow]{}, nil
+	l.cus, l.units, l.exprs, l.exprList = nil, nil, nil, nil
+	l.names, l.qualified, l.altStrs, l.recordByName, l.fileIdx = nil, nil, nil, nil, nil
+	l.rangeBuf = nil
+}
+
 // name reads a string attribute (a name) and returns its one kept copy.
 func (l *loader) name(e *die, a dwarf.Attr) string {
 	if b, ok := e.string(a); ok {
@@ -268,6 +280,11 @@ func (l *loader) run() error {
 			return fmt.Errorf("supplementary file: %w", err)
 		}
 	}
+	// The walk's garbage goes before build() adds the schema on top of
+	// the records: the heap's next goal is then twice what is live now,
+	// not twice what was live at a collection during the walk (on
+	// redis-server, 121 MB of peak RSS against 91).
+	runtime.GC()
 	return l.build()
 }
 

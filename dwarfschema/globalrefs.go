@@ -297,11 +297,21 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 	// sort of kept then new would (sorting them all again was a tenth of
 	// Load).
 	order := stableOrder(len(add), func(i int32) uint64 { return add[i].lo })
-	added := make([]model.Loc, len(add))
-	for n, k := range order {
-		r := &add[k]
-		added[n] = s.Locs[r.src]
-		added[n].PCStart, added[n].PCEnd = r.lo, r.hi
+	// added returns the n-th new Loc in PCStart order (made as needed:
+	// a list of them beside the merged one was a third more Locs live).
+	// The Locs copied are dropped ones, overwritten as the kept ones are
+	// compacted: copied first.
+	srcs := map[int32]model.Loc{}
+	for i := range add {
+		if _, ok := srcs[add[i].src]; !ok {
+			srcs[add[i].src] = s.Locs[add[i].src]
+		}
+	}
+	added := func(n int) model.Loc {
+		r := &add[order[n]]
+		l := srcs[r.src]
+		l.PCStart, l.PCEnd = r.lo, r.hi
+		return l
 	}
 	kept := s.Locs[:0] // compacted in place
 	sorted := true
@@ -315,20 +325,26 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 		kept = append(kept, s.Locs[i])
 	}
 	if !sorted {
-		s.Locs = append(kept, added...)
+		for n := range order {
+			kept = append(kept, added(n))
+		}
+		s.Locs = kept
 		slices.SortStableFunc(s.Locs, func(a, b model.Loc) int { return cmp.Compare(a.PCStart, b.PCStart) })
 		return narrowed, unreferenced
 	}
-	out := make([]model.Loc, 0, len(kept)+len(added))
+	out := make([]model.Loc, 0, len(kept)+len(add))
 	j := 0
 	for i := range kept {
-		for j < len(added) && added[j].PCStart < kept[i].PCStart {
-			out = append(out, added[j])
+		for j < len(order) && add[order[j]].lo < kept[i].PCStart {
+			out = append(out, added(j))
 			j++
 		}
 		out = append(out, kept[i])
 	}
-	s.Locs = append(out, added[j:]...)
+	for ; j < len(order); j++ {
+		out = append(out, added(j))
+	}
+	s.Locs = out
 	return narrowed, unreferenced
 }
 

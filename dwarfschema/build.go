@@ -480,8 +480,17 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 	s := l.s
 	fmemo := map[dieOff]*fieldSet{}
 	var fixed map[model.VarID][]model.VarID
-	for _, c := range cands {
-		pv := s.Vars[c.v] // a copy: s.Vars grows below
+	// The field sets first, so that s.Vars grows once (its doublings
+	// were the loader's largest allocation on redis-server).
+	type expansion struct {
+		fs    *fieldSet
+		sep   string
+		deref bool
+	}
+	exps := make([]expansion, len(cands))
+	total := 0
+	for k, c := range cands {
+		pv := &s.Vars[c.v]
 		var fs *fieldSet
 		sep, deref := ".", false
 		switch {
@@ -506,6 +515,16 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 		default:
 			continue
 		}
+		exps[k] = expansion{fs, sep, deref}
+		total += len(fs.fields)
+	}
+	s.Vars = slices.Grow(s.Vars, total)
+	for k, c := range cands {
+		fs, sep, deref := exps[k].fs, exps[k].sep, exps[k].deref
+		if fs == nil {
+			continue
+		}
+		pv := s.Vars[c.v] // a copy: s.Vars grows below
 		for _, f := range fs.fields {
 			fv := model.Var{Name: pv.Name + sep + f.name, Func: pv.Func, File: pv.File, Line: pv.Line,
 				Type: f.ti.spell, Kind: f.ti.kind, Size: f.ti.size, Static: pv.Static,

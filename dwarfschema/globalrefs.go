@@ -257,6 +257,19 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 		}
 	}
 	var spans []int32
+	// add's size: every reader's ranges, for the global and each field
+	// (an upper bound: adjacent ranges merge).
+	nadd := 0
+	for i, g := range gs {
+		n := 0
+		for fn := range users[i] {
+			if fn >= 0 && int(fn) < len(fnSpans) {
+				n += len(fnSpans[fn])
+			}
+		}
+		nadd += n * (1 + len(fieldLocs[g.v]))
+	}
+	add = make([]addRec, 0, nadd)
 	for i, g := range gs {
 		drop[g.loc] = true
 		for _, fl := range fieldLocs[g.v] {

@@ -5,6 +5,7 @@ import (
 	"debug/dwarf"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -360,6 +361,12 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		l.scopeLocs(s.Funcs[fn].Ranges, p.loc)
 		l.scopeLocs(codeOf[fn], p.loc)
 	}
+
+	// The records of DIEs are all used: dropped before the Locs are made
+	// (they were a third of the live heap at build's peak).
+	l.subs, l.inls, l.vars, l.types = chunked[subRec]{}, chunked[inlRec]{}, chunked[varRec]{}, chunked[typeRec]{}
+	l.recordByName = nil
+	runtime.GC()
 
 	// A global without storage anywhere (a constant folded away, a C++
 	// constexpr from a header) is nothing to sample: drop it. (A local

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"runtime"
 	"sort"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
@@ -255,7 +254,9 @@ func (l *loader) qualify(prefix, name string) string {
 	return c
 }
 
-func (l *loader) run() error {
+// read walks the DIEs of the file and of its supplementary file into the
+// loader's records (build turns them into the schema).
+func (l *loader) read() error {
 	var err error
 	if l.units, err = readUnitHeaders(l.w.info, 0); err != nil {
 		return err
@@ -280,12 +281,7 @@ func (l *loader) run() error {
 			return fmt.Errorf("supplementary file: %w", err)
 		}
 	}
-	// The walk's garbage goes before build() adds the schema on top of
-	// the records: the heap's next goal is then twice what is live now,
-	// not twice what was live at a collection during the walk (on
-	// redis-server, 121 MB of peak RSS against 91).
-	runtime.GC()
-	return l.build()
+	return nil
 }
 
 // ref reads a reference attribute as a dieOff: a reference within the file

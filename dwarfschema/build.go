@@ -806,11 +806,58 @@ func nameFromSymbols(funcs []model.Func, syms []model.Symbol) {
 // were a twentieth of Load's CPU time).
 func stableOrder(n int, key func(int32) uint64) []int32 {
 	order := make([]int32, n)
+	keys := make([]uint64, n)
 	for i := range order {
 		order[i] = int32(i)
+		keys[i] = key(int32(i))
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(key(a), key(b)), cmp.Compare(a, b))
-	})
+	radixOrder(order, keys)
 	return order
+}
+
+// radixOrder stably sorts order (indices into keys) by keys[order[i]]:
+// an LSD radix sort a byte at a time, skipping the bytes all keys share
+// (addresses differ in their low three or four bytes), several times
+// faster than a comparison sort of the indices.
+func radixOrder(order []int32, keys []uint64) {
+	n := len(order)
+	if n < 2 {
+		return
+	}
+	var or, and uint64 = 0, ^uint64(0)
+	sorted := true
+	for i, k := range order {
+		or |= keys[k]
+		and &= keys[k]
+		if i > 0 && keys[k] < keys[order[i-1]] {
+			sorted = false
+		}
+	}
+	if sorted {
+		return
+	}
+	differ := or &^ and // bits that are not the same in every key
+	tmp := make([]int32, n)
+	src, dst := order, tmp
+	for shift := uint(0); shift < 64; shift += 8 {
+		if (differ>>shift)&0xff == 0 {
+			continue
+		}
+		var count [257]int
+		for _, k := range src {
+			count[(keys[k]>>shift)&0xff+1]++
+		}
+		for b := 1; b < 257; b++ {
+			count[b] += count[b-1]
+		}
+		for _, k := range src {
+			b := (keys[k] >> shift) & 0xff
+			dst[count[b]] = k
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &order[0] {
+		copy(order, src)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -100,7 +101,14 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	// records are read: the sections go before build() makes the schema.
 	dw.release()
 	runtime.GC()
-	if err := l.build(); err != nil {
+	// build makes the schema beside the records it reads: the heap's
+	// peak. A goal of 1.5x what is live there, not 2x, keeps vprof's
+	// peak RSS under gdb -readnow's on redis-server (65 MB against 68,
+	// for 0.05 s more CPU; gold: 484 MB against 586 at GOGC 100).
+	old := debug.SetGCPercent(50)
+	err = l.build()
+	debug.SetGCPercent(old)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dwPath, err)
 	}
 	// The schema is made: the records go before the tagger's own

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -97,10 +96,12 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	// Each phase drops what the next does not need and the collector
 	// runs at once, so that the heap's next goal is twice what is live
 	// then, not twice what was live at a collection in the middle of the
-	// phase before (on redis-server, 121 MB of peak RSS against 85). The
+	// phase before (on redis-server, 121 MB of peak RSS against 85); the
+	// pages freed go back to the system, or the next phase's large
+	// arrays (the Locs) would be placed in fresh ones beside them. The
 	// records are read: the sections go before build() makes the schema.
 	dw.release()
-	runtime.GC()
+	debug.FreeOSMemory()
 	// build makes the schema beside the records it reads: the heap's
 	// peak. A goal of 1.5x what is live there, not 2x, keeps vprof's
 	// peak RSS under gdb -readnow's on redis-server (65 MB against 68,
@@ -114,7 +115,7 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	// The schema is made: the records go before the tagger's own
 	// allocations.
 	l.release()
-	runtime.GC()
+	debug.FreeOSMemory()
 	if err := inferTagsWith(s, ef, ci); err != nil {
 		return nil, fmt.Errorf("%s: inferring tags: %w", path, err)
 	}
@@ -140,7 +141,7 @@ func Load(path string, opt Options) (*model.Schema, error) {
 			return fn >= 0 && int(fn) < len(s.Funcs) && l.inComponent(s.Funcs[fn].File)
 		}
 	}
-	runtime.GC() // the tagger's garbage, before narrowGlobals' copy of the Locs
+	debug.FreeOSMemory() // the tagger's garbage, before narrowGlobals' copy of the Locs
 	narrowGlobals(s, ef, keep)
 	dropReplaced(s, l.replaced)
 	return s, nil

@@ -80,3 +80,20 @@ func TestLoadSpeed(t *testing.T) {
 	}
 	t.Logf("%d functions, %d vars, %d locs in %v", len(s.Funcs), len(s.Vars), len(s.Locs), took)
 }
+
+// BenchmarkLoadBinary loads the binary named by $VPROF_BENCH_BINARY (a real
+// program, such as a server built with -g -O2), for profiling Load on it:
+//
+//	VPROF_BENCH_BINARY=/path/prog go test -run X -bench LoadBinary -cpuprofile cpu.out ./dwarfschema
+func BenchmarkLoadBinary(b *testing.B) {
+	bin := os.Getenv("VPROF_BENCH_BINARY")
+	if bin == "" {
+		b.Skip("VPROF_BENCH_BINARY is not set")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(bin, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"sort"
 
@@ -186,6 +187,8 @@ type loader struct {
 	qualified map[[2]string]string // prefix, name -> prefix+name
 	altStrs   map[uint64]string    // the supplementary file's strings by offset
 
+	rangeBuf [][2]uint64 // reused by ranges
+
 	// replaced marks, by VarID, a struct global whose fields cover every
 	// member: it is dropped once narrowGlobals has used its extent.
 	replaced []bool
@@ -204,8 +207,31 @@ func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {
 	}
 }
 
+// release drops what only the walk and build() use, keeping what Load
+// still asks of the loader (inComponent, replaced).
+func (l *loader) release() {
+	l.w, l.d, l.addrSec = nil, nil, nil
+	l.subs, l.inls, l.vars, l.types = chunked[subRec]{}, chunked[inlRec]{}, chunked[varRec]{}, chunked[typeRec]{}
+	l.locs, l.rows, l.pending = chunked[locRec]{}, chunked[model.LineRow]{}, nil
+	l.cus, l.units, l.exprs, l.exprList = nil, nil, nil, nil
+	l.names, l.qualified, l.altStrs, l.recordByName, l.fileIdx = nil, nil, nil, nil, nil
+	l.rangeBuf = nil
+}
+
 // name reads a string attribute (a name) and returns its one kept copy.
-func (l *loader) name(e *dwarf.Entry, a dwarf.Attr) string {
+func (l *loader) name(e *die, a dwarf.Attr) string {
+	if b, ok := e.string(a); ok {
+		// The common case: the map lookup does not copy b.
+		if len(b) == 0 {
+			return ""
+		}
+		if c, ok := l.names[string(b)]; ok {
+			return c
+		}
+		s := string(b)
+		l.names[s] = s
+		return s
+	}
 	s := l.str(e, a)
 	if s == "" {
 		return ""
@@ -228,7 +254,9 @@ func (l *loader) qualify(prefix, name string) string {
 	return c
 }
 
-func (l *loader) run() error {
+// read walks the DIEs of the file and of its supplementary file into the
+// loader's records (build turns them into the schema).
+func (l *loader) read() error {
 	var err error
 	if l.units, err = readUnitHeaders(l.w.info, 0); err != nil {
 		return err
@@ -253,32 +281,32 @@ func (l *loader) run() error {
 			return fmt.Errorf("supplementary file: %w", err)
 		}
 	}
-	return l.build()
+	return nil
 }
 
 // ref reads a reference attribute as a dieOff: a reference within the file
 // being walked, or into the supplementary file (DW_FORM_GNU_ref_alt, which
 // debug/dwarf leaves as an int64 offset; DW_FORM_ref_sup4/8, left as
 // uint32/uint64).
-func (l *loader) ref(e *dwarf.Entry, a dwarf.Attr) (dieOff, bool) {
-	f := e.AttrField(a)
+func (l *loader) ref(e *die, a dwarf.Attr) (dieOff, bool) {
+	f := e.field(a)
 	if f == nil {
 		return 0, false
 	}
-	switch v := f.Val.(type) {
-	case dwarf.Offset:
-		return l.base + dieOff(v), true
-	case int64:
-		if f.Class == dwarf.ClassReferenceAlt && l.w.sup != nil && v >= 0 {
+	switch f.kind {
+	case kOffset:
+		return l.base + dieOff(f.u), true
+	case kInt:
+		if v := int64(f.u); f.class == dwarf.ClassReferenceAlt && l.w.sup != nil && v >= 0 {
 			return supBase + dieOff(v), true
 		}
-	case uint32:
+	case kUint32:
 		if l.w.sup != nil {
-			return supBase + dieOff(v), true
+			return supBase + dieOff(f.u), true
 		}
-	case uint64:
-		if l.w.sup != nil && v < uint64(supBase) {
-			return supBase + dieOff(v), true
+	case kUint64:
+		if l.w.sup != nil && f.u < uint64(supBase) {
+			return supBase + dieOff(f.u), true
 		}
 	}
 	return 0, false
@@ -286,24 +314,22 @@ func (l *loader) ref(e *dwarf.Entry, a dwarf.Attr) (dieOff, bool) {
 
 // str reads a string attribute, from the supplementary file's .debug_str
 // for DW_FORM_GNU_strp_alt and DW_FORM_strp_sup.
-func (l *loader) str(e *dwarf.Entry, a dwarf.Attr) string {
-	f := e.AttrField(a)
+func (l *loader) str(e *die, a dwarf.Attr) string {
+	f := e.field(a)
 	if f == nil {
 		return ""
 	}
 	var off uint64
-	switch v := f.Val.(type) {
-	case string:
-		return v
-	case int64:
-		if f.Class != dwarf.ClassStringAlt || v < 0 {
+	switch f.kind {
+	case kString:
+		return string(f.b)
+	case kInt:
+		if f.class != dwarf.ClassStringAlt || int64(f.u) < 0 {
 			return ""
 		}
-		off = uint64(v)
-	case uint32:
-		off = uint64(v)
-	case uint64:
-		off = v
+		off = f.u
+	case kUint32, kUint64:
+		off = f.u
 	default:
 		return ""
 	}
@@ -401,7 +427,7 @@ func (l *loader) expr(b []byte) int32 {
 }
 
 func (l *loader) walk() error {
-	r := l.d.Reader()
+	r := l.w.dies.reader(0, math.MaxUint64)
 	var stack []frame
 	cu := int32(-1)
 	top := func() *frame {
@@ -415,7 +441,7 @@ func (l *loader) walk() error {
 	// entries after some corrupt abbreviations).
 	budget := len(l.w.info) + 1
 	for {
-		e, err := r.Next()
+		e, err := r.next()
 		if err != nil {
 			return fmt.Errorf("reading DWARF: %w", err)
 		}
@@ -425,7 +451,7 @@ func (l *loader) walk() error {
 		if budget--; budget < 0 {
 			return fmt.Errorf("corrupt .debug_info: more entries than bytes")
 		}
-		if e.Tag == 0 {
+		if e.tag == 0 {
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
@@ -433,10 +459,10 @@ func (l *loader) walk() error {
 		}
 		parent := top()
 		next := frame{scope: parent.scope, container: parent.container, depth: parent.depth, prefix: parent.prefix, skip: parent.skip}
-		switch e.Tag {
+		switch e.tag {
 		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
 			stack = stack[:0]
-			if err := l.startUnit(e, r.AddressSize()); err != nil {
+			if err := l.startUnit(e, r.addressSize()); err != nil {
 				return err
 			}
 			cu = int32(len(l.cus) - 1)
@@ -456,7 +482,7 @@ func (l *loader) walk() error {
 				// A declaration's parameters are a prototype, not variables.
 				// (In C++ its children may define types used elsewhere, so
 				// they are walked, with skip set.)
-				r.SkipChildren()
+				r.skipChildren()
 				continue
 			}
 
@@ -467,10 +493,10 @@ func (l *loader) walk() error {
 			ir := inlRec{depth: parent.depth + 1, callFile: -1}
 			ir.origin, _ = l.ref(e, dwarf.AttrAbstractOrigin)
 			ir.ranges = l.ranges(e)
-			if f, ok := e.Val(dwarf.AttrCallFile).(int64); ok {
+			if f, ok := e.int(dwarf.AttrCallFile); ok {
 				ir.callFile = l.cuFile(cu, f)
 			}
-			if n, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+			if n, ok := e.int(dwarf.AttrCallLine); ok {
 				ir.callLine = int32(n)
 			}
 			l.inls.add(ir)
@@ -502,7 +528,7 @@ func (l *loader) walk() error {
 			l.types.add(tr)
 			if cu < 0 || !l.cus[cu].cpp {
 				// C: members only; nested definitions are at file scope.
-				if e.Children {
+				if e.children {
 					if err := l.cMembers(r, l.types.at(l.types.len()-1), &budget); err != nil {
 						return err
 					}
@@ -521,12 +547,12 @@ func (l *loader) walk() error {
 					t.members = append(t.members, m)
 				}
 			}
-			r.SkipChildren()
+			r.skipChildren()
 			continue
 
 		case dwarf.TagArrayType:
 			tr := l.typeRec(e, parent.prefix)
-			if e.Children {
+			if e.children {
 				if err := l.arrayDims(r, &tr, &budget); err != nil {
 					return err
 				}
@@ -539,16 +565,16 @@ func (l *loader) walk() error {
 			dwarf.TagRestrictType, dwarf.TagAtomicType, dwarf.TagEnumerationType,
 			dwarf.TagSubroutineType, dwarf.TagUnspecifiedType, dwarf.TagPtrToMemberType:
 			l.types.add(l.typeRec(e, parent.prefix))
-			r.SkipChildren()
+			r.skipChildren()
 			continue
 
 		case dwarf.TagCallSite, tagGNUCallSite, dwarf.TagEnumerator,
 			dwarf.TagTemplateTypeParameter, dwarf.TagTemplateValueParameter:
 			// The tagger reads call sites itself; nothing else here matters.
-			r.SkipChildren()
+			r.skipChildren()
 			continue
 		}
-		if e.Children {
+		if e.children {
 			stack = append(stack, next)
 		}
 	}
@@ -556,9 +582,9 @@ func (l *loader) walk() error {
 }
 
 // cMembers reads the children of a C struct or union: its members.
-func (l *loader) cMembers(r *dwarf.Reader, tr *typeRec, budget *int) error {
-	return l.children(r, budget, func(c *dwarf.Entry) {
-		if c.Tag == dwarf.TagMember {
+func (l *loader) cMembers(r *dieReader, tr *typeRec, budget *int) error {
+	return l.children(r, budget, func(c *die) {
+		if c.tag == dwarf.TagMember {
 			if m, ok := l.member(c); ok {
 				tr.members = append(tr.members, m)
 			}
@@ -569,10 +595,10 @@ func (l *loader) cMembers(r *dwarf.Reader, tr *typeRec, budget *int) error {
 // children walks the children of the entry r has just read, handing the
 // direct ones to f and skipping deeper ones, until the entry's end; each
 // entry read costs one of budget, so a damaged DWARF cannot loop for ever.
-func (l *loader) children(r *dwarf.Reader, budget *int, f func(c *dwarf.Entry)) error {
+func (l *loader) children(r *dieReader, budget *int, f func(c *die)) error {
 	depth := 1
 	for depth > 0 {
-		c, err := r.Next()
+		c, err := r.next()
 		if err != nil {
 			return fmt.Errorf("reading DWARF: %w", err)
 		}
@@ -582,14 +608,14 @@ func (l *loader) children(r *dwarf.Reader, budget *int, f func(c *dwarf.Entry)) 
 		if *budget--; *budget < 0 {
 			return fmt.Errorf("corrupt .debug_info: more entries than bytes")
 		}
-		if c.Tag == 0 {
+		if c.tag == 0 {
 			depth--
 			continue
 		}
 		if depth == 1 {
 			f(c)
 		}
-		if c.Children {
+		if c.children {
 			depth++
 		}
 	}
@@ -599,27 +625,27 @@ func (l *loader) children(r *dwarf.Reader, budget *int, f func(c *dwarf.Entry)) 
 // member reads a data member or base class; static data members (C++
 // declarations) are not part of the object, and the compiler's own
 // members (the vtable pointer _vptr.X) not the program's state: false.
-func (l *loader) member(e *dwarf.Entry) (memberRec, bool) {
-	if d, _ := e.Val(dwarf.AttrDeclaration).(bool); d {
+func (l *loader) member(e *die) (memberRec, bool) {
+	if d := e.flag(dwarf.AttrDeclaration); d {
 		return memberRec{}, false
 	}
-	if a, _ := e.Val(dwarf.AttrArtificial).(bool); a {
+	if a := e.flag(dwarf.AttrArtificial); a {
 		return memberRec{}, false
 	}
-	if x, _ := e.Val(dwarf.AttrExternal).(bool); x {
+	if x := e.flag(dwarf.AttrExternal); x {
 		return memberRec{}, false
 	}
-	m := memberRec{name: l.name(e, dwarf.AttrName), inherit: e.Tag == dwarf.TagInheritance}
+	m := memberRec{name: l.name(e, dwarf.AttrName), inherit: e.tag == dwarf.TagInheritance}
 	m.typ, m.hasType = l.ref(e, dwarf.AttrType)
-	if e.AttrField(dwarf.AttrBitSize) != nil || e.AttrField(dwarf.AttrDataBitOffset) != nil {
+	if e.has(dwarf.AttrBitSize) || e.has(dwarf.AttrDataBitOffset) {
 		m.bits = true
 	}
-	switch v := e.Val(dwarf.AttrDataMemberLoc).(type) {
-	case nil: // a union member
-	case int64:
-		m.off = v
-	case []byte: // DWARF 2: DW_OP_plus_uconst N
-		if o, rest, err := dwarfexpr.Next(v); err == nil && o.Code == op.DW_OP_plus_uconst && len(rest) == 0 && o.U < 1<<31 {
+	switch f := e.field(dwarf.AttrDataMemberLoc); {
+	case f == nil: // a union member
+	case f.kind == kInt:
+		m.off = int64(f.u)
+	case f.kind == kBytes: // DWARF 2: DW_OP_plus_uconst N
+		if o, rest, err := dwarfexpr.Next(f.b); err == nil && o.Code == op.DW_OP_plus_uconst && len(rest) == 0 && o.U < 1<<31 {
 			m.off = int64(o.U)
 		} else {
 			m.bits = true // a virtual base's computed offset
@@ -634,37 +660,37 @@ func (l *loader) member(e *dwarf.Entry) (memberRec, bool) {
 }
 
 // arrayDims reads the subrange children of an array type.
-func (l *loader) arrayDims(r *dwarf.Reader, tr *typeRec, budget *int) error {
-	return l.children(r, budget, func(c *dwarf.Entry) {
-		if c.Tag != dwarf.TagSubrangeType && c.Tag != dwarf.TagEnumerationType {
+func (l *loader) arrayDims(r *dieReader, tr *typeRec, budget *int) error {
+	return l.children(r, budget, func(c *die) {
+		if c.tag != dwarf.TagSubrangeType && c.tag != dwarf.TagEnumerationType {
 			return
 		}
 		n := int64(-1)
-		if v, ok := c.Val(dwarf.AttrCount).(int64); ok {
+		if v, ok := c.int(dwarf.AttrCount); ok {
 			n = v
-		} else if v, ok := c.Val(dwarf.AttrUpperBound).(int64); ok {
-			lb, _ := c.Val(dwarf.AttrLowerBound).(int64)
+		} else if v, ok := c.int(dwarf.AttrUpperBound); ok {
+			lb, _ := c.int(dwarf.AttrLowerBound)
 			n = v - lb + 1
 		}
 		tr.dims = append(tr.dims, n)
 	})
 }
 
-func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {
+func (l *loader) startUnit(e *die, addrSize int) error {
 	if addrSize != 8 && addrSize != 0 {
-		return fmt.Errorf("unit at offset %#x: address size %d, want 8", e.Offset, addrSize)
+		return fmt.Errorf("unit at offset %#x: address size %d, want 8", e.off, addrSize)
 	}
-	ci := cuInfo{version: l.unitVersion(l.base + dieOff(e.Offset))}
+	ci := cuInfo{version: l.unitVersion(l.base + dieOff(e.off))}
 	if ci.version > l.maxVersion {
 		l.maxVersion = ci.version
 	}
-	if lang, ok := e.Val(dwarf.AttrLanguage).(int64); ok {
+	if lang, ok := e.int(dwarf.AttrLanguage); ok {
 		switch lang {
 		case 0x04, 0x19, 0x1a, 0x21: // C++, C++03, C++11, C++14
 			ci.cpp = true
 			l.anyCPP = true
 		}
-	} else if e.Tag == dwarf.TagPartialUnit {
+	} else if e.tag == dwarf.TagPartialUnit {
 		// dwz's partial units name no language: they hold what the
 		// compile units that import them share.
 		ci.cpp = l.anyCPP
@@ -673,18 +699,18 @@ func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {
 		l.s.Producer = l.str(e, dwarf.AttrProducer)
 	}
 	ci.compDir = l.str(e, dwarf.AttrCompDir)
-	ci.base, _ = e.Val(dwarf.AttrLowpc).(uint64)
+	ci.base, _ = e.uint64(dwarf.AttrLowpc)
 	ci.addrBase = 8 // DWARF 5 default: just past the section's first header
-	if ab, ok := e.Val(dwarf.AttrAddrBase).(int64); ok {
+	if ab, ok := e.int(dwarf.AttrAddrBase); ok {
 		ci.addrBase = uint64(ab)
 	}
 	ci.addr = l.addrSec.GetSubsection(ci.addrBase)
-	if lb, ok := e.Val(dwarf.AttrLoclistsBase).(int64); ok {
+	if lb, ok := e.int(dwarf.AttrLoclistsBase); ok {
 		ci.loclistsBase = uint64(lb)
 	}
-	lr, err := l.d.LineReader(e)
+	lr, err := l.d.LineReader(lineEntry(e))
 	if err != nil {
-		return fmt.Errorf("unit at offset %#x: line table: %w", e.Offset, err)
+		return fmt.Errorf("unit at offset %#x: line table: %w", e.off, err)
 	}
 	if lr != nil {
 		files := lr.Files()
@@ -698,7 +724,7 @@ func (l *loader) startUnit(e *dwarf.Entry, addrSize int) error {
 			}
 		}
 		if err := l.lines(lr, byPtr, ci.compDir); err != nil {
-			return fmt.Errorf("unit at offset %#x: line table: %w", e.Offset, err)
+			return fmt.Errorf("unit at offset %#x: line table: %w", e.off, err)
 		}
 	}
 	l.cus = append(l.cus, ci)
@@ -778,11 +804,12 @@ func (l *loader) cuFile(cu int32, n int64) int32 {
 // ranges returns the code ranges of a DIE (low/high pc or DW_AT_ranges),
 // nil if it has none. Ranges of code the linker discarded (address 0 or a
 // tombstone) are dropped.
-func (l *loader) ranges(e *dwarf.Entry) []model.PCRange {
-	if e.AttrField(dwarf.AttrLowpc) == nil && e.AttrField(dwarf.AttrRanges) == nil {
+func (l *loader) ranges(e *die) []model.PCRange {
+	if !e.has(dwarf.AttrLowpc) && !e.has(dwarf.AttrRanges) {
 		return nil
 	}
-	rs, err := l.d.Ranges(e)
+	rs, err := l.w.dies.rangesOf(e, l.rangeBuf[:0])
+	l.rangeBuf = rs
 	if err != nil || len(rs) == 0 {
 		return nil
 	}
@@ -799,8 +826,8 @@ func (l *loader) ranges(e *dwarf.Entry) []model.PCRange {
 	return out
 }
 
-func (l *loader) subprogram(e *dwarf.Entry, cu int32, parent *frame) subRec {
-	sr := subRec{off: l.base + dieOff(e.Offset), file: -1, fn: -1}
+func (l *loader) subprogram(e *die, cu int32, parent *frame) subRec {
+	sr := subRec{off: l.base + dieOff(e.off), file: -1, fn: -1}
 	if o, ok := l.ref(e, dwarf.AttrAbstractOrigin); ok {
 		sr.origin = o
 	} else if o, ok := l.ref(e, dwarf.AttrSpecification); ok {
@@ -814,33 +841,33 @@ func (l *loader) subprogram(e *dwarf.Entry, cu int32, parent *frame) subRec {
 	if sr.linkage == "" {
 		sr.linkage = l.name(e, attrMIPSLinkageName)
 	}
-	if f, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
+	if f, ok := e.int(dwarf.AttrDeclFile); ok {
 		sr.file = l.cuFile(cu, f)
 	}
-	if n, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+	if n, ok := e.int(dwarf.AttrDeclLine); ok {
 		sr.line = int32(n)
 	}
-	sr.decl, _ = e.Val(dwarf.AttrDeclaration).(bool)
+	sr.decl = e.flag(dwarf.AttrDeclaration)
 	if !sr.decl {
 		sr.ranges = l.ranges(e)
-		if fb, ok := e.Val(dwarf.AttrFrameBase).([]byte); ok {
+		if fb, ok := e.bytes(dwarf.AttrFrameBase); ok {
 			sr.frameBase = l.exprList[l.expr(fb)]
 		}
 	}
 	return sr
 }
 
-func (l *loader) typeRec(e *dwarf.Entry, prefix string) typeRec {
-	tr := typeRec{off: l.base + dieOff(e.Offset), tag: e.Tag, size: -1}
+func (l *loader) typeRec(e *die, prefix string) typeRec {
+	tr := typeRec{off: l.base + dieOff(e.off), tag: e.tag, size: -1}
 	tr.typ, tr.hasType = l.ref(e, dwarf.AttrType)
 	tr.name = l.name(e, dwarf.AttrName)
 	if tr.name != "" && prefix != "" {
 		tr.name = l.qualify(prefix, tr.name)
 	}
-	if n, ok := e.Val(dwarf.AttrByteSize).(int64); ok {
+	if n, ok := e.int(dwarf.AttrByteSize); ok {
 		tr.size = n
 	}
-	if n, ok := e.Val(dwarf.AttrEncoding).(int64); ok {
+	if n, ok := e.int(dwarf.AttrEncoding); ok {
 		tr.enc = uint8(n)
 	}
 	return tr
@@ -848,9 +875,9 @@ func (l *loader) typeRec(e *dwarf.Entry, prefix string) typeRec {
 
 // variable records a variable or parameter DIE and turns its location into
 // Locs.
-func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
-	vr := varRec{off: l.base + dieOff(e.Offset), file: -1, container: parent.container, cu: cu}
-	vr.param = e.Tag == dwarf.TagFormalParameter
+func (l *loader) variable(e *die, cu int32, parent *frame) error {
+	vr := varRec{off: l.base + dieOff(e.off), file: -1, container: parent.container, cu: cu}
+	vr.param = e.tag == dwarf.TagFormalParameter
 	if o, ok := l.ref(e, dwarf.AttrAbstractOrigin); ok {
 		vr.origin = o
 	} else if o, ok := l.ref(e, dwarf.AttrSpecification); ok {
@@ -860,20 +887,23 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 	if vr.name != "" && parent.prefix != "" && parent.container == noContainer {
 		vr.name = l.qualify(parent.prefix, vr.name)
 	}
-	if f, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
+	if f, ok := e.int(dwarf.AttrDeclFile); ok {
 		vr.file = l.cuFile(cu, f)
 	}
-	if n, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+	if n, ok := e.int(dwarf.AttrDeclLine); ok {
 		vr.line = int32(n)
 	}
 	vr.typ, vr.hasType = l.ref(e, dwarf.AttrType)
-	vr.decl, _ = e.Val(dwarf.AttrDeclaration).(bool)
+	vr.decl = e.flag(dwarf.AttrDeclaration)
 	idx := int32(l.vars.len())
 
-	if lf := e.AttrField(dwarf.AttrLocation); lf != nil && !vr.decl {
-		switch lf.Class {
+	if lf := e.field(dwarf.AttrLocation); lf != nil && !vr.decl {
+		switch lf.class {
 		case dwarf.ClassExprLoc, dwarf.ClassBlock:
-			b, _ := lf.Val.([]byte)
+			var b []byte
+			if lf.kind == kBytes {
+				b = lf.b
+			}
 			if len(b) == 0 {
 				break
 			}
@@ -894,26 +924,27 @@ func (l *loader) variable(e *dwarf.Entry, cu int32, parent *frame) error {
 			}
 		case dwarf.ClassLocListPtr, dwarf.ClassLocList:
 			var off uint64
-			switch v := lf.Val.(type) {
-			case int64: // DW_FORM_sec_offset
-				off = uint64(v)
-			case uint64: // DW_FORM_loclistx: debug/dwarf leaves the index as is
-				off = v
+			switch lf.kind {
+			case kInt: // DW_FORM_sec_offset
+				off = lf.u
+			case kUint64: // DW_FORM_loclistx: the index as is
+				off = lf.u
 			}
 			if parent.container == noContainer {
 				break // a global with a location list: not a fixed place
 			}
-			if err := l.locList(idx, cu, lf.Class == dwarf.ClassLocList, off); err != nil {
-				return fmt.Errorf("variable %q (DIE %#x): %w", vr.name, e.Offset, err)
+			if err := l.locList(idx, cu, lf.class == dwarf.ClassLocList, off); err != nil {
+				return fmt.Errorf("variable %q (DIE %#x): %w", vr.name, e.off, err)
 			}
 		}
-	} else if cf := e.AttrField(dwarf.AttrConstValue); cf != nil && parent.scope != nil && parent.container != noContainer {
+	} else if cf := e.field(dwarf.AttrConstValue); cf != nil && parent.scope != nil && parent.container != noContainer {
 		loc := locRec{v: idx}
-		switch v := cf.Val.(type) {
-		case int64:
+		switch cf.kind {
+		case kInt:
+			v := int64(cf.u)
 			loc.kind, loc.val, loc.expr = model.LocConst, uint64(v), l.expr(dwarfexpr.Const(v))
-		case []byte:
-			loc.kind, loc.expr = model.LocExpr, l.expr(dwarfexpr.ImplicitValue(v))
+		case kBytes:
+			loc.kind, loc.expr = model.LocExpr, l.expr(dwarfexpr.ImplicitValue(cf.b))
 		}
 		if loc.kind != 0 {
 			l.scopeLocs(parent.scope, loc)
@@ -944,4 +975,17 @@ func parseAddr(b []byte) *godwarf.DebugAddrSection {
 		return nil
 	}
 	return godwarf.ParseAddr(b)
+}
+
+// lineEntry is the unit entry as debug/dwarf's LineReader reads it: its
+// offset, DW_AT_stmt_list and DW_AT_comp_dir.
+func lineEntry(e *die) *dwarf.Entry {
+	le := &dwarf.Entry{Offset: e.off, Tag: e.tag, Children: e.children}
+	if f := e.field(dwarf.AttrStmtList); f != nil && f.kind == kInt {
+		le.Field = append(le.Field, dwarf.Field{Attr: dwarf.AttrStmtList, Val: int64(f.u), Class: f.class})
+	}
+	if f := e.field(dwarf.AttrCompDir); f != nil && f.kind == kString {
+		le.Field = append(le.Field, dwarf.Field{Attr: dwarf.AttrCompDir, Val: string(f.b), Class: f.class})
+	}
+	return le
 }

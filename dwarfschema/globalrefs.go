@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/arch/x86/x86asm"
 
+	"github.com/vprof/vprof/dwarfschema/cfg"
+
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -149,12 +151,13 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 				b := code(r)
 				insts = insts[:0]
 				for pc := r.Lo; len(b) > 0; {
-					in, err := x86asm.Decode(b, 64)
-					if err != nil || in.Len == 0 {
+					insts = append(insts, decoded{pc: pc})
+					in := &insts[len(insts)-1].Inst
+					if err := cfg.DecodeInto(in, b); err != nil || in.Len == 0 {
+						insts = insts[:len(insts)-1]
 						b, pc = b[1:], pc+1
 						continue
 					}
-					insts = append(insts, decoded{in, pc})
 					b, pc = b[in.Len:], pc+uint64(in.Len)
 				}
 				for k := range insts {
@@ -246,6 +249,27 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 	}
 	drop := make([]bool, len(s.Locs))
 	var add []addRec
+	// The ranges of code2fn by function, each list in address order.
+	fnSpans := make([][]int32, len(s.Funcs))
+	for j, fn := range code2fn.fn {
+		if fn >= 0 && int(fn) < len(fnSpans) {
+			fnSpans[fn] = append(fnSpans[fn], int32(j))
+		}
+	}
+	var spans []int32
+	// add's size: every reader's ranges, for the global and each field
+	// (an upper bound: adjacent ranges merge).
+	nadd := 0
+	for i, g := range gs {
+		n := 0
+		for fn := range users[i] {
+			if fn >= 0 && int(fn) < len(fnSpans) {
+				n += len(fnSpans[fn])
+			}
+		}
+		nadd += n * (1 + len(fieldLocs[g.v]))
+	}
+	add = make([]addRec, 0, nadd)
 	for i, g := range gs {
 		drop[g.loc] = true
 		for _, fl := range fieldLocs[g.v] {
@@ -258,10 +282,15 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 		narrowed++
 		first := len(add)
 		v := s.Locs[g.loc].Var
-		for j := range code2fn.fn {
-			if !users[i][code2fn.fn[j]] {
-				continue
+		// The readers' code, in address order.
+		spans = spans[:0]
+		for fn := range users[i] {
+			if fn >= 0 && int(fn) < len(fnSpans) {
+				spans = append(spans, fnSpans[fn]...)
 			}
+		}
+		slices.Sort(spans)
+		for _, j := range spans {
 			lo, hi := code2fn.lo[j], code2fn.hi[j]
 			if n := len(add); n > 0 && s.Locs[add[n-1].src].Var == v && add[n-1].hi == lo {
 				add[n-1].hi = hi // adjacent code of readers: one entry
@@ -281,11 +310,21 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 	// sort of kept then new would (sorting them all again was a tenth of
 	// Load).
 	order := stableOrder(len(add), func(i int32) uint64 { return add[i].lo })
-	added := make([]model.Loc, len(add))
-	for n, k := range order {
-		r := &add[k]
-		added[n] = s.Locs[r.src]
-		added[n].PCStart, added[n].PCEnd = r.lo, r.hi
+	// added returns the n-th new Loc in PCStart order (made as needed:
+	// a list of them beside the merged one was a third more Locs live).
+	// The Locs copied are dropped ones, overwritten as the kept ones are
+	// compacted: copied first.
+	srcs := map[int32]model.Loc{}
+	for i := range add {
+		if _, ok := srcs[add[i].src]; !ok {
+			srcs[add[i].src] = s.Locs[add[i].src]
+		}
+	}
+	added := func(n int) model.Loc {
+		r := &add[order[n]]
+		l := srcs[r.src]
+		l.PCStart, l.PCEnd = r.lo, r.hi
+		return l
 	}
 	kept := s.Locs[:0] // compacted in place
 	sorted := true
@@ -299,20 +338,26 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) 
 		kept = append(kept, s.Locs[i])
 	}
 	if !sorted {
-		s.Locs = append(kept, added...)
+		for n := range order {
+			kept = append(kept, added(n))
+		}
+		s.Locs = kept
 		slices.SortStableFunc(s.Locs, func(a, b model.Loc) int { return cmp.Compare(a.PCStart, b.PCStart) })
 		return narrowed, unreferenced
 	}
-	out := make([]model.Loc, 0, len(kept)+len(added))
+	out := make([]model.Loc, 0, len(kept)+len(add))
 	j := 0
 	for i := range kept {
-		for j < len(added) && added[j].PCStart < kept[i].PCStart {
-			out = append(out, added[j])
+		for j < len(order) && add[order[j]].lo < kept[i].PCStart {
+			out = append(out, added(j))
 			j++
 		}
 		out = append(out, kept[i])
 	}
-	s.Locs = append(out, added[j:]...)
+	for ; j < len(order); j++ {
+		out = append(out, added(j))
+	}
+	s.Locs = out
 	return narrowed, unreferenced
 }
 

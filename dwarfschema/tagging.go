@@ -39,17 +39,14 @@ type tagStats struct {
 // lastTagStats holds the figures of the latest inferTags run.
 var lastTagStats atomic.Pointer[tagStats]
 
-// inferTags sets Var.Tags of s from the binary alone (method.md §2): the
-// control-flow graph of each function, back edges, compares feeding
+// inferTagsWith sets Var.Tags of s from the binary alone (method.md §2):
+// the control-flow graph of each function, back edges, compares feeding
 // conditional jumps, argument set-up before calls and DWARF call-site
-// parameters. It also fills Func.Blocks. Called by Load once Funcs, Vars and
-// Locs are complete; locals without a tag are dropped by Load afterwards.
+// parameters, the last read by ci (startCallInfo). It also fills
+// Func.Blocks. Called by Load once Funcs, Vars and Locs are complete;
+// locals without a tag are dropped by Load afterwards.
 //
 // A function whose code cannot be read is skipped (counted), not an error.
-func inferTags(s *model.Schema, ef *elf.File, d *dwarf.Data) error {
-	return inferTagsWith(s, ef, startCallInfo(d, s.Symbols))
-}
-
 // callInfoResult is callInfo's, computed in the background (startCallInfo).
 type callInfoResult struct {
 	done  chan struct{}
@@ -63,24 +60,17 @@ type callInfoResult struct {
 // startCallInfo starts reading the call sites of d. It needs only the DWARF
 // and the symbols, so Load starts it before its own walk of the DIEs and
 // the two run at once (for binutils' gold, 4 s of CPU each).
-func startCallInfo(d *dwarf.Data, syms []model.Symbol) *callInfoResult {
+func startCallInfo(d *dieData, syms []model.Symbol) *callInfoResult {
 	r := &callInfoResult{done: make(chan struct{})}
 	t0 := time.Now()
-	units, err := listUnits(d) // before any other Reader runs (see listUnits)
-	if err != nil {
-		r.err = err
-		close(r.done)
-		return r
-	}
 	go func() {
 		defer close(r.done)
-		r.calls, r.sigs, r.sites, r.err = callInfoUnits(d, syms, units)
+		r.calls, r.sigs, r.sites, r.err = callInfo(d, syms)
 		r.time = time.Since(t0)
 	}()
 	return r
 }
 
-// inferTagsWith is inferTags with the call sites read by ci.
 func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) error {
 	t0 := time.Now()
 	st := &tagStats{}
@@ -394,24 +384,24 @@ func (c *callScan) merge(o *callScan) {
 }
 
 // scanCalls reads the entries from offset from up to offset stop.
-func scanCalls(d *dwarf.Data, syms []model.Symbol, from, stop dwarf.Offset) (*callScan, error) {
+func scanCalls(d *dieData, syms []model.Symbol, from, stop uint64) (*callScan, error) {
 	c := newCallScan()
 	var (
 		stack     []int // enclosing subprogram per depth, index in c.subs (-1: other DIE)
 		siteDepth = -1
 		cur       = -1 // index of the call site whose parameters follow
 	)
-	r := d.Reader()
-	r.Seek(from)
+	r := d.reader(from, stop)
+	var rs [][2]uint64
 	for {
-		e, err := r.Next()
+		e, err := r.next()
 		if err != nil {
 			return nil, fmt.Errorf("reading call sites: %w", err)
 		}
-		if e == nil || e.Offset >= stop {
+		if e == nil {
 			break
 		}
-		if e.Tag == 0 {
+		if e.tag == 0 {
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
@@ -425,20 +415,21 @@ func scanCalls(d *dwarf.Data, syms []model.Symbol, from, stop dwarf.Offset) (*ca
 			parent = stack[len(stack)-1]
 		}
 		self := -1
-		switch e.Tag {
+		switch e.tag {
 		case dwarf.TagSubprogram:
 			si := csSub{}
-			si.origin, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			si.origin, _ = e.offset(dwarf.AttrAbstractOrigin)
 			if si.origin == 0 {
-				si.origin, _ = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+				si.origin, _ = e.offset(dwarf.AttrSpecification)
 			}
-			si.proto, _ = e.Val(dwarf.AttrPrototyped).(bool)
-			if pc, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+			si.proto = e.flag(dwarf.AttrPrototyped)
+			if pc, ok := e.uint64(dwarf.AttrLowpc); ok {
 				si.entry, si.hasEntry = pc, true
-			} else if e.Val(dwarf.AttrRanges) != nil {
+			} else if e.has(dwarf.AttrRanges) {
 				// Hot and cold parts: the entry is the part that has the
 				// function's own symbol.
-				if rs, err := d.Ranges(e); err == nil {
+				var err error
+				if rs, err = d.rangesOf(e, rs[:0]); err == nil {
 					for _, rg := range rs {
 						if name, ok := symbolAt(syms, rg[0]); ok && !isClone(name) {
 							si.entry, si.hasEntry = rg[0], true
@@ -448,45 +439,45 @@ func scanCalls(d *dwarf.Data, syms []model.Symbol, from, stop dwarf.Offset) (*ca
 				}
 			}
 			self = len(c.subs.vals)
-			c.subs.add(e.Offset, si)
+			c.subs.add(e.off, si)
 		case dwarf.TagFormalParameter:
-			t, _ := e.Val(dwarf.AttrType).(dwarf.Offset)
-			o, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
-			c.params.add(e.Offset, csParam{t, o})
+			t, _ := e.offset(dwarf.AttrType)
+			o, _ := e.offset(dwarf.AttrAbstractOrigin)
+			c.params.add(e.off, csParam{t, o})
 			if parent >= 0 {
 				p := &c.subs.vals[parent]
-				p.params = append(p.params, e.Offset)
+				p.params = append(p.params, e.off)
 			}
 		case dwarf.TagUnspecifiedParameters:
 			if parent >= 0 {
 				c.subs.vals[parent].variadic = true
 			}
 		case dwarf.TagCallSite, tagCallSiteGNU:
-			pc, ok := e.Val(dwarf.AttrCallReturnPC).(uint64)
+			pc, ok := e.uint64(dwarf.AttrCallReturnPC)
 			if !ok {
-				pc, ok = e.Val(dwarf.AttrLowpc).(uint64)
+				pc, ok = e.uint64(dwarf.AttrLowpc)
 			}
 			cur = -1
 			if ok {
-				o, _ := e.Val(dwarf.AttrCallOrigin).(dwarf.Offset)
+				o, _ := e.offset(dwarf.AttrCallOrigin)
 				if o == 0 {
-					o, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+					o, _ = e.offset(dwarf.AttrAbstractOrigin)
 				}
 				c.calls = append(c.calls, cfg.CallSite{ReturnPC: pc})
 				c.origins = append(c.origins, o)
 				cur = len(c.calls) - 1
 			}
-			if e.Children {
+			if e.children {
 				siteDepth = len(stack)
 			}
 		case dwarf.TagCallSiteParameter, tagCallSiteParamGNU:
 			if cur >= 0 && len(stack) == siteDepth+1 {
 				var p cfg.CallParam
-				loc, _ := e.Val(dwarf.AttrLocation).([]byte)
+				loc, _ := e.bytes(dwarf.AttrLocation)
 				p.Loc = cfg.ExprRefs(nil, loc)
-				b, ok := e.Val(dwarf.AttrCallValue).([]byte)
+				b, ok := e.bytes(dwarf.AttrCallValue)
 				if !ok {
-					b, _ = e.Val(attrCallSiteValueGNU).([]byte)
+					b, _ = e.bytes(attrCallSiteValueGNU)
 				}
 				p.Value = cfg.ExprRefs(nil, b)
 				if len(p.Loc)+len(p.Value) > 0 {
@@ -498,13 +489,13 @@ func scanCalls(d *dwarf.Data, syms []model.Symbol, from, stop dwarf.Offset) (*ca
 			dwarf.TagRestrictType, dwarf.TagAtomicType, dwarf.TagPointerType, dwarf.TagReferenceType,
 			dwarf.TagRvalueReferenceType, dwarf.TagPtrToMemberType, dwarf.TagEnumerationType,
 			dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagArrayType:
-			t := csType{tag: e.Tag}
-			t.next, _ = e.Val(dwarf.AttrType).(dwarf.Offset)
-			t.enc, _ = e.Val(dwarf.AttrEncoding).(int64)
-			t.size, _ = e.Val(dwarf.AttrByteSize).(int64)
-			c.types.add(e.Offset, t)
+			t := csType{tag: e.tag}
+			t.next, _ = e.offset(dwarf.AttrType)
+			t.enc, _ = e.int(dwarf.AttrEncoding)
+			t.size, _ = e.int(dwarf.AttrByteSize)
+			c.types.add(e.off, t)
 		}
-		if e.Children {
+		if e.children {
 			stack = append(stack, self)
 		}
 	}
@@ -519,45 +510,13 @@ func scanCalls(d *dwarf.Data, syms []model.Symbol, from, stop dwarf.Offset) (*ca
 // clones, whose signatures differ from their source function's.
 //
 // The third result is the calls' register parameters as Schema.CallSites.
-func callInfo(d *dwarf.Data, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures, []model.CallSite, error) {
-	units, err := listUnits(d)
-	if err != nil {
-		return nil, nil, nil, err
+// The units are independent: contiguous runs of them are scanned in
+// parallel.
+func callInfo(d *dieData, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures, []model.CallSite, error) {
+	units := make([]uint64, len(d.units))
+	for i := range d.units {
+		units[i] = d.units[i].off
 	}
-	return callInfoUnits(d, syms, units)
-}
-
-// listUnits returns the offsets of d's units. Reaching each unit also
-// makes debug/dwarf record its DWARF 5 base offsets in d, which it does
-// lazily and without a lock on a unit's first visit: after listUnits,
-// Readers of d may run concurrently.
-func listUnits(d *dwarf.Data) ([]dwarf.Offset, error) {
-	// SkipChildren on a unit's entry jumps to the next unit, so listing
-	// them costs little.
-	var units []dwarf.Offset
-	r := d.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil {
-			return nil, fmt.Errorf("reading call sites: %w", err)
-		}
-		if e == nil {
-			break
-		}
-		if n := len(units); n > 0 && e.Offset <= units[n-1] {
-			// A damaged DW_AT_sibling can send debug/dwarf's
-			// SkipChildren back to where it was, for ever.
-			return nil, fmt.Errorf("reading call sites: entry at %#x does not follow the one at %#x (damaged DWARF)", e.Offset, units[n-1])
-		}
-		units = append(units, e.Offset)
-		r.SkipChildren()
-	}
-	return units, nil
-}
-
-// callInfoUnits is callInfo over the units listed by listUnits: they are
-// independent, and contiguous runs of them are scanned in parallel.
-func callInfoUnits(d *dwarf.Data, syms []model.Symbol, units []dwarf.Offset) ([]cfg.CallSite, *cfg.Signatures, []model.CallSite, error) {
 	nw := min(runtime.GOMAXPROCS(0), 8, max(1, len(units)))
 	scans := make([]*callScan, nw)
 	errs := make([]error, nw)
@@ -568,7 +527,7 @@ func callInfoUnits(d *dwarf.Data, syms []model.Symbol, units []dwarf.Offset) ([]
 			scans[w] = newCallScan()
 			continue
 		}
-		stop := dwarf.Offset(math.MaxUint32)
+		stop := uint64(math.MaxUint64)
 		if hi < len(units) {
 			stop = units[hi]
 		}

@@ -158,13 +158,14 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 
 // schemaView formats a Schema for people.
 type schemaView struct {
-	s   *model.Schema
-	cwd string
+	s     *model.Schema
+	cwd   string
+	files []string // file's answers by index, "" until asked (filepath.Rel per variable was a tenth of printing)
 }
 
 func newSchemaView(s *model.Schema) *schemaView {
 	cwd, _ := os.Getwd()
-	return &schemaView{s: s, cwd: cwd}
+	return &schemaView{s: s, cwd: cwd, files: make([]string, len(s.Files))}
 }
 
 // file shows a source path relative to the current directory when it is
@@ -173,12 +174,16 @@ func (sv *schemaView) file(i int32) string {
 	if i < 0 || int(i) >= len(sv.s.Files) {
 		return "?"
 	}
+	if f := sv.files[i]; f != "" {
+		return f
+	}
 	p := sv.s.Files[i]
 	if sv.cwd != "" {
 		if r, err := filepath.Rel(sv.cwd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
+			p = r
 		}
 	}
+	sv.files[i] = p
 	return p
 }
 

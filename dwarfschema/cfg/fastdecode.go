@@ -619,3 +619,18 @@ func (d *fastDecoder) decode0F(size int, wide bool) bool {
 	}
 	return true
 }
+
+// DecodeInto decodes the 64-bit instruction at the start of src into *in
+// as x86asm.Decode(src, 64) would, through the fast decoder where it can
+// (an order of magnitude faster on compiler output). One difference: a
+// 32-bit displacement may come back sign-extended or, from x86asm,
+// zero-extended; callers read it as int32. On error *in is unspecified.
+func DecodeInto(in *x86asm.Inst, src []byte) error {
+	*in = x86asm.Inst{}
+	if decodeFastInto(in, src) {
+		return nil
+	}
+	var err error
+	*in, err = x86asm.Decode(src, 64)
+	return err
+}

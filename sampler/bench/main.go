@@ -61,7 +61,16 @@ func main() {
 	fields := flag.Bool("fields", false, "also measure each vprof configuration without struct fields (--no-fields), side by side")
 	kernel := flag.Bool("kernel", false, "also measure the perf sampler's events with nothing reading them (the kernel's share)")
 	gprof := flag.Bool("gprof", false, "also measure the workload built with gcc -pg")
+	life := flag.Bool("lifecycle", false, "measure the fixed costs instead (testdata/lifecycle.c): start to main, exit to vprof's exit, 1000 thread creations")
+	pairs := flag.Int("pairs", 30, "-lifecycle: rounds (each runs plain and every vprof build)")
 	flag.Parse()
+	if *life {
+		if err := lifecycle(options{vprof: *vprofBin}, *pairs); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var vps []vprofConf
 	for _, c := range strings.Split(*clocks, ",") {
 		if c != string(model.ClockCPU) && c != string(model.ClockWall) {

@@ -105,6 +105,17 @@ func lifecycle(o options, pairs int) error {
 		}
 		builds = append(builds, build{label, bin})
 	}
+	// Each build its own schema cache, warmed by a first recording: a
+	// cache file records the vprof build that wrote it, and builds that
+	// shared one would each find the other's stale and read the DWARF
+	// again at every run.
+	envs := make([][]string, len(builds))
+	for i, b := range builds {
+		envs[i] = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, fmt.Sprintf("cache-%d", i)))
+		if _, err := lifeCommand(dir, envs[i], []string{b.bin, "record", "-q", "-o", filepath.Join(dir, "life.vprof"), "--", exe, "exit"}); err != nil {
+			return err
+		}
+	}
 	// Spin rounds: about 0.3 s plain.
 	r, err := lifeCommand(dir, os.Environ(), []string{exe, "spin", "200"})
 	if err != nil {
@@ -133,10 +144,12 @@ func lifecycle(o options, pairs int) error {
 			for k := 0; k < n; k++ {
 				i := (k + p) % n
 				argv := append([]string{exe}, w.args...)
+				env := os.Environ()
 				if i > 0 {
 					argv = append([]string{builds[i-1].bin, "record", "-q", "-o", filepath.Join(dir, "life.vprof"), "--"}, argv...)
+					env = envs[i-1]
 				}
-				r, err := lifeCommand(dir, os.Environ(), argv)
+				r, err := lifeCommand(dir, env, argv)
 				if err != nil {
 					return err
 				}

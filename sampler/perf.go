@@ -405,6 +405,9 @@ func (sm *sampling) perfOpen(t *thread) {
 		}
 		pb.fallback++
 		t.perf = &perfThread{ptrace: true}
+		if t.schedFD < 0 {
+			sm.openProcFiles(t) // for its ticks (threadAdded skipped them)
+		}
 		if msg := err.Error(); !pb.why[msg] {
 			pb.why[msg] = true
 			if sm.cfg.Clock == model.ClockWall {

@@ -226,6 +226,7 @@ type Recorder struct {
 	cpuAtStart time.Duration // vprof's CPU time when the recording began
 
 	started atomic.Pointer[time.Time] // read by the progress goroutine
+	gc      *gcPause                  // collections paused while starting
 }
 
 // clock is a recording's time base, set when the profile begins.
@@ -337,6 +338,8 @@ func Record(cfg Config) (*Result, error) {
 		sigs = ch
 	}
 	r := newRecorder(cfg, sigs)
+	r.gc = pauseGC(startHeapLimit) // until the program runs (gc.go)
+	defer r.gc.resume()
 	go growFDTable() // meanwhile: no grace period to wait for at thread creations
 
 	done := make(chan struct{})
@@ -437,6 +440,9 @@ func (r *Recorder) run() (res *Result, err error) {
 	if err != nil {
 		r.smp.closePerf()
 		return nil, err
+	}
+	if r.gc != nil {
+		time.AfterFunc(startGCDelay, r.gc.resume) // the program runs (gc.go)
 	}
 	// Run this thread ahead of the program's: a stopped thread waits for
 	// the tracer to be scheduled, so a tracer waiting for a CPU holds the

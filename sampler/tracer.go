@@ -454,15 +454,17 @@ func (tr *tracer) handle(t *thread, ws unix.WaitStatus) {
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
 		tr.lifecycle++
-		if msg, err := ptraceEventMsg(t.tid); err == nil && msg > 0 {
-			if tr.threads[int(msg)] == nil {
-				tr.adopt(int(msg), t.proc)
-			}
-		}
+		msg, err := ptraceEventMsg(t.tid)
 		// A vfork parent sleeps uninterruptibly until its child execs or
 		// exits (PTRACE_EVENT_VFORK_DONE): it is not stopped meanwhile.
 		t.vfork = trapCause(ws) == unix.PTRACE_EVENT_VFORK
+		// The creator goes on at once; the new task waits in its first
+		// stop, which it reaches before running an instruction, until it
+		// is adopted (its perf events opened: one per CPU) and resumed.
 		ptraceCont(t.tid, 0)
+		if err == nil && msg > 0 && tr.threads[int(msg)] == nil {
+			tr.adopt(int(msg), t.proc)
+		}
 	case unix.PTRACE_EVENT_VFORK_DONE:
 		t.vfork = false
 		ptraceCont(t.tid, 0)

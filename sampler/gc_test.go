@@ -37,6 +37,29 @@ func TestGCPause(t *testing.T) {
 		}
 		debug.SetGCPercent(pct0)
 	})
+	t.Run("after", func(t *testing.T) {
+		g := pauseGC(64 << 20)
+		g.resumeAfter(20 * time.Millisecond)
+		g.resumeUnlessTimed() // the timer resumes
+		if pct, _ := gcSettings(); pct != -1 {
+			t.Fatalf("percent %d before the timer, want -1 (paused)", pct)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if pct, lim := gcSettings(); pct == pct0 && lim == lim0 {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+		t.Fatal("collections still paused 10 s after resumeAfter(20ms)")
+	})
+	t.Run("untimed", func(t *testing.T) {
+		g := pauseGC(64 << 20)
+		g.resumeUnlessTimed()
+		if pct, lim := gcSettings(); pct != pct0 || lim != lim0 {
+			t.Fatalf("after resumeUnlessTimed without a timer: percent %d, limit %d; want %d, %d", pct, lim, pct0, lim0)
+		}
+	})
 	t.Run("limit", func(t *testing.T) {
 		// A start bigger than the limit resumes the usual pacing at the
 		// first collection the limit forces, without resume.

@@ -339,7 +339,7 @@ func Record(cfg Config) (*Result, error) {
 	}
 	r := newRecorder(cfg, sigs)
 	r.gc = pauseGC(startHeapLimit) // until the program runs (gc.go)
-	defer r.gc.resume()
+	defer r.gc.resumeUnlessTimed()
 	go growFDTable() // meanwhile: no grace period to wait for at thread creations
 
 	done := make(chan struct{})
@@ -441,9 +441,7 @@ func (r *Recorder) run() (res *Result, err error) {
 		r.smp.closePerf()
 		return nil, err
 	}
-	if r.gc != nil {
-		time.AfterFunc(startGCDelay, r.gc.resume) // the program runs (gc.go)
-	}
+	r.gc.resumeAfter(startGCDelay) // the program runs (gc.go)
 	// Run this thread ahead of the program's: a stopped thread waits for
 	// the tracer to be scheduled, so a tracer waiting for a CPU holds the
 	// program up. Only now, after the launch: a child inherits the nice

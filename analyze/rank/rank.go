@@ -600,11 +600,19 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	})
 	for _, id := range ids {
 		ia := best[id]
-		if fns[id].Calibrated > fns[ia].Calibrated {
-			fns[id].Calibrated, fns[ia].Calibrated = fns[ia].Calibrated, fns[id].Calibrated
-			fns[ia].Placed = "in the place of " + fns[id].Name + ", all of its time and run under it, which it decided to call (D10)"
-			fns[id].Placed = "in the place of its caller " + fns[ia].Name + ", which decided to call it (D10)"
+		hi, lo := fns[id].Calibrated, fns[ia].Calibrated
+		if hi < lo || hi <= 0 {
+			continue // the caller already ranks above
 		}
+		// Equal costs (one piece of work, seen alike from both frames)
+		// rank the caller first too: the callee goes just below it, so
+		// that no name decides between the two.
+		if lo == hi {
+			lo = math.Nextafter(hi, 0)
+		}
+		fns[ia].Calibrated, fns[id].Calibrated = hi, lo
+		fns[ia].Placed = "in the place of " + fns[id].Name + ", all of its time and run under it, which it decided to call (D10)"
+		fns[id].Placed = "in the place of its caller " + fns[ia].Name + ", which decided to call it (D10)"
 	}
 }
 

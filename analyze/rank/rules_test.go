@@ -284,6 +284,45 @@ func TestCallerDecides(t *testing.T) {
 	}
 }
 
+// TestCallerDecidesTie: a caller and the callee that is all of its time,
+// both with r = 0, have equal calibrated costs; the caller that decided
+// ranks first and the callee right below it, so that no name decides
+// between them ("helper" sorts before "work"; method.md §7, D13).
+func TestCallerDecidesTie(t *testing.T) {
+	a := New(DefaultOptions())
+	var normal, buggy []ev
+	add := func(evs *[]ev, stack []uint64, vals ...model.Value) {
+		*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: stack, vals: vals})
+	}
+	inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+	for i := range 40 {
+		add(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vFlag, int64(i%4)))
+		add(&normal, []uint64{P(pcMain)})
+	}
+	for i := range 150 {
+		add(&buggy, inHelper, val(0, vN, int64(100+i%5)), val(1, vFlag, int64(50+i%4)))
+	}
+	for range 40 {
+		add(&buggy, []uint64{P(pcMain)})
+	}
+	feed(t, a, Normal, "n", normal)
+	feed(t, a, Buggy, "b", buggy)
+	res := a.Result()
+	w, h := findFunc(t, res, "work"), findFunc(t, res, "helper")
+	if w.Discount != 0 || h.Discount != 0 {
+		t.Fatalf("work r %g, helper r %g: want both 0", w.Discount, h.Discount)
+	}
+	if got := names(res); len(got) < 2 || got[0] != "work" || got[1] != "helper" {
+		t.Errorf("ranked %v, want work, then helper", got)
+	}
+	if w.Placed == "" || h.Placed == "" {
+		t.Errorf("work placed %q, helper placed %q: want both said", w.Placed, h.Placed)
+	}
+	if w.Calibrated <= h.Calibrated || h.Calibrated < w.Calibrated*(1-1e-12) {
+		t.Errorf("calibrated work %g, helper %g: want helper just below", w.Calibrated, h.Calibrated)
+	}
+}
+
 // TestMergingCaller: a caller whose time holds two anomalous callees,
 // neither under the other, each a quarter of its time or more, ranks just
 // below the better of them, though its own variable went wrong too and its

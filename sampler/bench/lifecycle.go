@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/sampler"
 )
 
 // The -lifecycle mode measures what vprof record costs a program apart
@@ -28,6 +31,7 @@ import (
 type lifeRun struct {
 	start, main, end, exit float64 // before exec, the program's main, its last instruction, after wait
 	cpu                    time.Duration
+	launch                 sampler.LaunchStats // vprof's steps (VPROF_RESULT_JSON)
 }
 
 func (r lifeRun) toMain() float64 { return r.main - r.start }
@@ -42,8 +46,12 @@ func monoNow() float64 {
 }
 
 // lifeCommand runs argv in dir and reads the times the workload writes to
-// standard error.
-func lifeCommand(dir string, env []string, argv []string) (lifeRun, error) {
+// standard error, and vprof's steps from the file result, if not "".
+func lifeCommand(dir string, env []string, argv []string, result string) (lifeRun, error) {
+	if result != "" {
+		os.Remove(result)
+		env = append(env[:len(env):len(env)], "VPROF_RESULT_JSON="+result)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -76,6 +84,17 @@ func lifeCommand(dir string, env []string, argv []string) (lifeRun, error) {
 	}
 	if r.main == 0 || r.end == 0 {
 		return r, fmt.Errorf("%s: no times on standard error: %q", strings.Join(argv, " "), stderr.String())
+	}
+	if result != "" {
+		b, err := os.ReadFile(result)
+		if err != nil {
+			return r, fmt.Errorf("vprof wrote no result (%w): %s", err, stderr.String())
+		}
+		var res sampler.Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			return r, fmt.Errorf("%s: %w", result, err)
+		}
+		r.launch = res.Launch
 	}
 	return r, nil
 }
@@ -112,12 +131,12 @@ func lifecycle(o options, pairs int) error {
 	envs := make([][]string, len(builds))
 	for i, b := range builds {
 		envs[i] = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, fmt.Sprintf("cache-%d", i)))
-		if _, err := lifeCommand(dir, envs[i], []string{b.bin, "record", "-q", "-o", filepath.Join(dir, "life.vprof"), "--", exe, "exit"}); err != nil {
+		if _, err := lifeCommand(dir, envs[i], []string{b.bin, "record", "-q", "-o", filepath.Join(dir, "life.vprof"), "--", exe, "exit"}, ""); err != nil {
 			return err
 		}
 	}
 	// Spin rounds: about 0.3 s plain.
-	r, err := lifeCommand(dir, os.Environ(), []string{exe, "spin", "200"})
+	r, err := lifeCommand(dir, os.Environ(), []string{exe, "spin", "200"}, "")
 	if err != nil {
 		return err
 	}
@@ -144,12 +163,12 @@ func lifecycle(o options, pairs int) error {
 			for k := 0; k < n; k++ {
 				i := (k + p) % n
 				argv := append([]string{exe}, w.args...)
-				env := os.Environ()
+				env, result := os.Environ(), ""
 				if i > 0 {
 					argv = append([]string{builds[i-1].bin, "record", "-q", "-o", filepath.Join(dir, "life.vprof"), "--"}, argv...)
-					env = envs[i-1]
+					env, result = envs[i-1], filepath.Join(dir, "result.json")
 				}
-				r, err := lifeCommand(dir, env, argv)
+				r, err := lifeCommand(dir, env, argv, result)
 				if err != nil {
 					return err
 				}
@@ -181,8 +200,28 @@ func lifecycle(o options, pairs int) error {
 				ms(lifeRun.toMain), ms(lifeRun.own), ms(lifeRun.toExit), ms(lifeRun.wall), ms(cpu), ratio(lifeRun.wall), ratio(cpu))
 		}
 		tw.Flush()
+		// vprof's own steps, from its Result: where the time to the
+		// program's release and after its end went.
+		tw = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "vprof's steps (ms)	spawn	program	perf	profile	thread	maps	call to release	end to profile closed	")
+		for i := 1; i < n; i++ {
+			ms := func(f func(l *sampler.LaunchStats) time.Duration) string {
+				return fmt.Sprintf("%.2f", 1e3*medianF(runs[i], func(r lifeRun) float64 { return f(&r.launch).Seconds() }))
+			}
+			fmt.Fprintf(tw, "%s	%s	%s	%s	%s	%s	%s	%s	%s	\n", builds[i-1].label,
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.Spawn }),
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.Program }),
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.Perf }),
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.Profile }),
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.Thread }),
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.Maps }),
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.Released }),
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.Finish }))
+		}
+		tw.Flush()
 	}
-	fmt.Println("\n(plain: medians; vprof: the median over rounds of the run's time less the plain run's of the same round, and of their ratio)")
+	fmt.Println("\n(plain: medians; vprof: the median over rounds of the run's time less the plain run's of the same round, and of their ratio;")
+	fmt.Println(" vprof's steps: medians, from its Result; 0 for a build that does not report them)")
 	return nil
 }
 

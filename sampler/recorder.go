@@ -135,6 +135,7 @@ type StepStats struct {
 // ended: what vprof adds to a program's run besides sampling
 // (sampler/bench -lifecycle prints them).
 type LaunchStats struct {
+	Setup    time.Duration // from Record's call to the launch: signal handlers, the tracer thread, the perf rings set opening
 	Spawn    time.Duration // fork and exec under ptrace, to the program's stop before its first instruction
 	Program  time.Duration // loading the program: its schema (through the cache) and CFI
 	Perf     time.Duration // waiting for the perf rings opened meanwhile
@@ -574,6 +575,7 @@ func (r *Recorder) terminalDelivered() bool {
 func (r *Recorder) launch() error {
 	ls := &r.launchStats
 	t := time.Now()
+	ls.Setup = t.Sub(r.called)
 	lap := func(d *time.Duration) {
 		now := time.Now()
 		*d, t = now.Sub(t), now

@@ -518,8 +518,8 @@ func TestExitAtOnce(t *testing.T) {
 		}
 		// Where the launch's time went (sampler/bench -lifecycle).
 		l := res.Launch
-		steps := l.Spawn + l.Program + l.Perf + l.Profile + l.Thread + l.Maps
-		if l.Spawn <= 0 || l.Program <= 0 || l.Profile <= 0 || l.Finish <= 0 || l.Released < steps {
+		steps := l.Setup + l.Spawn + l.Program + l.Perf + l.Profile + l.Thread + l.Maps
+		if l.Setup <= 0 || l.Spawn <= 0 || l.Program <= 0 || l.Profile <= 0 || l.Finish <= 0 || l.Released < steps {
 			t.Errorf("%v: launch steps %+v: each taken, within the time to the release", c.args, l)
 		}
 	}

@@ -203,12 +203,13 @@ func lifecycle(o options, pairs int) error {
 		// vprof's own steps, from its Result: where the time to the
 		// program's release and after its end went.
 		tw = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "vprof's steps (ms)	spawn	program	perf	profile	thread	maps	call to release	end to profile closed	")
+		fmt.Fprintln(tw, "vprof's steps (ms)\tsetup\tspawn\tprogram\tperf\tprofile\tthread\tmaps\tcall to release\tend to profile closed\t")
 		for i := 1; i < n; i++ {
 			ms := func(f func(l *sampler.LaunchStats) time.Duration) string {
 				return fmt.Sprintf("%.2f", 1e3*medianF(runs[i], func(r lifeRun) float64 { return f(&r.launch).Seconds() }))
 			}
-			fmt.Fprintf(tw, "%s	%s	%s	%s	%s	%s	%s	%s	%s	\n", builds[i-1].label,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", builds[i-1].label,
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.Setup }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Spawn }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Program }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Perf }),

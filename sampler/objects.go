@@ -343,8 +343,9 @@ func (oc *objectCache) get(file, display string, program bool) (*object, error) 
 	return o, nil
 }
 
-// preloadNeeded starts loading the shared libraries that the program at
-// path names (DT_NEEDED), each on a goroutine of its own, found where the
+// preloadNeeded starts loading the program's dynamic loader (PT_INTERP) and
+// the shared libraries that the program at path names (DT_NEEDED), each on
+// a goroutine of its own, the libraries found where the
 // dynamic loader looks by default (LD_LIBRARY_PATH from env, the
 // program's RUNPATH or RPATH but for $ORIGIN, the system directories).
 // Loaded when their first sample is drained, a library's CFI held up the
@@ -358,6 +359,20 @@ func (oc *objectCache) preloadNeeded(path string, env []string) {
 		return
 	}
 	needed, _ := ef.DynString(elf.DT_NEEDED)
+	// The dynamic loader (PT_INTERP) is mapped with the program, and
+	// loaded when the program is first read, before it runs: on the
+	// program's critical path unless loaded here.
+	for _, pr := range ef.Progs {
+		if pr.Type != elf.PT_INTERP {
+			continue
+		}
+		b := make([]byte, min(pr.Filesz, 4096))
+		if n, err := pr.ReadAt(b, 0); err == nil || n == len(b) {
+			if interp := strings.TrimRight(string(b[:n]), "\x00"); filepath.IsAbs(interp) {
+				oc.loadAhead(interp)
+			}
+		}
+	}
 	var dirs []string
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "LD_LIBRARY_PATH="); ok {
@@ -385,25 +400,34 @@ func (oc *objectCache) preloadNeeded(path string, env []string) {
 			if d == "" {
 				continue
 			}
-			real, err := filepath.EvalSymlinks(filepath.Join(d, name)) // as the maps name it
-			if err != nil {
-				continue
-			}
-			if oc.byKey[real] != nil || oc.ahead[real] != nil {
+			if oc.loadAhead(filepath.Join(d, name)) {
 				break
 			}
-			if oc.ahead == nil {
-				oc.ahead = map[string]*loadAhead{}
-			}
-			la := &loadAhead{done: make(chan struct{})}
-			oc.ahead[real] = la
-			go func() {
-				defer close(la.done)
-				la.o, la.err = loadLibrary(real, real)
-			}()
-			break
 		}
 	}
+}
+
+// loadAhead starts loading the library at path, under the path the maps
+// will show, on a goroutine of its own, unless it is loaded or loading.
+// It reports whether path exists.
+func (oc *objectCache) loadAhead(path string) bool {
+	real, err := filepath.EvalSymlinks(path) // as the maps name it
+	if err != nil {
+		return false
+	}
+	if oc.byKey[real] != nil || oc.ahead[real] != nil {
+		return true
+	}
+	if oc.ahead == nil {
+		oc.ahead = map[string]*loadAhead{}
+	}
+	la := &loadAhead{done: make(chan struct{})}
+	oc.ahead[real] = la
+	go func() {
+		defer close(la.done)
+		la.o, la.err = loadLibrary(real, real)
+	}()
+	return true
 }
 
 func (oc *objectCache) add(key string, o *object) {

@@ -7,8 +7,8 @@ import (
 )
 
 // TestPreloadNeeded: the C library that a dynamically linked program
-// names is loading ahead under the path the maps will show, and get takes
-// it from there.
+// names, and its dynamic loader, are loading ahead under the paths the
+// maps will show, and get takes them from there.
 func TestPreloadNeeded(t *testing.T) {
 	exe, err := exec.LookPath("true")
 	if err != nil {
@@ -34,5 +34,16 @@ func TestPreloadNeeded(t *testing.T) {
 	}
 	if oc.ahead[libc] != nil {
 		t.Errorf("%s still loading ahead after get", libc)
+	}
+	// The dynamic loader too, under its real path (as the maps name it).
+	if ld, err := filepath.EvalSymlinks("/lib64/ld-linux-x86-64.so.2"); err == nil {
+		la := oc.ahead[ld]
+		if la == nil {
+			t.Fatalf("the dynamic loader %s is not loading ahead (ahead: %v)", ld, oc.ahead)
+		}
+		<-la.done
+		if la.err != nil || la.o == nil || la.o.table == nil {
+			t.Errorf("%s loaded ahead: %v, %+v", ld, la.err, la.o)
+		}
 	}
 }

@@ -405,6 +405,9 @@ func (sm *sampling) perfOpen(t *thread) {
 		}
 		pb.fallback++
 		t.perf = &perfThread{ptrace: true}
+		if t.schedFD < 0 {
+			sm.openProcFiles(t) // for its ticks (threadAdded skipped them)
+		}
 		if msg := err.Error(); !pb.why[msg] {
 			pb.why[msg] = true
 			if sm.cfg.Clock == model.ClockWall {
@@ -433,8 +436,14 @@ func (sm *sampling) perfEvents(t *thread, stack int) (*perfThread, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	a := perfAttr(sm.perfPeriod(), stack, pb.kernel)
+	// Enabled at once, which saves an ioctl per CPU: a sample taken before
+	// its event is redirected to the ring has nowhere to go and is dropped,
+	// and its CPU time goes to the next sample's weight (the count since
+	// the event opened), as a sample lost to a full ring's would. A thread
+	// just created or exec'd is stopped here and takes none.
+	a.Bits &^= unix.PerfBitDisabled
 	for _, g := range pb.rings {
-		a := perfAttr(sm.perfPeriod(), stack, pb.kernel)
 		fd, err := unix.PerfEventOpen(&a, t.tid, g.cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
 			return fail("perf_event_open", err)
@@ -450,9 +459,6 @@ func (sm *sampling) perfEvents(t *thread, stack int) (*perfThread, error) {
 		pt.ev[len(pt.ev)-1].id = id
 	}
 	for _, e := range pt.ev {
-		if err := unix.IoctlSetInt(e.fd, unix.PERF_EVENT_IOC_ENABLE, 0); err != nil {
-			return fail("PERF_EVENT_IOC_ENABLE", err)
-		}
 		pb.events[e.id] = e
 	}
 	return pt, nil

@@ -93,6 +93,14 @@ func taskStatus(tid int) (tgid, ppid int, err error) {
 	return tgid, ppid, nil
 }
 
+// isTaskOf reports whether tid is a thread of process pid: procfs finds
+// /proc/PID/task/TID only then. One path lookup, where taskStatus opens,
+// formats and reads the task's whole status text.
+func isTaskOf(pid, tid int) bool {
+	var st unix.Stat_t
+	return unix.Stat(fmt.Sprintf("/proc/%d/task/%d", pid, tid), &st) == nil
+}
+
 func listTasks(pid int) ([]int, error) {
 	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
@@ -107,12 +115,19 @@ func listTasks(pid int) ([]int, error) {
 	return out, nil
 }
 
+// taskComm is a thread's name (at most 15 bytes), "" if unreadable.
 func taskComm(pid, tid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/comm", pid, tid))
+	fd, err := unix.Open(fmt.Sprintf("/proc/%d/task/%d/comm", pid, tid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(b))
+	defer unix.Close(fd)
+	var b [64]byte
+	n, err := unix.Read(fd, b[:])
+	if err != nil || n <= 0 {
+		return ""
+	}
+	return strings.TrimSpace(string(b[:n]))
 }
 
 func openTaskFile(pid, tid int, name string) int {

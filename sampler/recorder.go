@@ -129,6 +129,23 @@ type StepStats struct {
 	MaxLag    time.Duration
 }
 
+// LaunchStats is where the wall time went while vprof launched the
+// program, before its first instruction (the steps, in order; the time
+// to Record's call is the command's own start), and after the program
+// ended: what vprof adds to a program's run besides sampling
+// (sampler/bench -lifecycle prints them).
+type LaunchStats struct {
+	Setup    time.Duration // from Record's call to the launch: signal handlers, the tracer thread, the perf rings set opening
+	Spawn    time.Duration // fork and exec under ptrace, to the program's stop before its first instruction
+	Program  time.Duration // loading the program: its schema (through the cache) and CFI
+	Perf     time.Duration // waiting for the perf rings opened meanwhile
+	Profile  time.Duration // checking perf on the program, creating the profile (header, objects)
+	Thread   time.Duration // the first thread: its perf events and /proc files
+	Maps     time.Duration // reading the program's mappings, loading what they map (the dynamic loader, the vDSO)
+	Released time.Duration // from Record's call to the program's release: the above and the rest
+	Finish   time.Duration // from the recording's end (the program's exit seen) to the profile closed
+}
+
 // ValueStats counts value samples and why others were not taken.
 type ValueStats = valueStats
 
@@ -144,6 +161,7 @@ type Result struct {
 	Values     ValueStats
 	Unwind     unwind.Stats
 	Blocked    BlockedStats
+	Launch     LaunchStats   // where the time to the program's first instruction and after its end went (launch mode)
 	TracerCPU  time.Duration // vprof's own CPU time
 	SetupCPU   time.Duration // of which before the first tick (loading the program's schema and CFI)
 	TargetCPU  time.Duration // CPU time of the traced threads while recorded
@@ -226,6 +244,10 @@ type Recorder struct {
 	cpuAtStart time.Duration // vprof's CPU time when the recording began
 
 	started atomic.Pointer[time.Time] // read by the progress goroutine
+	gc      *gcPause                  // collections paused while starting
+
+	called      time.Time // Record's call
+	launchStats LaunchStats
 }
 
 // clock is a recording's time base, set when the profile begins.
@@ -290,6 +312,7 @@ const (
 // it ended. The profile is complete when err is nil; on an error after
 // recording started, the partial profile is kept and named in the error.
 func Record(cfg Config) (*Result, error) {
+	called := time.Now()
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Millisecond
 	}
@@ -337,6 +360,9 @@ func Record(cfg Config) (*Result, error) {
 		sigs = ch
 	}
 	r := newRecorder(cfg, sigs)
+	r.called = called
+	r.gc = pauseGC(startHeapLimit) // until the program runs (gc.go)
+	defer r.gc.resumeUnlessTimed()
 	go growFDTable() // meanwhile: no grace period to wait for at thread creations
 
 	done := make(chan struct{})
@@ -438,6 +464,7 @@ func (r *Recorder) run() (res *Result, err error) {
 		r.smp.closePerf()
 		return nil, err
 	}
+	r.gc.resumeAfter(startGCDelay) // the program runs (gc.go)
 	// Run this thread ahead of the program's: a stopped thread waits for
 	// the tracer to be scheduled, so a tracer waiting for a CPU holds the
 	// program up. Only now, after the launch: a child inherits the nice
@@ -546,10 +573,18 @@ func (r *Recorder) terminalDelivered() bool {
 // launch starts the program under ptrace, stopped at its first
 // instruction, loads it, begins the profile, and lets it run.
 func (r *Recorder) launch() error {
+	ls := &r.launchStats
+	t := time.Now()
+	ls.Setup = t.Sub(r.called)
+	lap := func(d *time.Duration) {
+		now := time.Now()
+		*d, t = now.Sub(t), now
+	}
 	pid, err := r.tr.spawn(&r.cfg)
 	if err != nil {
 		return err
 	}
+	lap(&ls.Spawn)
 	env := r.cfg.Env
 	if env == nil {
 		env = os.Environ()
@@ -559,9 +594,11 @@ func (r *Recorder) launch() error {
 	if err == nil {
 		err = checkComponents(r.cfg.Components, p)
 	}
+	lap(&ls.Program)
 	if err == nil {
 		err = r.smp.awaitPerf()
 	}
+	lap(&ls.Perf)
 	if err != nil {
 		unix.Kill(pid, unix.SIGKILL) // it has not run a single instruction of its own yet
 		return err
@@ -572,10 +609,14 @@ func (r *Recorder) launch() error {
 	}
 	r.tr.first = p
 	r.out.proc(model.ProcEvent{Kind: model.ProcStart, PID: int32(p.pid), PPID: int32(p.ppid), TimeNS: r.clk.now(), Path: p.exe})
+	lap(&ls.Profile)
 	r.tr.addThread(p, pid)
+	lap(&ls.Thread)
 	r.smp.refreshMaps(p)
+	lap(&ls.Maps)
 	r.out.flush() // the header and layout on disk at once: readable even if vprof dies now
 	r.tr.release(pid)
+	ls.Released = time.Since(r.called)
 	return nil
 }
 
@@ -649,6 +690,7 @@ func (r *Recorder) begin(p *process) error {
 // finish ends the recording: detach what is still traced, write the
 // trailer, and decide vprof's exit status.
 func (r *Recorder) finish() (*Result, error) {
+	t := time.Now()
 	end := r.clk.now()
 	r.smp.perfDrain()
 	if len(r.tr.threads) > 0 {
@@ -660,6 +702,8 @@ func (r *Recorder) finish() (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	res.Launch = r.launchStats
+	res.Launch.Finish = time.Since(t)
 	switch {
 	case r.tr.firstExited:
 		res.ExitStatus = r.tr.firstStatus

@@ -89,10 +89,22 @@ func (sm *sampling) init(cfg *Config, clk *clock, w *warner, tr *tracer, objs *o
 
 // threadAdded readies a thread the tracer now traces for sampling: its
 // /proc files and CPU time (its perf events are opened by the caller).
+// The perf sampler's --clock cpu reads none of them while the thread's
+// events sample it: they are opened if its events cannot be (perfOpen).
 func (sm *sampling) threadAdded(t *thread) {
-	p := t.proc
 	now := sm.now()
 	t.lastNS, t.checkNS = now, now
+	if sm.perf != nil && sm.cfg.Clock == model.ClockCPU {
+		return
+	}
+	sm.openProcFiles(t)
+}
+
+// openProcFiles opens t's schedstat and syscall files and takes its CPU
+// time as the base of its first tick's weight.
+func (sm *sampling) openProcFiles(t *thread) {
+	p := t.proc
+	now := sm.now()
 	t.schedFD = openTaskFile(p.pid, t.tid, "schedstat")
 	t.sysFD = openTaskFile(p.pid, t.tid, "syscall")
 	var sc schedStat

@@ -516,6 +516,12 @@ func TestExitAtOnce(t *testing.T) {
 		if !p.rec.Complete {
 			t.Errorf("%v: profile %v", c.args, p.rec)
 		}
+		// Where the launch's time went (sampler/bench -lifecycle).
+		l := res.Launch
+		steps := l.Setup + l.Spawn + l.Program + l.Perf + l.Profile + l.Thread + l.Maps
+		if l.Setup <= 0 || l.Spawn <= 0 || l.Program <= 0 || l.Profile <= 0 || l.Finish <= 0 || l.Released < steps {
+			t.Errorf("%v: launch steps %+v: each taken, within the time to the release", c.args, l)
+		}
 	}
 }
 

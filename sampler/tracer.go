@@ -411,7 +411,7 @@ func (tr *tracer) dispatch(wpid int, ws unix.WaitStatus) {
 		if !ws.Stopped() {
 			return // a task vprof already forgot
 		}
-		if t = tr.adopt(wpid); t == nil {
+		if t = tr.adopt(wpid, nil); t == nil {
 			ptraceDetach(wpid, 0) // cannot tell what it is: let it run
 			return
 		}
@@ -454,15 +454,17 @@ func (tr *tracer) handle(t *thread, ws unix.WaitStatus) {
 		ptraceCont(t.tid, 0)
 	case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
 		tr.lifecycle++
-		if msg, err := ptraceEventMsg(t.tid); err == nil && msg > 0 {
-			if tr.threads[int(msg)] == nil {
-				tr.adopt(int(msg))
-			}
-		}
+		msg, err := ptraceEventMsg(t.tid)
 		// A vfork parent sleeps uninterruptibly until its child execs or
 		// exits (PTRACE_EVENT_VFORK_DONE): it is not stopped meanwhile.
 		t.vfork = trapCause(ws) == unix.PTRACE_EVENT_VFORK
+		// The creator goes on at once; the new task waits in its first
+		// stop, which it reaches before running an instruction, until it
+		// is adopted (its perf events opened: one per CPU) and resumed.
 		ptraceCont(t.tid, 0)
+		if err == nil && msg > 0 && tr.threads[int(msg)] == nil {
+			tr.adopt(int(msg), t.proc)
+		}
 	case unix.PTRACE_EVENT_VFORK_DONE:
 		t.vfork = false
 		ptraceCont(t.tid, 0)
@@ -481,8 +483,12 @@ func (tr *tracer) handle(t *thread, ws unix.WaitStatus) {
 }
 
 // adopt registers a task vprof meets for the first time: a new thread, or
-// the first thread of a new process (fork, vfork, clone).
-func (tr *tracer) adopt(tid int) *thread {
+// the first thread of a new process (fork, vfork, clone). creator, if
+// known, is the process of the task that created it.
+func (tr *tracer) adopt(tid int, creator *process) *thread {
+	if p := tr.threadOf(tid, creator); p != nil {
+		return tr.addThread(p, tid)
+	}
 	tgid, ppid, err := taskStatus(tid)
 	if err != nil {
 		return nil
@@ -500,6 +506,28 @@ func (tr *tracer) adopt(tid int) *thread {
 		}
 	}
 	return tr.addThread(p, tid)
+}
+
+// threadOf returns the traced process that task tid is a thread of, if it
+// finds it cheaply: the creator's, or one of a few processes traced (a
+// new thread may report its first stop before its creator's clone event).
+// Nil: ask /proc for its process (a new process, or many traced).
+func (tr *tracer) threadOf(tid int, creator *process) *process {
+	if creator != nil && !creator.exited && tr.procs[creator.pid] == creator {
+		if isTaskOf(creator.pid, tid) {
+			return creator
+		}
+		return nil
+	}
+	if len(tr.procList) > 4 {
+		return nil
+	}
+	for _, p := range tr.procList {
+		if isTaskOf(p.pid, tid) {
+			return p
+		}
+	}
+	return nil
 }
 
 // execed handles PTRACE_EVENT_EXEC: the process has a new image and one

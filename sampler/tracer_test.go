@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"syscall"
@@ -158,6 +159,52 @@ func TestNotStopped(t *testing.T) {
 		got := notStopped(c.ws, c.err)
 		if got.Error() != c.want || (c.err != nil && !errors.Is(got, c.err)) {
 			t.Errorf("notStopped(%#x, %v) = %v, want %s", uint32(c.ws), c.err, got, c.want)
+		}
+	}
+}
+
+// TestThreadOf: a task is found to be a thread of its creator's process,
+// or of one of a few processes traced, by a lookup of /proc/PID/task/TID;
+// another process's task is not (adopt then reads its status).
+func TestThreadOf(t *testing.T) {
+	self := &process{pid: os.Getpid()}
+	tids := make(chan int)
+	go func() {
+		runtime.LockOSThread() // a thread of this process other than the test's
+		tids <- unix.Gettid()
+		<-tids
+	}()
+	tid := <-tids
+	defer func() { tids <- 0 }()
+	child := exec.Command("sleep", "10")
+	if err := child.Start(); err != nil {
+		t.Skip("cannot start sleep:", err)
+	}
+	defer child.Process.Kill()
+	other := &process{pid: child.Process.Pid}
+	tr := &tracer{procs: map[int]*process{self.pid: self, other.pid: other}, procList: []*process{other, self}}
+	for _, c := range []struct {
+		name    string
+		tid     int
+		creator *process
+		many    bool // more processes traced than threadOf looks through
+		want    *process
+	}{
+		{"creator's thread", tid, self, false, self},
+		{"thread, creator unknown", tid, nil, false, self},
+		{"creator's main thread", self.pid, self, false, self},
+		{"a new process", other.pid, self, false, nil},
+		{"thread, another creator", tid, other, false, nil},
+		{"thread, creator unknown, many processes", tid, nil, true, nil},
+	} {
+		tr.procList = []*process{other, self}
+		if c.many {
+			for i := 0; i < 4; i++ {
+				tr.procList = append(tr.procList, &process{pid: other.pid})
+			}
+		}
+		if got := tr.threadOf(c.tid, c.creator); got != c.want {
+			t.Errorf("%s: threadOf(%d) = %v, want %v", c.name, c.tid, got, c.want)
 		}
 	}
 }

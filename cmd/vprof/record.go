@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
 	"time"
 
@@ -192,6 +193,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		summary(res)
 		fmt.Fprintln(stderr, "vprof record: the program runs on; waiting for it to exit")
 	}
+	limitProcs()
 	res, err := sampler.Record(cfg)
 	if path := os.Getenv(resultEnv); path != "" && res != nil {
 		if werr := writeResult(path, res); werr != nil {
@@ -216,6 +218,20 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		return &exitError{code: res.ExitStatus}
 	}
 	return nil
+}
+
+// recordProcs caps GOMAXPROCS while recording. A recording is one
+// thread's work (the tracer's), with a few helpers while it starts; more
+// Ps serve only the garbage collector, whose idle workers run a cycle's
+// marking on every idle P, each taking a CPU from the program recorded
+// (16 on a 16-CPU machine, for a cycle or two).
+const recordProcs = 4
+
+// limitProcs applies recordProcs, unless GOMAXPROCS is set.
+func limitProcs() {
+	if os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) > recordProcs {
+		runtime.GOMAXPROCS(recordProcs)
+	}
 }
 
 // isTTY reports whether w is a terminal that takes escape sequences (the

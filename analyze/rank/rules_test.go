@@ -146,12 +146,25 @@ func TestRunNoise(t *testing.T) {
 	}{
 		{"garbage per run", func(k Kind, run, i int) int64 { return int64(1000*run+7*int(k)) + int64(i%2) }, true},
 		{"kinds apart", func(k Kind, run, i int) int64 { return int64(100*int(k)) + int64(run%2) + int64(i%3) }, false},
+		// Three samples a normal run of a loop index that goes further
+		// when slow: two normal runs are at distance 1 by chance alone,
+		// which is no evidence that runs differ (D16).
+		{"three samples a run", func(k Kind, run, i int) int64 {
+			if k == Normal {
+				return int64((run*3 + i) * 997 % 3001)
+			}
+			return int64((run*20 + i) * 1499 % 30011)
+		}, false},
 	} {
 		a := New(DefaultOptions())
 		for _, k := range []Kind{Normal, Buggy} {
 			for run := range 3 {
 				var evs []ev
-				for i := range 20 {
+				n := 20
+				if c.name == "three samples a run" && k == Normal {
+					n = 3
+				}
+				for i := range n {
 					evs = append(evs, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork)},
 						vals: []model.Value{val(0, vFlag, c.value(k, run+3*int(k), i))}})
 				}

@@ -188,11 +188,14 @@ const runSetLimit = 512
 // the kinds may be the runs' own (a value left on the stack, address bits,
 // a time of day) and carries no verdict (method.md §5, decision D7). It
 // returns the largest distance within a kind. Runs with fewer than
-// MinSamples values of v are not compared.
+// MinSamples values of v are not compared, and a pair of runs counts only
+// when its distance is beyond what their sizes give by chance (a
+// permutation test at NoiseLevel, decision D16): two runs with three
+// values of a loop index each are at distance 1 whatever the loop does.
 func (a *Analyzer) runNoise(v int32, between float64) (float64, bool) {
 	min := float64(a.opt.MinSamples)
 	var within float64
-	var pairs int
+	noise := false
 	for i, x := range a.runs {
 		xs := x.vset(v)
 		if xs == nil || xs.n < min {
@@ -203,12 +206,24 @@ func (a *Analyzer) runNoise(v int32, between float64) (float64, bool) {
 			if y.Kind != x.Kind || ys == nil || ys.n < min {
 				continue
 			}
-			pairs++
-			within = max(within, stats.Hellinger(xs.dist(), ys.dist()))
+			dx, dy := xs.dist(), ys.dist()
+			h := stats.Hellinger(dx, dy)
+			within = max(within, h)
+			if !noise && h >= between && stats.HellingerChance(dx, dy, NoisePermutations) < NoiseLevel {
+				noise = true
+			}
 		}
 	}
-	return within, pairs > 0 && within >= between
+	return within, noise
 }
+
+// NoiseLevel is the permutation p-value below which two runs of one kind
+// differ beyond chance (runNoise), and NoisePermutations the re-splits it
+// is estimated from.
+const (
+	NoiseLevel        = 0.05
+	NoisePermutations = 199
+)
 
 func (r *Run) vset(v int32) *sampleSet {
 	if int(v) < len(r.vsets) {

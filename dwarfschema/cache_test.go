@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -108,7 +109,7 @@ func TestCacheInvalidation(t *testing.T) {
 		what, old, new string
 		warn           bool
 	}{
-		{"another schema version", cacheMagic + "1 ", cacheMagic + "0 ", false},
+		{"another schema version", cacheMagic + strconv.Itoa(SchemaVersion) + " ", cacheMagic + "0 ", false},
 		{"another vprof build", `"vprof":"` + vprofBuild(), `"vprof":"` + strings.Repeat("0", len(vprofBuild())), false},
 		{"another build-id", `"build_id":"` + id, `"build_id":"` + strings.Repeat("0", len(id)), true},
 	} {
@@ -168,7 +169,7 @@ func TestCacheCorrupt(t *testing.T) {
 		{"longer", append(bytes.Clone(orig), "{}"...), "longer"},
 		{"empty", nil, "no header"},
 		{"not a cache file", []byte("\x7fELF\x02\x01\x01 junk\n"), "not a vprof schema cache file"},
-		{"bad header", []byte(cacheMagic + "1 {\"build_id\":\n"), "bad header"},
+		{"bad header", []byte(cacheMagic + strconv.Itoa(SchemaVersion) + " {\"build_id\":\n"), "bad header"},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
 			if err := os.WriteFile(name, tc.data, 0o644); err != nil {

@@ -2,6 +2,9 @@ package dwarfschema
 
 import (
 	"cmp"
+	"debug/dwarf"
+	"fmt"
+	"math"
 	"slices"
 
 	"github.com/vprof/vprof/runtime/dwarfexpr"
@@ -64,4 +67,219 @@ func finishCallSites(sites []model.CallSite) []model.CallSite {
 	}
 	clear(sites[len(out):]) // drop the duplicates' references
 	return slices.Clip(out)
+}
+
+// DWARF 4's GNU extension marking a tail call (DWARF 5's
+// DW_AT_call_tail_call).
+const attrTailCallGNU dwarf.Attr = 0x2115
+
+// rawEdge is a call-site record as scanned, for Schema.TailCalls: origin is
+// its DW_AT_call_origin (0: an indirect call, of no use) and caller the
+// subprogram DIE it sits in (through inlined bodies and blocks).
+type rawEdge struct {
+	pc     uint64
+	origin dwarf.Offset
+	caller dwarf.Offset
+	tail   bool
+}
+
+// addEdge records call site e for Schema.TailCalls; pc (when ok) is its
+// return address, origin its callee DIE, stack scanCalls' enclosing DIEs
+// (indices in c.subs, -1 for DIEs other than subprograms). A tail call
+// that clang marks by the jump's own address (DW_AT_call_pc) gets that
+// address plus one, which is looked up, as a return address is, one
+// byte before: inside the jump.
+func (c *callScan) addEdge(e *die, pc uint64, ok bool, origin dwarf.Offset, stack []int) {
+	if origin == 0 {
+		return
+	}
+	tail := e.flag(dwarf.AttrCallTailCall) || e.flag(attrTailCallGNU)
+	if !ok && tail {
+		pc, ok = e.uint64(dwarf.AttrCallPC)
+		pc++
+	}
+	if !ok {
+		return
+	}
+	var caller dwarf.Offset
+	for i := len(stack) - 1; i >= 0; i-- {
+		if stack[i] >= 0 {
+			caller = c.subs.offs[stack[i]]
+			break
+		}
+	}
+	if caller == 0 {
+		return
+	}
+	c.edges = append(c.edges, rawEdge{pc: pc, origin: origin, caller: caller, tail: tail})
+}
+
+// tailCalls makes Schema.TailCalls from the scanned call sites: each call's
+// callee as an entry address, kept if it is a tail call or if its callee
+// makes one (the only calls the unwinder's look-up can use, method.md §3),
+// sorted by return address, the first record of a return address kept.
+//
+// A callee DIE (DW_AT_call_origin) is a function's declaration, its
+// abstract instance or a concrete one: it names the function whose
+// out-of-line code has that DIE on its chain of DW_AT_abstract_origin and
+// DW_AT_specification, the copy with the function's own symbol rather
+// than a clone's. A declaration whose definition is in another unit has
+// no such code there: as gdb does, its linkage name (DW_AT_name in C)
+// names the ELF symbol, if exactly one has it. Unresolved calls are left
+// out.
+func tailCalls(d *dieData, syms []model.Symbol, subs *offTable[csSub], edges []rawEdge) []model.CallEdge {
+	if len(edges) == 0 {
+		return nil
+	}
+	// Every DIE on the chain of a function with code names that code.
+	type code struct {
+		entry uint64
+		clone bool
+	}
+	named := map[dwarf.Offset]code{}
+	for k := range subs.vals {
+		si := &subs.vals[k]
+		if !si.hasEntry {
+			continue
+		}
+		name, _ := symbolAt(syms, si.entry)
+		c := code{si.entry, isClone(name)}
+		off := subs.offs[k]
+		for hop := 0; hop < 8 && off != 0; hop++ {
+			if old, ok := named[off]; !ok || (old.clone && !c.clone) || (old.clone == c.clone && c.entry < old.entry) {
+				named[off] = c
+			}
+			j := subs.index(off)
+			if j < 0 {
+				break
+			}
+			off = subs.vals[j].origin
+		}
+	}
+	var bySym map[string]uint64 // linkage name -> the one symbol (0: several)
+	entryOf := map[dwarf.Offset]uint64{}
+	resolve := func(off dwarf.Offset) uint64 {
+		if e, ok := entryOf[off]; ok {
+			return e
+		}
+		// The farthest DIE of the chain that names code: the source
+		// function's, whichever of its copies (a clone's concrete DIE,
+		// its abstract instance) the record names.
+		var entry uint64
+		x := off
+		for hop := 0; hop < 8 && x != 0; hop++ {
+			if c, ok := named[x]; ok {
+				entry = c.entry
+			}
+			j := subs.index(x)
+			if j < 0 {
+				break
+			}
+			x = subs.vals[j].origin
+		}
+		if entry == 0 {
+			if bySym == nil {
+				bySym = map[string]uint64{}
+				for _, s := range syms {
+					if _, dup := bySym[s.Name]; dup {
+						bySym[s.Name] = 0
+					} else {
+						bySym[s.Name] = s.Value
+					}
+				}
+			}
+			entry = bySym[linkageName(d, off)]
+		}
+		entryOf[off] = entry
+		return entry
+	}
+	// The functions that make a tail call, by the entry of their code
+	// (resolve's, so that a clone's tail call marks its source function).
+	tails := map[uint64]bool{}
+	for _, e := range edges {
+		if e.tail {
+			if entry := resolve(e.caller); entry != 0 {
+				tails[entry] = true
+			}
+		}
+	}
+	if len(tails) == 0 {
+		return nil
+	}
+	var out []model.CallEdge
+	for _, e := range edges {
+		callee := resolve(e.origin)
+		if callee == 0 || !(e.tail || tails[callee]) {
+			continue
+		}
+		out = append(out, model.CallEdge{ReturnPC: e.pc, Callee: callee, Tail: e.tail})
+	}
+	slices.SortStableFunc(out, func(a, b model.CallEdge) int { return cmp.Compare(a.ReturnPC, b.ReturnPC) })
+	out = slices.CompactFunc(out, func(a, b model.CallEdge) bool { return a.ReturnPC == b.ReturnPC })
+	return slices.Clip(out)
+}
+
+// linkageName returns the linkage name of the subprogram DIE at off
+// (DW_AT_linkage_name, the older DW_AT_MIPS_linkage_name, else DW_AT_name),
+// following DW_AT_specification and DW_AT_abstract_origin, or "".
+func linkageName(d *dieData, off dwarf.Offset) string {
+	for hop := 0; hop < 8 && off != 0; hop++ {
+		if d.unitAt(uint64(off)) < 0 {
+			return ""
+		}
+		e, err := d.reader(uint64(off), math.MaxUint64).next()
+		if err != nil || e == nil || e.off != off {
+			return ""
+		}
+		if n, ok := e.string(dwarf.AttrLinkageName); ok {
+			return string(n)
+		}
+		if n, ok := e.string(attrMIPSLinkageName); ok {
+			return string(n)
+		}
+		next, _ := e.offset(dwarf.AttrSpecification)
+		if next == 0 {
+			next, _ = e.offset(dwarf.AttrAbstractOrigin)
+		}
+		if next == 0 {
+			n, _ := e.string(dwarf.AttrName)
+			return string(n)
+		}
+		off = next
+	}
+	return ""
+}
+
+// LoadTailCalls reads only Schema.TailCalls of the object at path, if its
+// build ID is buildID: what a schema recorded before vprof read tail calls
+// lacks (proffile.TailCallSource). It returns nil, nil for an object
+// without DWARF.
+func LoadTailCalls(path, buildID string, opt Options) ([]model.CallEdge, error) {
+	f, ef, err := openPath(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := symbolSchema(path, ef)
+	if err != nil {
+		return nil, err
+	}
+	if s.BuildID != buildID {
+		return nil, fmt.Errorf("%s: build ID %q, not the recorded %q (rebuilt since)", path, s.BuildID, buildID)
+	}
+	dw, dwPath, err := findDWARF(path, ef, s.BuildID, opt.DebugDirs)
+	if err != nil || dw == nil {
+		return nil, err
+	}
+	defer dw.close()
+	if dwPath != path && (len(s.Symbols) == 0 || !hasSection(ef, ".symtab")) {
+		if ds, err := readSymbols(dw.ef); err == nil && len(ds) > len(s.Symbols) {
+			s.Symbols = ds
+		}
+	}
+	_, _, _, tails, err := callInfo(dw.dies, s.Symbols)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dwPath, err)
+	}
+	return tails, nil
 }

@@ -53,6 +53,7 @@ type callInfoResult struct {
 	calls []cfg.CallSite
 	sigs  *cfg.Signatures
 	sites []model.CallSite
+	tails []model.CallEdge
 	err   error
 	time  time.Duration
 }
@@ -65,7 +66,7 @@ func startCallInfo(d *dieData, syms []model.Symbol) *callInfoResult {
 	t0 := time.Now()
 	go func() {
 		defer close(r.done)
-		r.calls, r.sigs, r.sites, r.err = callInfo(d, syms)
+		r.calls, r.sigs, r.sites, r.tails, r.err = callInfo(d, syms)
 		r.time = time.Since(t0)
 	}()
 	return r
@@ -89,6 +90,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) error {
 	}
 	calls, sigs, sites := ci.calls, ci.sigs, ci.sites
 	s.CallSites = sites
+	s.TailCalls, s.TailCallsRead = ci.tails, true
 	st.CallSites = len(calls)
 	st.CallSiteTime = ci.time
 
@@ -368,6 +370,9 @@ type callScan struct {
 	// the last one.
 	sites    []model.CallSite
 	siteCall int
+
+	// edges are the direct calls, for Schema.TailCalls (callsites.go).
+	edges []rawEdge
 }
 
 func newCallScan() *callScan {
@@ -378,6 +383,7 @@ func (c *callScan) merge(o *callScan) {
 	c.calls = append(c.calls, o.calls...)
 	c.origins = append(c.origins, o.origins...)
 	c.sites = append(c.sites, o.sites...)
+	c.edges = append(c.edges, o.edges...)
 	c.subs.merge(&o.subs)
 	c.params.merge(&o.params)
 	c.types.merge(&o.types)
@@ -457,16 +463,17 @@ func scanCalls(d *dieData, syms []model.Symbol, from, stop uint64) (*callScan, e
 			if !ok {
 				pc, ok = e.uint64(dwarf.AttrLowpc)
 			}
+			o, _ := e.offset(dwarf.AttrCallOrigin)
+			if o == 0 {
+				o, _ = e.offset(dwarf.AttrAbstractOrigin)
+			}
 			cur = -1
 			if ok {
-				o, _ := e.offset(dwarf.AttrCallOrigin)
-				if o == 0 {
-					o, _ = e.offset(dwarf.AttrAbstractOrigin)
-				}
 				c.calls = append(c.calls, cfg.CallSite{ReturnPC: pc})
 				c.origins = append(c.origins, o)
 				cur = len(c.calls) - 1
 			}
+			c.addEdge(e, pc, ok, o, stack)
 			if e.children {
 				siteDepth = len(stack)
 			}
@@ -509,10 +516,10 @@ func scanCalls(d *dieData, syms []model.Symbol, from, stop uint64) (*callScan, e
 // record names (DW_AT_call_origin). Symbols (sorted by Value) tell gcc's
 // clones, whose signatures differ from their source function's.
 //
-// The third result is the calls' register parameters as Schema.CallSites.
-// The units are independent: contiguous runs of them are scanned in
-// parallel.
-func callInfo(d *dieData, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures, []model.CallSite, error) {
+// The third result is the calls' register parameters as Schema.CallSites,
+// the fourth Schema.TailCalls. The units are independent: contiguous runs
+// of them are scanned in parallel.
+func callInfo(d *dieData, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures, []model.CallSite, []model.CallEdge, error) {
 	units := make([]uint64, len(d.units))
 	for i := range d.units {
 		units[i] = d.units[i].off
@@ -540,7 +547,7 @@ func callInfo(d *dieData, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures,
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	all := scans[0]
@@ -650,7 +657,7 @@ func callInfo(d *dieData, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures,
 		sorted[n] = calls[i]
 	}
 	calls = sorted
-	return calls, sigs, finishCallSites(all.sites), nil
+	return calls, sigs, finishCallSites(all.sites), tailCalls(d, syms, subs, all.edges), nil
 }
 
 // symbolAt returns the name of a function symbol at exactly addr.

@@ -16,6 +16,7 @@ import (
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/pcindex"
+	"github.com/vprof/vprof/runtime/tailcall"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -43,6 +44,8 @@ type object struct {
 	// variable v (model.Field.Deref); nil when there are none.
 	fieldStart []int32
 	fields     []derefField
+	// tails restores the frames that tail calls removed (tailframes.go).
+	tails *tailcall.Index
 }
 
 // derefField is a field read behind its pointer: Size bytes at the
@@ -103,6 +106,7 @@ type loadOptions struct {
 	schema dwarfschema.Options
 	cache  *dwarfschema.Cache // nil: no cache
 	warn   func(string)
+	tails  bool // Config.TailFrames
 }
 
 // loadProgram loads a program object: schema (dwarfschema.Load, through
@@ -129,6 +133,9 @@ func loadProgram(path, display string, opt loadOptions) (*object, error) {
 	if s.HasDWARF {
 		o.index = pcindex.New(s)
 		o.prepare()
+		if opt.tails {
+			o.tails = tailIndex(o)
+		}
 	}
 	if t, err := unwind.Load(path); err == nil {
 		o.table = t

@@ -41,8 +41,15 @@ type Config struct {
 	// NoFields samples no struct fields (dwarfschema.Options.NoFields):
 	// for measuring what they cost.
 	NoFields bool
-	Duration time.Duration // 0: until the program exits
-	Recorder string        // Header.Recorder
+	// TailFrames restores, while recording, the frames that tail calls
+	// removed and reads their parameters' entry values there
+	// (tailframes.go, method.md §3); a function's entry values then come
+	// only from a call-site record that names it. Without it the readers
+	// restore those frames, without values, and entry values come from
+	// the caller frame's record whatever it names, as before.
+	TailFrames bool
+	Duration   time.Duration // 0: until the program exits
+	Recorder   string        // Header.Recorder
 	// Sampler is how threads are sampled: SamplerPerf (the kernel's
 	// perf events: no running thread is stopped; with --clock wall the
 	// ticks sample the blocked threads), SamplerPtrace (each running
@@ -407,6 +414,7 @@ func newRecorder(cfg Config, sigs <-chan os.Signal) *Recorder {
 			schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars, NoFields: cfg.NoFields},
 			cache:  &dwarfschema.Cache{Dir: cfg.SchemaCache, Warn: r.warn.warn},
 			warn:   r.warn.warn,
+			tails:  cfg.TailFrames,
 		},
 	}
 	r.tr = tracer{

@@ -42,6 +42,7 @@ type sampling struct {
 	light    *capture // for threads sampled without stopping them
 	stopped  []*thread
 	frames   []unwind.Frame
+	tailIns  []uint64 // scratch of restoreTailFrames
 	stack    []uint64
 	values   []model.Value
 	pend     []pending
@@ -393,6 +394,7 @@ func (sm *sampling) finishSample(t *thread, weight, when int64, state model.Thre
 			n = p.space.Walk(&c.regs, &c.mem, sm.frames, &sm.ustats)
 		}
 	}
+	n = sm.restoreTailFrames(sm.frames, n)
 	stack := sm.stack[:0]
 	for i := 0; i < n; i++ {
 		stack = append(stack, sm.frames[i].PC)

@@ -142,6 +142,13 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 		return 0, unwind.ErrEntryValue
 	}
 	o := e.sm.objs.list[caller.Map.Obj]
+	if callee.Map != nil && callee.Map.Obj == caller.Map.Obj &&
+		o.tails.Mismatch(callee.PC-callee.Map.Bias, callee.Exact, caller.PC-caller.Map.Bias) {
+		// The caller called another function, which jumped to this one
+		// by a tail call no unique chain restores (restoreTailFrames):
+		// its call-site values are that function's arguments.
+		return 0, unwind.ErrEntryValue
+	}
 	expr, ok := o.schema.CallValue(caller.PC-caller.Map.Bias, reg)
 	if !ok {
 		return 0, unwind.ErrEntryValue

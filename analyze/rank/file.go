@@ -58,7 +58,9 @@ func Analyze(normal, buggy []string, o Options, progress Progress) (*Result, err
 	if err := a.checkComponents(); err != nil {
 		return nil, err
 	}
-	return a.Result(), nil
+	res := a.Result()
+	res.Warnings = append(res.Warnings, a.tailCallNotes(res)...)
+	return res, nil
 }
 
 // FlatFile returns the flat profile of one profile file (value samples are

@@ -53,6 +53,9 @@ type Run struct {
 	samples      int64
 	values       int64
 	badValues    int64 // value samples naming an unknown object or variable
+	// tailOn: per global function, seconds on the stack in a frame that
+	// the reader restored from a tail call (Sample.TailFrames).
+	tailOn       map[int32]float64
 	programBuild string
 	trailer      *model.Trailer
 	flatOnly     bool
@@ -403,6 +406,9 @@ func (r *Run) sample(pid int32, s *model.Sample) {
 	}
 	if r.flatOnly {
 		return
+	}
+	if s.TailFrames != 0 {
+		r.onTailFrames(pid, s, nf, w, stamp)
 	}
 	if nf > 0 && len(r.bts) > 0 {
 		r.onStack(pid, s, nf, w, stamp, r.bts[len(r.bts)-1])

@@ -137,6 +137,11 @@ func (s *Schema) CheckValid() error {
 			}
 		}
 	}
+	for i := range s.TailCalls {
+		if c := &s.TailCalls[i]; i > 0 && c.ReturnPC <= s.TailCalls[i-1].ReturnPC {
+			return invalid(at("tail_calls", i), "return pc %#x not above the previous one's %#x", c.ReturnPC, s.TailCalls[i-1].ReturnPC)
+		}
+	}
 	return nil
 }
 

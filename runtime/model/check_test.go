@@ -30,6 +30,7 @@ func validSchema() *Schema {
 		Lines:     []LineRow{{PC: 0x1000, File: 0, Line: 3}, {PC: 0x1010, File: 0, Line: 4}, {PC: 0x1100, File: -1}},
 		Symbols:   []Symbol{{Name: "main", Value: 0x1000, Size: 0x100}, {Name: "main.cold", Value: 0x2000, Size: 0x10}},
 		CallSites: []CallSite{{ReturnPC: 0x1030, Params: []CallParam{{Reg: 5, Value: []byte{0x73, 0}}}}, {ReturnPC: 0x1050, Params: []CallParam{{Reg: 4, Value: []byte{0x30}}}}},
+		TailCalls: []CallEdge{{ReturnPC: 0x1030, Callee: 0x2000}, {ReturnPC: 0x2008, Callee: 0x1000, Tail: true}},
 	}
 }
 
@@ -84,6 +85,8 @@ func TestSchemaCheckValid(t *testing.T) {
 		{"two call sites at a return PC", func(s *Schema) { s.CallSites[1].ReturnPC = 0x1030 }, "call_sites[1]", "not above"},
 		{"call site without params", func(s *Schema) { s.CallSites[0].Params = nil }, "call_sites[0]", "no params"},
 		{"call param register", func(s *Schema) { s.CallSites[1].Params[0].Reg = -1 }, "call_sites[1].params[0]", "register -1"},
+		{"tail calls unsorted", func(s *Schema) { s.TailCalls[1].ReturnPC = 0x1000 }, "tail_calls[1]", "not above"},
+		{"two tail-call records at a return PC", func(s *Schema) { s.TailCalls[1].ReturnPC = 0x1030 }, "tail_calls[1]", "not above"},
 		{"call param value", func(s *Schema) { s.CallSites[1].Params[0].Value = nil }, "call_sites[1].params[0]", "0-byte value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

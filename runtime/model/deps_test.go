@@ -30,6 +30,7 @@ func TestDeps(t *testing.T) {
 		{module + "runtime/pcindex", []string{delve, x86asm, gonum, dwarfschema}},
 		{module + "runtime/symtab", []string{delve, x86asm, gonum, dwarfschema}},
 		{module + "runtime/symname", []string{delve, x86asm, gonum, dwarfschema}},
+		{module + "runtime/tailcall", []string{delve, x86asm, gonum, dwarfschema}},
 		{module + "analyze/...", []string{delve, x86asm, dwarfschema}},
 		{module + "analyze/timeline", []string{delve, x86asm, gonum, dwarfschema}},
 		{module + "analyze/export", []string{delve, x86asm, gonum, dwarfschema}},

@@ -126,6 +126,12 @@ type Sample struct {
 	Syscall  int32       `json:"syscall"` // system call number when Blocked, else -1
 	Stack    []uint64    `json:"stack"`
 	Values   []Value     `json:"values,omitempty"`
+	// TailFrames marks (bit i: Stack[i], i < 64) the frames that a reader
+	// restored from the call-site records because a tail call removed
+	// them (runtime/tailcall): such a frame's PC is the return address
+	// of its tail call (the address after the jump), and it has no
+	// values. It is never recorded.
+	TailFrames uint64 `json:"tail_frames,omitempty"`
 }
 
 // Block is a run of consecutive samples of one thread.

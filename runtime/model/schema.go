@@ -20,7 +20,8 @@ package model
 // them sorted and disjoint; Locs is sorted by PCStart, each of the size of
 // its variable; Lines is sorted by PC, one row per PC; Symbols is sorted by
 // Value; CallSites is sorted by ReturnPC, one entry per return address,
-// each with at least one parameter. A
+// each with at least one parameter; TailCalls is sorted by ReturnPC, one
+// entry per return address. A
 // Schema loaded from a binary without DWARF (or by LoadSymbols) has
 // HasDWARF false, Symbols filled and Funcs built from the symbol table (no
 // Vars, no Locs, no CallSites).
@@ -44,6 +45,14 @@ type Schema struct {
 	// sampler needs to evaluate DW_OP_entry_value in a callee from its
 	// caller's frame (method.md §3). The analyzer does not use them.
 	CallSites []CallSite `json:"call_sites,omitempty"`
+	// TailCalls are the direct calls that recover the frames that tail
+	// calls removed from the stack (method.md §3, "Tail calls"): every
+	// tail call, and every other call to a function that makes one.
+	// TailCallsRead says they were read: a schema made before vprof read
+	// them (or from symbols alone) has none and says nothing about its
+	// tail calls.
+	TailCalls     []CallEdge `json:"tail_calls,omitempty"`
+	TailCallsRead bool       `json:"tail_calls_read,omitempty"`
 	// Components are the --component paths the schema was narrowed to
 	// (Options.Components, as given), and ComponentFiles the entries of
 	// Files they matched: the analysis of a recording knows exactly which
@@ -263,6 +272,20 @@ type Symbol struct {
 type CallSite struct {
 	ReturnPC uint64      `json:"return_pc"`
 	Params   []CallParam `json:"params"`
+}
+
+// CallEdge is a direct call whose callee DWARF names (a call site's
+// DW_AT_call_origin): the call returning to ReturnPC entered the function
+// whose entry address is Callee. Tail marks a tail call
+// (DW_AT_call_tail_call, DWARF 4's DW_AT_GNU_tail_call): a jump that
+// reused the caller's frame, so the function making it is on no stack
+// while Callee runs; its ReturnPC is the address after the jump (clang's
+// DW_AT_call_pc, the jump's own address, plus one), looked up like a
+// caller frame's at ReturnPC - 1. Both are link-time addresses.
+type CallEdge struct {
+	ReturnPC uint64 `json:"return_pc"`
+	Callee   uint64 `json:"callee"`
+	Tail     bool   `json:"tail,omitempty"`
 }
 
 // CallParam is one DW_TAG_call_site_parameter passed in a register: Reg

@@ -94,6 +94,15 @@ type Reader struct {
 	// readers that share it (see SchemaCache).
 	Schemas *SchemaCache
 
+	// RawStacks, when set before the first record is read, returns the
+	// stacks as recorded. By default the frames that tail calls removed
+	// are restored where the objects' call-site records say which
+	// (runtime/tailcall, TailCallSource) and marked in
+	// Sample.TailFrames, so that every reader of profiles sees the same
+	// stacks.
+	RawStacks bool
+	tails     *tailFrames
+
 	own BlockBuffer // Next's blocks
 }
 
@@ -103,6 +112,7 @@ type BlockBuffer struct {
 	pcs    []uint64
 	vals   []model.Value
 	starts [][2]int
+	ext    []uint64 // stacks with restored tail-call frames
 }
 
 // Open opens a profile file and reads its header.
@@ -198,6 +208,9 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 		return nil, io.EOF
 	}
 	at := r.rec.Bytes - int64(1+uvarintLen(uint64(len(payload)))+len(payload)+4) // the record's first byte
+	if r.tails == nil && !r.RawStacks {
+		r.tails = newTailFrames()
+	}
 	var out any
 	switch kind {
 	case recObject:
@@ -236,6 +249,16 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 		}
 	default:
 		err = fmt.Errorf("unknown record kind %d", kind)
+	}
+	if err == nil && r.tails != nil {
+		switch x := out.(type) {
+		case *model.Object:
+			r.tails.object(x)
+		case *model.Mapping, *model.ProcEvent:
+			r.tails.space.Observe(x)
+		case *model.Block:
+			r.tails.block(buf)
+		}
 	}
 	if err != nil {
 		// The CRC matched, so this is a writer/reader mismatch, not damage.
@@ -446,6 +469,7 @@ func decodeBlock(p []byte, r *BlockBuffer) error {
 		s.WeightNS = int64(d.uvarint())
 		s.State = model.ThreadState(d.byte())
 		s.Syscall = -1
+		s.TailFrames = 0
 		if s.State != model.Running {
 			s.Syscall = int32(d.varint())
 		}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vprof/vprof/testprogs"
+)
+
+// TestTailCallFrames records stats_recalc, whose root cause
+// dict_table_t::update_statistics_if_needed() ends in a jump to
+// dict_stats_update: its frame is restored between its caller and
+// dict_stats_update in the exported stacks, and the report says that it
+// was on the slow run's stacks through a tail call. Recorded with
+// --tail-frames, its this->stat_n_rows is read there (where the frame is
+// within --depth): the root cause gets a row, on that field's values.
+func TestTailCallFrames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a test program")
+	}
+	bin := vprofBinary(t)
+	prog := testprogs.Path(t, "stats_recalc")
+	dir := t.TempDir()
+	var files []string
+	for _, mode := range []string{"normal", "buggy"} {
+		out := filepath.Join(dir, mode+".data")
+		if b, err := exec.Command(bin, "record", "-q", "-o", out, "--", prog, mode).CombinedOutput(); err != nil {
+			t.Fatalf("record %s: %v\n%s", mode, err, b)
+		}
+		files = append(files, out)
+	}
+	collapsed, err := exec.Command(bin, "export", "--format", "collapsed", files[1]).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chain = "row_update_for_mysql(dict_table_t*, unsigned long, int);dict_table_t::update_statistics_if_needed();dict_stats_update(dict_table_t*, dict_stats_upd_option_t)"
+	if !bytes.Contains(collapsed, []byte(chain)) {
+		t.Errorf("no exported stack passes through %s", chain)
+	}
+	cmd := exec.Command(bin, "report", "--top", "5", files[0], files[1])
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "dict_table_t::update_statistics_if_needed() was on") || !strings.Contains(stderr.String(), "through a tail call") {
+		t.Errorf("report says nothing of the tail call:\n%s", stderr.String())
+	}
+
+	// --tail-frames: the root cause's variables are read in its restored
+	// frame.
+	var tf []string
+	for _, mode := range []string{"normal", "buggy"} {
+		out := filepath.Join(dir, mode+"-tf.data")
+		if b, err := exec.Command(bin, "record", "-q", "--tail-frames", "-o", out, "--", prog, mode).CombinedOutput(); err != nil {
+			t.Fatalf("record --tail-frames %s: %v\n%s", mode, err, b)
+		}
+		tf = append(tf, out)
+	}
+	js, err := exec.Command(bin, "report", "-q", "--format", "json", tf[0], tf[1]).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Functions []struct {
+			Rank      int    `json:"rank"`
+			Function  string `json:"function"`
+			Variable  string `json:"variable"`
+			Dimension string `json:"dimension"`
+		} `json:"functions"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Functions {
+		if f.Function != "dict_table_t::update_statistics_if_needed()" {
+			continue
+		}
+		if !strings.HasPrefix(f.Variable, "this->stat_") || f.Dimension != "value" {
+			t.Errorf("with --tail-frames: the root cause ranks %d on %s (%s), want a this->stat_ field's values", f.Rank, f.Variable, f.Dimension)
+		}
+		return
+	}
+	t.Errorf("with --tail-frames: the root cause has no row")
+}

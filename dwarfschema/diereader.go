@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 )
 
 // dieData reads the DIEs of one .debug_info without allocating per entry.
@@ -369,7 +371,7 @@ func (d *dieData) parseAbbrev(off uint64, vers int) (*abbrevTable, error) {
 	}
 	var err error
 	next := func() uint64 {
-		v, n := leb(b)
+		v, n := dwarfexpr.Uleb(b)
 		if n == 0 {
 			if err == nil {
 				err = fmt.Errorf(".debug_abbrev: truncated table at offset %#x", off)
@@ -400,7 +402,7 @@ func (d *dieData) parseAbbrev(off uint64, vers int) (*abbrevTable, error) {
 			}
 			f := abbrevField{attr: dwarf.Attr(attr), form: uint32(form)}
 			if form == formImplicitConst {
-				v, n := sleb(b)
+				v, n := dwarfexpr.Sleb(b)
 				if n == 0 {
 					err = fmt.Errorf(".debug_abbrev: truncated table at offset %#x", off)
 					break
@@ -437,39 +439,6 @@ func (d *dieData) parseAbbrev(off uint64, vers int) (*abbrevTable, error) {
 	}
 	d.abbrevs[off] = t
 	return t, nil
-}
-
-// sleb reads a signed LEB128; n is 0 when b ends inside it.
-func sleb(b []byte) (v int64, n int) {
-	var shift uint
-	for i, c := range b {
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v, i + 1
-		}
-	}
-	return 0, 0
-}
-
-// leb reads an unsigned LEB128; n is 0 when b ends inside it.
-func leb(b []byte) (v uint64, n int) {
-	var shift uint
-	for i, c := range b {
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
 }
 
 // exprlocAttrs are the attributes whose DWARF 2-3 blocks are expressions
@@ -710,7 +679,7 @@ func (d *dieData) decode(e *die, u *dieUnit, off uint64) (uint64, error) {
 			v.kind = kInt
 			v.u, ok = fixed(8)
 		case formSdata:
-			s, n := sleb(b[p:])
+			s, n := dwarfexpr.Sleb(b[p:])
 			v.kind, v.u, ok = kInt, uint64(s), n > 0
 			p += n
 		case formUdata:
@@ -1078,7 +1047,7 @@ func (d *dieData) rnglist(u *dieUnit, off uint64, dst [][2]uint64) ([][2]uint64,
 	ab := u.rangeAddrBase
 	bad := errors.New("truncated .debug_rnglists")
 	uv := func() (uint64, bool) {
-		v, n := leb(b)
+		v, n := dwarfexpr.Uleb(b)
 		if n == 0 {
 			return 0, false
 		}

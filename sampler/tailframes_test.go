@@ -13,51 +13,39 @@ import (
 // DWARF 4 and 5.
 func TestTailFrames(t *testing.T) {
 	const rows = 800
-	for _, tc := range []struct {
-		name, dwarf, sampler string
-	}{
-		{"dwarf5/ptrace", "-gdwarf-5", SamplerPtrace},
-		{"dwarf4/ptrace", "-gdwarf-4", SamplerPtrace},
-		{"dwarf5/perf", "-gdwarf-5", SamplerPerf},
-		{"dwarf4/perf", "-gdwarf-4", SamplerPerf},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.sampler == SamplerPerf {
-				perfOK(t)
+	eachDwarfSampler(t, func(t *testing.T, dwarf, sampler string) {
+		exe := buildC(t, "tailcall", "-g", dwarf)
+		res, p := record(t, Config{Args: []string{exe, "800", "300000000"}, Depth: 1, Sampler: sampler, TailFrames: true})
+		if res.ExitStatus != 0 {
+			t.Fatalf("exit status %d", res.ExitStatus)
+		}
+		inWork, through := 0, 0
+		for _, s := range p.samples {
+			if len(s.funcs) == 0 || s.funcs[0] != "work" {
+				continue
 			}
-			exe := buildC(t, "tailcall", "-g", tc.dwarf)
-			res, p := record(t, Config{Args: []string{exe, "800", "300000000"}, Depth: 1, Sampler: tc.sampler, TailFrames: true})
-			if res.ExitStatus != 0 {
-				t.Fatalf("exit status %d", res.ExitStatus)
+			inWork++
+			if i := slices.Index(s.funcs, "decide"); i == 1 && len(s.funcs) > 2 && s.funcs[2] == "run" && s.s.TailFrames == 1<<1 {
+				through++
 			}
-			inWork, through := 0, 0
-			for _, s := range p.samples {
-				if len(s.funcs) == 0 || s.funcs[0] != "work" {
-					continue
-				}
-				inWork++
-				if i := slices.Index(s.funcs, "decide"); i == 1 && len(s.funcs) > 2 && s.funcs[2] == "run" && s.s.TailFrames == 1<<1 {
-					through++
-				}
+		}
+		if inWork < 20 || through < inWork*9/10 {
+			t.Fatalf("%d samples in work, %d of them with decide's frame restored between work and run (marked), want most", inWork, through)
+		}
+		vs := p.values("decide", "t->n_rows")
+		n := 0
+		for _, v := range vs {
+			if v.Bits != rows {
+				t.Fatalf("decide's t->n_rows = %d in frame %d, want %d", int64(v.Bits), v.Frame, rows)
 			}
-			if inWork < 20 || through < inWork*9/10 {
-				t.Fatalf("%d samples in work, %d of them with decide's frame restored between work and run (marked), want most", inWork, through)
+			if v.Frame == 1 && p.samples[v.sample].funcs[0] == "work" {
+				n++
 			}
-			vs := p.values("decide", "t->n_rows")
-			n := 0
-			for _, v := range vs {
-				if v.Bits != rows {
-					t.Fatalf("decide's t->n_rows = %d in frame %d, want %d", int64(v.Bits), v.Frame, rows)
-				}
-				if v.Frame == 1 && p.samples[v.sample].funcs[0] == "work" {
-					n++
-				}
-			}
-			if n < inWork*9/10 {
-				t.Errorf("decide's t->n_rows read in its restored frame in %d of %d samples in work, want most (entry values unknown: %d)", n, inWork, res.Values.EntryValue)
-			}
-		})
-	}
+		}
+		if n < inWork*9/10 {
+			t.Errorf("decide's t->n_rows read in its restored frame in %d of %d samples in work, want most (entry values unknown: %d)", n, inWork, res.Values.EntryValue)
+		}
+	})
 	// Without TailFrames the reader restores the frame, without values.
 	exe := buildC(t, "tailcall", "-g")
 	_, p := record(t, Config{Args: []string{exe, "800", "300000000"}, Depth: 1, Sampler: SamplerPtrace})

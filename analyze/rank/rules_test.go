@@ -259,26 +259,20 @@ func TestCallerDecides(t *testing.T) {
 	} {
 		a := New(DefaultOptions())
 		var normal, buggy []ev
-		add := func(evs *[]ev, stack []uint64, vals ...model.Value) {
-			*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: stack, vals: vals})
-		}
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
-		for i := range 40 {
-			add(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vFlag, int64(i%4)))
-			add(&normal, []uint64{P(pcMain)})
-		}
+		normal = workCallsHelper(40)
 		for i := range 150 {
 			vals := []model.Value{val(0, vN, int64(100+i%5))} // r = 0
 			if i%c.readEvery == 0 {
 				vals = append(vals, val(1, vFlag, int64(i/c.readEvery%8))) // wider: 0 < r < 0.8
 			}
-			add(&buggy, inHelper, vals...)
+			addEv(&buggy, inHelper, vals...)
 		}
 		for i := range c.own {
-			add(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(i%8)))
+			addEv(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(i%8)))
 		}
 		for range 40 {
-			add(&buggy, []uint64{P(pcMain)}) // main: the driver, work is not
+			addEv(&buggy, []uint64{P(pcMain)}) // main: the driver, work is not
 		}
 		feed(t, a, Normal, "n", normal)
 		feed(t, a, Buggy, "b", buggy)
@@ -304,19 +298,13 @@ func TestCallerDecides(t *testing.T) {
 func TestCallerDecidesTie(t *testing.T) {
 	a := New(DefaultOptions())
 	var normal, buggy []ev
-	add := func(evs *[]ev, stack []uint64, vals ...model.Value) {
-		*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: stack, vals: vals})
-	}
 	inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
-	for i := range 40 {
-		add(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vFlag, int64(i%4)))
-		add(&normal, []uint64{P(pcMain)})
-	}
+	normal = workCallsHelper(40)
 	for i := range 150 {
-		add(&buggy, inHelper, val(0, vN, int64(100+i%5)), val(1, vFlag, int64(50+i%4)))
+		addEv(&buggy, inHelper, val(0, vN, int64(100+i%5)), val(1, vFlag, int64(50+i%4)))
 	}
 	for range 40 {
-		add(&buggy, []uint64{P(pcMain)})
+		addEv(&buggy, []uint64{P(pcMain)})
 	}
 	feed(t, a, Normal, "n", normal)
 	feed(t, a, Buggy, "b", buggy)
@@ -353,28 +341,25 @@ func TestMergingCaller(t *testing.T) {
 	} {
 		a := New(DefaultOptions())
 		var normal, buggy []ev
-		add := func(evs *[]ev, stack []uint64, vals ...model.Value) {
-			*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: stack, vals: vals})
-		}
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
 		inCmp := []uint64{P(pcCmp), P(pcWork), P(pcMain)}
 		for i := range 20 {
-			add(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vFlag, int64(i%4)))
-			add(&normal, inCmp, val(0, vG, int64(i%5)), val(1, vFlag, int64(i%4)))
-			add(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(i%4)))
-			add(&normal, []uint64{P(pcMain)})
+			addEv(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vFlag, int64(i%4)))
+			addEv(&normal, inCmp, val(0, vG, int64(i%5)), val(1, vFlag, int64(i%4)))
+			addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(i%4)))
+			addEv(&normal, []uint64{P(pcMain)})
 		}
 		for i := range 90 {
-			add(&buggy, inHelper, val(0, vN, int64(100+i%5)), val(1, vFlag, int64(50+i%4)))
+			addEv(&buggy, inHelper, val(0, vN, int64(100+i%5)), val(1, vFlag, int64(50+i%4)))
 		}
 		for i := range c.cmp {
-			add(&buggy, inCmp, val(0, vG, int64(100+i%5)), val(1, vFlag, int64(50+i%4)))
+			addEv(&buggy, inCmp, val(0, vG, int64(100+i%5)), val(1, vFlag, int64(50+i%4)))
 		}
 		for i := range c.own {
-			add(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(50+i%4)))
+			addEv(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(50+i%4)))
 		}
 		for range 40 {
-			add(&buggy, []uint64{P(pcMain)})
+			addEv(&buggy, []uint64{P(pcMain)})
 		}
 		feed(t, a, Normal, "n", normal)
 		feed(t, a, Buggy, "b", buggy)
@@ -524,12 +509,9 @@ func TestPatternDecidedCall(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			a := New(DefaultOptions())
 			var n, b []ev
-			add := func(evs *[]ev, stack []uint64, vals ...model.Value) {
-				*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: stack, vals: vals})
-			}
 			for i := range 60 {
-				add(&n, []uint64{P(pcWork), P(pcMain)}, ptr(0, vP, 0x9000, int64(i%4)))
-				add(&n, []uint64{P(pcMain)})
+				addEv(&n, []uint64{P(pcWork), P(pcMain)}, ptr(0, vP, 0x9000, int64(i%4)))
+				addEv(&n, []uint64{P(pcMain)})
 			}
 			// work's argument p points to other values; helper, called
 			// only when slow, reads n (args).
@@ -538,13 +520,13 @@ func TestPatternDecidedCall(t *testing.T) {
 				if i%c.readEvery == 0 {
 					vals = append(vals, ptr(1, vP, 0x9000, 1000+int64(i%4)))
 				}
-				add(&b, []uint64{P(pcHelper), P(pcWork), P(pcMain)}, vals...)
+				addEv(&b, []uint64{P(pcHelper), P(pcWork), P(pcMain)}, vals...)
 			}
 			for i := range c.own {
-				add(&b, []uint64{P(pcWork), P(pcMain)}, ptr(0, vP, 0x9000, 1000+int64(i%4)))
+				addEv(&b, []uint64{P(pcWork), P(pcMain)}, ptr(0, vP, 0x9000, 1000+int64(i%4)))
 			}
 			for range 60 {
-				add(&b, []uint64{P(pcMain)}) // main: the driver, work is not
+				addEv(&b, []uint64{P(pcMain)}) // main: the driver, work is not
 			}
 			feed(t, a, Normal, "n", n)
 			feed(t, a, Buggy, "b", b)
@@ -557,4 +539,22 @@ func TestPatternDecidedCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// addEv appends a sample of thread 1 at the next tick.
+func addEv(evs *[]ev, stack []uint64, vals ...model.Value) {
+	*evs = append(*evs, ev{tid: 1, tick: uint64(len(*evs)), stack: stack, vals: vals})
+}
+
+// workCallsHelper is n normal ticks in helper under work under main (n, flag
+// values in their normal range) and n in main alone: the normal runs of the
+// D10 tests.
+func workCallsHelper(n int) []ev {
+	var evs []ev
+	inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+	for i := range n {
+		addEv(&evs, inHelper, val(0, vN, int64(i%5)), val(1, vFlag, int64(i%4)))
+		addEv(&evs, []uint64{P(pcMain)})
+	}
+	return evs
 }

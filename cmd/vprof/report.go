@@ -22,10 +22,11 @@ extra cost; it is calibrated with a discount r in [0,1] and weighted by
 the share of the raw cost that is new: calibrated = (1 - r) x extra x
 (extra / raw). Two placements follow (docs/method.md §7): a caller that
 spends all its time in one callee, whose own variables went wrong while
-it did, takes that callee's place when the callee ranks higher (it
-decided to make the costly call); a caller where two anomalous callees
-meet ranks just below the better of them. --explain and the JSON
-("placed") say when either applied. r comes from the function's most anomalous variable (the variable-
+it did, takes that callee's place when the callee ranks higher, and
+ranks just above it at equal cost (it decided to make the costly call);
+a caller where two anomalous callees meet ranks just below the better of
+them. --explain and the JSON ("placed") say when either applied. r comes
+from the function's most anomalous variable (the variable-
 discounter: k-sample Anderson-Darling test and Hellinger distance between
 the normal and buggy samples of its values, deltas and durations), or,
 for functions without sampled variables, from how similarly it ranks in

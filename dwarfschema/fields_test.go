@@ -284,9 +284,10 @@ func checkFieldsWithGDB(t *testing.T, bin string, s *model.Schema, exprs map[str
 	}
 }
 
-// fieldsLocalC has a struct local passed by address to a call (in a frame
-// slot: its fields are read there) and one that gcc keeps in registers
-// (no memory: no fields, its hash stays).
+// fieldsLocalC has a struct local that flush fills and passes by address
+// to a call (in a frame slot: its fields are read there), one that only a
+// callee fills (drain's out: no fields), and one that gcc keeps in
+// registers (no memory: no fields, its hash stays).
 const fieldsLocalC = `#include <stdio.h>
 struct param { void *ctx; long time; long *cache; };
 struct pair { long a, b; };
@@ -300,6 +301,16 @@ __attribute__((noipa)) void flush(void *s, long t, long *cache) {
 	tp.time = t;
 	walk(&tp);
 }
+__attribute__((noipa)) void fill(struct param *p, long n) { p->time = n; p->cache = 0; p->ctx = p; }
+__attribute__((noipa)) long drain(long n) {
+	struct param out;
+	long s = 0;
+	for (long i = 0; i < n; i++) {
+		fill(&out, i);
+		if (out.time > 3) s += out.time;
+	}
+	return s;
+}
 __attribute__((noipa)) long pairs(long n) {
 	struct pair q = { n, 2 * n };
 	long s = 0;
@@ -309,14 +320,15 @@ __attribute__((noipa)) long pairs(long n) {
 int main(int argc, char **argv) {
 	long c = argc;
 	flush(argv, argc * 1000L, &c);
-	printf("%ld\n", pairs(argc * 10L));
+	printf("%ld %ld\n", pairs(argc * 10L), drain(argc * 10L));
 	return 0;
 }
 `
 
 // TestFieldsLocal: a struct local in memory gives one variable per scalar
 // field, at the struct's location + the field's offset over the same code,
-// with the struct's tags (method.md §2), as a struct global does.
+// with the struct's tags (method.md §2), as a struct global does, where the
+// function itself stores the field (D30).
 func TestFieldsLocal(t *testing.T) {
 	dir := t.TempDir()
 	bin := build(t, dir, "gcc", ".c", fieldsLocalC, "-g", "-O2")
@@ -367,6 +379,17 @@ func TestFieldsLocal(t *testing.T) {
 		}
 		if n == 0 || n != len(ls) {
 			t.Errorf("%s: %d locations, tp has %d in memory", c.name, len(ls), n)
+		}
+	}
+	// A struct only a callee fills (an out-parameter): its fields are the
+	// callee's results, not monitored in drain, though drain compares one.
+	drain, _ := funcByName(s, "drain")
+	if _, out := varByName(s, drain, "out"); out == nil {
+		t.Errorf("drain's out (passed by address) is not monitored")
+	}
+	for _, name := range []string{"out.time", "out.ctx", "out.cache"} {
+		if _, fv := varByName(s, drain, name); fv != nil {
+			t.Errorf("drain's %s (filled by fill, never stored by drain) is monitored: %+v", name, fv)
 		}
 	}
 	// A struct in registers only: no fields.

@@ -233,6 +233,7 @@ func (a *Analyzer) Result() *Result {
 	}
 	a.mergingCallers(res.Functions, drivers)
 	a.callerDecides(res.Functions, drivers, len(buggy))
+	a.spinningLoop(res.Functions) // drivers.go, D23
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable

@@ -173,4 +173,22 @@ func TestDiagnosisClasses(t *testing.T) {
 			t.Errorf("ranked %v: want SSL_CTX_flush_sessions first, placed by D10", names)
 		}
 	})
+
+	// Class 2, its exception: the root cause is a thread's main loop (the
+	// network thread's start routine passes its loop a 0 ms timeout, and
+	// the loop spins in pselect). The loop's levels are driver frames,
+	// but their own instructions take the extra time and the work below
+	// them does not grow: they are judged as any function, and the
+	// outermost level whose own variables went wrong takes the loop's
+	// place (D23). Without the rule it has no cost and no row.
+	run("spinning loop/keepalive_spin", func(t *testing.T) {
+		res := record(t, "keepalive_spin")
+		var names []string
+		for _, f := range res.Functions[:min(5, len(res.Functions))] {
+			names = append(names, fmt.Sprintf("%s %.3f (%s)", f.Name, f.Calibrated, f.Placed))
+		}
+		if f := res.Functions[0]; f.Name != "mosquitto__thread_main" || f.Pattern != rank.PatternWrong {
+			t.Errorf("ranked %v: want mosquitto__thread_main first, wrong constraint", names)
+		}
+	})
 }

@@ -25,7 +25,9 @@ spends all its time in one callee, whose own variables went wrong while
 it did, takes that callee's place when the callee ranks higher, and
 ranks just above it at equal cost (it decided to make the costly call);
 a caller where two anomalous callees meet ranks just below the better of
-them. --explain and the JSON ("placed") say when either applied. r comes
+them; a thread's loop that spins (its own instructions take the extra
+time, not its callees) ranks at its outermost level whose own variables
+went wrong. --explain and the JSON ("placed") say when one applied. r comes
 from the function's most anomalous variable (the variable-
 discounter: k-sample Anderson-Darling test and Hellinger distance between
 the normal and buggy samples of its values, deltas and durations), or,

@@ -275,6 +275,24 @@ func systemFile(f string) bool {
 	return strings.Contains(f, "/include/c++/")
 }
 
+// headerHelper reports whether a program function is a helper of the
+// program's own headers inlined at every call (method.md §4, decision
+// D17): it has no out-of-line code, so no frame and no symbol of its own,
+// and it is defined in a header, where code goes to be inlined into its
+// callers as a macro's would. Its cost is the cost of the functions it is
+// inlined into, as the flat profile, perf and gprof charge it, so that
+// report and flat agree on whose time it is.
+func headerHelper(f *model.Func, file string) bool {
+	if len(f.Ranges) > 0 {
+		return false
+	}
+	switch filepath.Ext(file) {
+	case ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tcc", ".ic":
+		return true
+	}
+	return false
+}
+
 // Words whose presence in a variable's name marks it as differing from
 // run to run by nature (method.md §5).
 var naturalWords = map[string]bool{
@@ -382,7 +400,8 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 			k += "@" + filepath.Base(file(f.File))
 			disp += " (" + filepath.Base(file(f.File)) + ")"
 		}
-		oi.funcMap[i] = a.internFunc(k, symname.StripClone(disp), o.Program && !systemFile(file(f.File)), file(f.File), f.Line)
+		program := o.Program && !systemFile(file(f.File)) && !headerHelper(&s.Funcs[i], file(f.File))
+		oi.funcMap[i] = a.internFunc(k, symname.StripClone(disp), program, file(f.File), f.Line)
 	}
 	if len(s.Funcs) == 0 {
 		for i, sym := range s.Symbols {

@@ -126,6 +126,54 @@ func TestSystemHeaderInlined(t *testing.T) {
 	}
 }
 
+// TestHeaderHelperInlined: a helper of the program's own header that was
+// inlined at every call (no out-of-line code) is its callers' code, as
+// the flat profile charges it (decision D17, issue 14 class 5: an inlined
+// helper's row split its caller's cost); a header function with an
+// out-of-line copy, or an inlined function of a .c file, keeps its row.
+func TestHeaderHelperInlined(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		file      string
+		outOfLine bool
+		ranked    bool
+	}{
+		{"header, inlined everywhere", "/src/app/mem0mem.h", false, false},
+		{"C++ header, inlined everywhere", "/src/app/dict.hpp", false, false},
+		{"header, out-of-line copy too", "/src/app/mem0mem.h", true, true},
+		{"source file, inlined everywhere", "/src/app/md4c.c", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := progSchema()
+			s.Files = append(s.Files, tc.file)
+			s.Funcs[fInl].File = 1
+			s.Funcs[fInl].Ranges = nil
+			if tc.outOfLine {
+				s.Funcs[fInl].Ranges = []model.PCRange{{Lo: 0x1900, Hi: 0x1920}}
+			}
+			hdr := header()
+			hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+			a := New(DefaultOptions())
+			feedWith(t, a, Buggy, "b", hdr, []ev{
+				{tid: 1, tick: 1, ms: 3, stack: []uint64{P(pcWorkInl)}},
+				{tid: 1, tick: 2, stack: []uint64{P(pcWork)}},
+			})
+			res := a.Result()
+			ranked := slices.Contains(names(res), "inl")
+			if ranked != tc.ranked {
+				t.Fatalf("inl ranked %v, want %v (%v)", ranked, tc.ranked, names(res))
+			}
+			w := findFunc(t, res, "work")
+			if !tc.ranked && (!near(w.PCCost, 4e-3) || len(w.Via) != 1 || w.Via[0].Func != "inl") {
+				t.Errorf("work: pc %g ms via %+v, want 4 ms via inl", w.PCCost*1e3, w.Via)
+			}
+			if tc.ranked && !near(w.PCCost, 1e-3) {
+				t.Errorf("work: pc %g ms, want 1 ms (inl keeps its 3)", w.PCCost*1e3)
+			}
+		})
+	}
+}
+
 func names(res *Result) []string {
 	var out []string
 	for _, f := range res.Functions {

@@ -124,6 +124,7 @@ type varInfo struct {
 	last    int32         // cache of the last function added to funcs
 	count   [2]float64    // value samples per kind
 	changed [2]bool       // per kind: the value changed on some thread
+	streams [2]int32      // per kind: (run, thread) pairs that read it
 	down    bool          // some thread of some run saw the value decrease
 	up      bool          // ... or increase
 	sets    [2][numDims]*sampleSet

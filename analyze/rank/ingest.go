@@ -708,6 +708,8 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec, sc *scratch) 
 				if tv.key != key {
 					vi.changed[k] = true
 				}
+			} else {
+				vi.streams[k]++
 			}
 			tv.first, tv.last, tv.key = rec.tick, rec.tick, key
 		}

@@ -493,6 +493,27 @@ func TestPatternFromEvidence(t *testing.T) {
 			nNormal: 60, nSlow: 200, threads: 3, want: PatternWrong, wantVar: "flag",
 		},
 		{
+			// D20: flag changes once in each slow thread's run (two
+			// durations of 100 ticks per thread, each a piece of the run's
+			// span) where it changed every 10 ticks. Both pieces are beyond
+			// the normal range only because the run is long: not "the
+			// same for an abnormally long time", rule 3 (before D20 rule
+			// 1: missing constraint).
+			name:    "a condition that changes once per slow run",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/10%6))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vFlag, 3+int64(i/100))} },
+			nNormal: 60, nSlow: 200, threads: 3, want: PatternWrong, wantVar: "flag",
+		},
+		{
+			// D20's bound: flag changes twice in each slow thread's run
+			// (three durations of about 67 ticks per thread): its values
+			// last longer than the normal runs' many times over, rule 1.
+			name:    "a condition that changes twice per slow run",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/10%6))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vFlag, 3+int64(i/67))} },
+			nNormal: 60, nSlow: 200, threads: 3, want: PatternMissing, wantVar: "flag",
+		},
+		{
 			// D14: i steps every tick in the normal runs but for one
 			// iteration held 100 ticks; in the slow runs every iteration
 			// takes 100 ticks. No slow duration is beyond the normal

@@ -201,6 +201,9 @@ type Analyzer struct {
 
 	stamp     uint64     // sampling event counter
 	funcStamp []uint64   // per function: last event that counted it
+	waitFn    []int8     // per function: 1 a blocking call of the C library, 2 not, 0 not yet known (contention.go)
+	passer    []bool     // per function: a caller that can only pass control (passing.go)
+	loopWrong []bool     // per function: a loop variable with a verdict below DefaultDiscount (passing.go)
 	stk       stackCover // buggy runs
 	stkNormal stackCover // normal runs
 	grpCount  []int32    // per variable: scratch of Run.flushValues, zero between blocks

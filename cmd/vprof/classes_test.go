@@ -119,6 +119,26 @@ func TestDiagnosisClasses(t *testing.T) {
 		}
 	})
 
+	// Class 2, a caller whose cost holds the root cause: the result
+	// cache's writer locks the cache around the policy's insert (the root
+	// cause, whose scan for stale entries runs only in the slow runs). Its
+	// cost was the insert's, its own waits for the lock the other
+	// connection held, and a few instructions; its variables are only
+	// present when slow. The waits count for nobody (D25), and a caller
+	// that only passes control to a callee whose loop went wrong ranks
+	// just below it (D26).
+	run("lock waits, passing caller/query_cache_full", func(t *testing.T) {
+		res := record(t, "query_cache_full")
+		rank := map[string]int{}
+		for _, f := range res.Functions {
+			rank[f.Name[:strings.IndexByte(f.Name+"(", '(')]] = f.Rank
+		}
+		root, caller := rank["DB::TTLCachePolicy::set"], rank["DB::QueryCache::write"]
+		if root != 1 || caller <= root {
+			t.Errorf("TTLCachePolicy::set ranks %d, QueryCache::write %d: want the root cause 1st, its caller below", root, caller)
+		}
+	})
+
 	// Class 2: main is on every sample of its thread, and its input-size
 	// variable differs by construction; it is charged its own
 	// instructions only (D5, driver frames) and ranks below the root

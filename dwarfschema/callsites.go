@@ -1,7 +1,6 @@
 package dwarfschema
 
 import (
-	"cmp"
 	"debug/dwarf"
 	"fmt"
 	"math"
@@ -41,10 +40,19 @@ func finishCallSites(sites []model.CallSite) []model.CallSite {
 	if len(sites) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(sites, func(a, b model.CallSite) int { return cmp.Compare(a.ReturnPC, b.ReturnPC) })
-	out := sites[:0]
+	// Stable by ReturnPC, through an index (stableOrder): the records
+	// are read in that order below, not moved.
+	order := stableOrder(len(sites), func(i int32) uint64 { return sites[i].ReturnPC })
+	n := 0
+	for k, i := range order {
+		if k == 0 || sites[order[k-1]].ReturnPC != sites[i].ReturnPC {
+			n++
+		}
+	}
+	out := make([]model.CallSite, 0, n)
 	nparams, nbytes := 0, 0
-	for _, s := range sites {
+	for _, i := range order {
+		s := sites[i]
 		if n := len(out); n > 0 && out[n-1].ReturnPC == s.ReturnPC {
 			continue
 		}
@@ -65,8 +73,7 @@ func finishCallSites(sites []model.CallSite) []model.CallSite {
 		}
 		out[i].Params = params[first:len(params):len(params)]
 	}
-	clear(sites[len(out):]) // drop the duplicates' references
-	return slices.Clip(out)
+	return out
 }
 
 // DWARF 4's GNU extension marking a tail call (DWARF 5's
@@ -214,9 +221,15 @@ func tailCalls(d *dieData, syms []model.Symbol, subs *offTable[csSub], edges []r
 		}
 		out = append(out, model.CallEdge{ReturnPC: e.pc, Callee: callee, Tail: e.tail})
 	}
-	slices.SortStableFunc(out, func(a, b model.CallEdge) int { return cmp.Compare(a.ReturnPC, b.ReturnPC) })
-	out = slices.CompactFunc(out, func(a, b model.CallEdge) bool { return a.ReturnPC == b.ReturnPC })
-	return slices.Clip(out)
+	// Stable by ReturnPC, through an index (stableOrder).
+	order := stableOrder(len(out), func(i int32) uint64 { return out[i].ReturnPC })
+	sorted := make([]model.CallEdge, 0, len(out))
+	for _, i := range order {
+		if n := len(sorted); n == 0 || sorted[n-1].ReturnPC != out[i].ReturnPC {
+			sorted = append(sorted, out[i])
+		}
+	}
+	return slices.Clip(sorted)
 }
 
 // linkageName returns the linkage name of the subprogram DIE at off

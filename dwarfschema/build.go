@@ -445,7 +445,15 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		}
 	}
 	l.locs = chunked[locRec]{}
-	slices.SortFunc(recs, func(a, b locRec) int { return compareLocRecs(&a, &b) })
+	slices.SortFunc(recs, func(a, b locRec) int {
+		if a.lo != b.lo {
+			return cmp.Compare(a.lo, b.lo)
+		}
+		if a.v != b.v {
+			return cmp.Compare(a.v, b.v)
+		}
+		return cmp.Compare(a.hi, b.hi)
+	})
 	locs := make([]model.Loc, len(recs))
 	for i := range recs {
 		r := &recs[i]
@@ -461,16 +469,6 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		}
 	}
 	s.Locs = locs
-}
-
-func compareLocRecs(a, b *locRec) int {
-	if a.lo != b.lo {
-		return cmp.Compare(a.lo, b.lo)
-	}
-	if a.v != b.v {
-		return cmp.Compare(a.v, b.v)
-	}
-	return cmp.Compare(a.hi, b.hi)
 }
 
 // fieldCand is a variable that may have fields: a struct, or a pointer.

@@ -1,6 +1,7 @@
 package dwarfschema
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"fmt"
 	"math"
@@ -40,19 +41,10 @@ func finishCallSites(sites []model.CallSite) []model.CallSite {
 	if len(sites) == 0 {
 		return nil
 	}
-	// Stable by ReturnPC, through an index (stableOrder): the records
-	// are read in that order below, not moved.
-	order := stableOrder(len(sites), func(i int32) uint64 { return sites[i].ReturnPC })
-	n := 0
-	for k, i := range order {
-		if k == 0 || sites[order[k-1]].ReturnPC != sites[i].ReturnPC {
-			n++
-		}
-	}
-	out := make([]model.CallSite, 0, n)
+	slices.SortStableFunc(sites, func(a, b model.CallSite) int { return cmp.Compare(a.ReturnPC, b.ReturnPC) })
+	out := sites[:0]
 	nparams, nbytes := 0, 0
-	for _, i := range order {
-		s := sites[i]
+	for _, s := range sites {
 		if n := len(out); n > 0 && out[n-1].ReturnPC == s.ReturnPC {
 			continue
 		}
@@ -73,7 +65,8 @@ func finishCallSites(sites []model.CallSite) []model.CallSite {
 		}
 		out[i].Params = params[first:len(params):len(params)]
 	}
-	return out
+	clear(sites[len(out):]) // drop the duplicates' references
+	return slices.Clip(out)
 }
 
 // DWARF 4's GNU extension marking a tail call (DWARF 5's
@@ -221,15 +214,9 @@ func tailCalls(d *dieData, syms []model.Symbol, subs *offTable[csSub], edges []r
 		}
 		out = append(out, model.CallEdge{ReturnPC: e.pc, Callee: callee, Tail: e.tail})
 	}
-	// Stable by ReturnPC, through an index (stableOrder).
-	order := stableOrder(len(out), func(i int32) uint64 { return out[i].ReturnPC })
-	sorted := make([]model.CallEdge, 0, len(out))
-	for _, i := range order {
-		if n := len(sorted); n == 0 || sorted[n-1].ReturnPC != out[i].ReturnPC {
-			sorted = append(sorted, out[i])
-		}
-	}
-	return slices.Clip(sorted)
+	slices.SortStableFunc(out, func(a, b model.CallEdge) int { return cmp.Compare(a.ReturnPC, b.ReturnPC) })
+	out = slices.CompactFunc(out, func(a, b model.CallEdge) bool { return a.ReturnPC == b.ReturnPC })
+	return slices.Clip(out)
 }
 
 // linkageName returns the linkage name of the subprogram DIE at off

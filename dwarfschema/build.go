@@ -341,7 +341,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		vid[i] = v
 	}
 
-	globalFields := l.expandFields(cands, memo)
+	inMemFields := l.expandFields(cands, memo)
 
 	// Fixed-address variables of functions without code of their own hold
 	// over all the code of the function, out-of-line and inlined.
@@ -379,10 +379,28 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 			}
 		}
 	}
+	// A struct local in memory somewhere (a frame slot, a register +
+	// offset) has its fields there; one held only in registers or pieces
+	// has none: they are not listed.
+	var inMem []bool
+	for _, ch := range l.locs.chunks {
+		for i := range ch {
+			if v := vid[ch[i].v]; v >= 0 && inMemFields[v] != nil && memLoc(ch[i].kind) {
+				if inMem == nil {
+					inMem = make([]bool, len(s.Vars))
+				}
+				inMem[v] = true
+			}
+		}
+	}
 	for i := range s.Vars {
 		// A field is placed by its struct or pointer (which precedes it).
 		if f := s.Vars[i].Field; f != nil {
 			hasLoc[i] = hasLoc[f.Of]
+			if !f.Deref && s.Vars[f.Of].Func != model.NoFunc && !s.Vars[f.Of].Static && (inMem == nil || !inMem[f.Of]) {
+				hasLoc[i] = false
+				s.Vars[i].Func = model.NoFunc // dropped below, with the globals without storage
+			}
 		}
 	}
 	// Order Vars (globals first, then by function, file, line, name) and
@@ -410,13 +428,13 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		}
 	}
 	// Sort the compact records (half the size of a Loc), then expand.
-	n := 0 // the records, and those of the fields of structs at fixed addresses
+	n := 0 // the records, and those of the fields of structs in memory
 	for _, ch := range l.locs.chunks {
 		for i := range ch {
 			if v := vid[ch[i].v]; v >= 0 {
 				n++
-				if ch[i].kind == model.LocAddr {
-					n += len(globalFields[v])
+				if memLoc(ch[i].kind) {
+					n += len(inMemFields[v])
 				}
 			}
 		}
@@ -430,16 +448,24 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 			}
 			r.v = newV[v]
 			recs = append(recs, r)
-			if r.kind != model.LocAddr {
+			if !memLoc(r.kind) {
 				continue
 			}
-			// The fields of a struct at a fixed address: at its
-			// address + their offset, over the same code.
-			for _, fv := range globalFields[v] {
+			// The fields of a struct in memory (at a fixed address, in
+			// a frame slot, at a register + offset): at its address +
+			// their offset, over the same code.
+			for _, fv := range inMemFields[v] {
 				f := r
 				f.v = newV[fv]
 				f.val = r.val + uint64(s.Vars[f.v].Field.Offset)
-				f.expr = l.expr(dwarfexpr.Addr(f.val))
+				switch r.kind {
+				case model.LocAddr:
+					f.expr = l.expr(dwarfexpr.Addr(f.val))
+				case model.LocFrame:
+					f.expr = l.expr(dwarfexpr.Fbreg(int64(f.val)))
+				case model.LocRegOff:
+					f.expr = l.expr(dwarfexpr.Breg(uint64(r.reg), int64(f.val)))
+				}
 				recs = append(recs, f)
 			}
 		}
@@ -479,10 +505,10 @@ type fieldCand struct {
 }
 
 // expandFields adds the field variables of the candidates (method.md §2):
-// the scalar fields of struct globals and statics, and those behind
-// pointers to structs (any variable). It returns, per struct at a fixed
-// address, its field variables, whose Locs buildVars derives from the
-// struct's.
+// the scalar fields of structs (globals, statics, locals and parameters),
+// and those behind pointers to structs (any variable). It returns, per
+// struct, its field variables, whose Locs buildVars derives from the
+// struct's where the struct is in memory (memLoc).
 func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[model.VarID][]model.VarID {
 	s := l.s
 	fmemo := map[dieOff]*fieldSet{}
@@ -501,9 +527,11 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 		var fs *fieldSet
 		sep, deref := ".", false
 		switch {
-		case pv.Kind == model.KindAggregate && (pv.Func == model.NoFunc || pv.Static):
+		case pv.Kind == model.KindAggregate:
 			fs = l.fieldsOf(c.typ, c.cpp, memo, fmemo)
-			if fs.complete {
+			// A struct local's hash stays: where it is held in
+			// registers (pieces) its fields are not read.
+			if fs.complete && (pv.Func == model.NoFunc || pv.Static) {
 				if int(c.v) >= len(l.replaced) {
 					l.replaced = append(l.replaced, make([]bool, int(c.v)+1-len(l.replaced))...)
 				}
@@ -590,6 +618,12 @@ func sortVarIDs(ids []model.VarID, vars []model.Var) {
 		i = j
 	}
 	copy(ids, sorted)
+}
+
+// memLoc reports a location kind that places a variable in memory at an
+// address the sampler computes, where its fields lie at an offset.
+func memLoc(k model.LocKind) bool {
+	return k == model.LocAddr || k == model.LocFrame || k == model.LocRegOff
 }
 
 func compareVars(a, b *model.Var) int {

@@ -154,11 +154,26 @@ func (l *loader) pointeeRecord(off dieOff) (dieOff, bool) {
 // cause get r = 0 from the sizes of shared structures (vprof-eval, 7
 // programs x 3 trials: the root cause 1st in 8 of 21 with inherited tags,
 // 13 of 21 with own tags, as without fields; docs/method.md, Decisions).
-func inheritFieldTags(s *model.Schema) {
+//
+// A field of a struct local or parameter (held in a frame slot) counts
+// only where the function's own code stores it (stored, by VarID, from
+// the tagger): then it has the struct's tags on top of its own; a field
+// only callees fill (an out-parameter: a brigade, a link's attributes
+// filled by the call it is passed to) holds their results, not values
+// the function made, and is not monitored (method.md D30).
+func inheritFieldTags(s *model.Schema, stored []bool) {
 	for i := range s.Vars {
-		if f := s.Vars[i].Field; f != nil && f.Of >= 0 && !f.Deref {
-			s.Vars[i].Tags |= s.Vars[f.Of].Tags
+		f := s.Vars[i].Field
+		if f == nil || f.Of < 0 || f.Deref {
+			continue
 		}
+		if of := &s.Vars[f.Of]; of.Func != model.NoFunc && !of.Static {
+			if i >= len(stored) || !stored[i] {
+				s.Vars[i].Tags = 0
+				continue
+			}
+		}
+		s.Vars[i].Tags |= s.Vars[f.Of].Tags
 	}
 }
 

@@ -283,3 +283,127 @@ func checkFieldsWithGDB(t *testing.T, bin string, s *model.Schema, exprs map[str
 		}
 	}
 }
+
+// fieldsLocalC has a struct local that flush fills and passes by address
+// to a call (in a frame slot: its fields are read there), one that only a
+// callee fills (drain's out: no fields), and one that gcc keeps in
+// registers (no memory: no fields, its hash stays).
+const fieldsLocalC = `#include <stdio.h>
+struct param { void *ctx; long time; long *cache; };
+struct pair { long a, b; };
+volatile long sink;
+__attribute__((noipa)) void walk(struct param *p) { sink += p->time + *p->cache; }
+__attribute__((noipa)) long use(long x) { sink += x; return x; }
+__attribute__((noipa)) void flush(void *s, long t, long *cache) {
+	struct param tp;
+	tp.ctx = s;
+	tp.cache = cache;
+	tp.time = t;
+	walk(&tp);
+}
+__attribute__((noipa)) void fill(struct param *p, long n) { p->time = n; p->cache = 0; p->ctx = p; }
+__attribute__((noipa)) long drain(long n) {
+	struct param out;
+	long s = 0;
+	for (long i = 0; i < n; i++) {
+		fill(&out, i);
+		if (out.time > 3) s += out.time;
+	}
+	return s;
+}
+__attribute__((noipa)) long pairs(long n) {
+	struct pair q = { n, 2 * n };
+	long s = 0;
+	for (long i = 0; i < n; i++) { s += use(q.a); q.a++; q.b--; if (q.a > q.b) break; }
+	return s;
+}
+int main(int argc, char **argv) {
+	long c = argc;
+	flush(argv, argc * 1000L, &c);
+	printf("%ld %ld\n", pairs(argc * 10L), drain(argc * 10L));
+	return 0;
+}
+`
+
+// TestFieldsLocal: a struct local in memory gives one variable per scalar
+// field, at the struct's location + the field's offset over the same code,
+// with the struct's tags (method.md §2), as a struct global does, where the
+// function itself stores the field (D30).
+func TestFieldsLocal(t *testing.T) {
+	dir := t.TempDir()
+	bin := build(t, dir, "gcc", ".c", fieldsLocalC, "-g", "-O2")
+	s, err := Load(bin, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flush, _ := funcByName(s, "flush")
+	tpV, tp := varByName(s, flush, "tp")
+	if tp == nil || tp.Tags&model.TagArgs == 0 {
+		t.Fatalf("flush's tp: %+v, want it tagged args (passed by address)", tp)
+	}
+	tpLocs := locsOf(s, tpV)
+	if len(tpLocs) == 0 {
+		t.Fatal("flush's tp has no location")
+	}
+	for _, c := range []struct {
+		name string
+		off  int64
+		kind model.Kind
+	}{
+		{"tp.ctx", 0, model.KindPointer},
+		{"tp.time", 8, model.KindInt},
+		{"tp.cache", 16, model.KindPointer},
+	} {
+		v, fv := varByName(s, flush, c.name)
+		if fv == nil {
+			t.Errorf("%s missing", c.name)
+			continue
+		}
+		if fv.Kind != c.kind || fv.Field == nil || fv.Field.Deref || fv.Field.Of != tpV || fv.Field.Offset != c.off || fv.Tags&model.TagArgs == 0 {
+			t.Errorf("%s: %+v %+v", c.name, fv, fv.Field)
+		}
+		ls := locsOf(s, v)
+		n := 0
+		for _, pl := range tpLocs {
+			if pl.Kind != model.LocFrame && pl.Kind != model.LocRegOff {
+				continue
+			}
+			if n >= len(ls) {
+				break
+			}
+			l := ls[n]
+			n++
+			if l.Kind != pl.Kind || l.Reg != pl.Reg || l.Offset != pl.Offset+c.off || l.PCStart != pl.PCStart || l.PCEnd != pl.PCEnd || len(l.Expr) == 0 {
+				t.Errorf("%s: loc %+v, want %+v + %d", c.name, l, pl, c.off)
+			}
+		}
+		if n == 0 || n != len(ls) {
+			t.Errorf("%s: %d locations, tp has %d in memory", c.name, len(ls), n)
+		}
+	}
+	// A struct only a callee fills (an out-parameter): its fields are the
+	// callee's results, not monitored in drain, though drain compares one.
+	drain, _ := funcByName(s, "drain")
+	if _, out := varByName(s, drain, "out"); out == nil {
+		t.Errorf("drain's out (passed by address) is not monitored")
+	}
+	for _, name := range []string{"out.time", "out.ctx", "out.cache"} {
+		if _, fv := varByName(s, drain, name); fv != nil {
+			t.Errorf("drain's %s (filled by fill, never stored by drain) is monitored: %+v", name, fv)
+		}
+	}
+	// A struct in registers only: no fields.
+	pairs, _ := funcByName(s, "pairs")
+	for _, v := range s.Vars {
+		if v.Func == pairs && strings.HasPrefix(v.Name, "q.") {
+			if qv, _ := varByName(s, pairs, "q"); qv >= 0 {
+				for _, l := range locsOf(s, qv) {
+					if l.Kind == model.LocFrame || l.Kind == model.LocRegOff {
+						return // gcc put it in memory after all: fields are right
+					}
+				}
+			}
+			t.Errorf("pairs' %s: a field of a struct held in registers only", v.Name)
+		}
+	}
+}

@@ -120,10 +120,11 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	l.release()
 	debug.FreeOSMemory()
 	ph.end("build")
-	if err := inferTagsWith(s, ef, ci); err != nil {
+	stored, err := inferTagsWith(s, ef, ci)
+	if err != nil {
 		return nil, fmt.Errorf("%s: inferring tags: %w", path, err)
 	}
-	inheritFieldTags(s)
+	inheritFieldTags(s, stored)
 	if !opt.All {
 		l.replaced = renumber(l.replaced, dropUntagged(s))
 	}

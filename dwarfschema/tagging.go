@@ -72,7 +72,7 @@ func startCallInfo(d *dieData, syms []model.Symbol) *callInfoResult {
 	return r
 }
 
-func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) error {
+func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) (stored []bool, err error) {
 	t0 := time.Now()
 	st := &tagStats{}
 	defer func() {
@@ -82,11 +82,11 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) error {
 	img, err := imageOf(ef)
 	if err != nil {
 		<-ci.done
-		return err
+		return nil, err
 	}
 	<-ci.done
 	if ci.err != nil {
-		return ci.err
+		return nil, ci.err
 	}
 	calls, sigs, sites := ci.calls, ci.sigs, ci.sites
 	s.CallSites = sites
@@ -229,11 +229,17 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) error {
 		st.Unresolved += r.unresolved
 		for _, t := range r.tags {
 			if int(t.Var) < len(s.Vars) {
-				s.Vars[t.Var].Tags |= model.Tags(t.Tags)
+				s.Vars[t.Var].Tags |= model.Tags(t.Tags &^ cfg.TagStored)
+				if t.Tags&cfg.TagStored != 0 {
+					if stored == nil {
+						stored = make([]bool, len(s.Vars))
+					}
+					stored[t.Var] = true
+				}
 			}
 		}
 	}
-	return nil
+	return stored, nil
 }
 
 func locSize(s *model.Schema, l *model.Loc) int32 {

@@ -44,8 +44,12 @@ type object struct {
 	// variable v (model.Field.Deref); nil when there are none.
 	fieldStart []int32
 	fields     []derefField
-	// tails restores the frames that tail calls removed (tailframes.go).
-	tails *tailcall.Index
+	// tails indexes the tail calls (runtime/tailcall): always, so that
+	// no function takes entry values from a call-site record that names
+	// another (values.go); restore says the frames they removed are put
+	// back while recording (Config.TailFrames, tailframes.go).
+	tails   *tailcall.Index
+	restore bool
 }
 
 // derefField is a field read behind its pointer: Size bytes at the
@@ -106,7 +110,7 @@ type loadOptions struct {
 	schema dwarfschema.Options
 	cache  *dwarfschema.Cache // nil: no cache
 	warn   func(string)
-	tails  bool // Config.TailFrames
+	tails  bool // Config.TailFrames: restore tail-call frames while recording
 }
 
 // loadProgram loads a program object: schema (dwarfschema.Load, through
@@ -133,9 +137,8 @@ func loadProgram(path, display string, opt loadOptions) (*object, error) {
 	if s.HasDWARF {
 		o.index = pcindex.New(s)
 		o.prepare()
-		if opt.tails {
-			o.tails = tailIndex(o)
-		}
+		o.tails = tailIndex(o)
+		o.restore = opt.tails
 	}
 	if t, err := unwind.Load(path); err == nil {
 		o.table = t

@@ -43,10 +43,9 @@ type Config struct {
 	NoFields bool
 	// TailFrames restores, while recording, the frames that tail calls
 	// removed and reads their parameters' entry values there
-	// (tailframes.go, method.md §3); a function's entry values then come
-	// only from a call-site record that names it. Without it the readers
-	// restore those frames, without values, and entry values come from
-	// the caller frame's record whatever it names, as before.
+	// (tailframes.go, method.md §3). Without it the readers restore those
+	// frames, without values. Either way a function's entry values come
+	// only from a call-site record that names it (values.go).
 	TailFrames bool
 	Duration   time.Duration // 0: until the program exits
 	Recorder   string        // Header.Recorder

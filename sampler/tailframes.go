@@ -25,7 +25,7 @@ func (sm *sampling) restoreTailFrames(frames []unwind.Frame, n int) int {
 			continue
 		}
 		o := sm.objs.list[c.Map.Obj]
-		if o.tails == nil {
+		if o.tails == nil || !o.restore {
 			continue
 		}
 		sm.tailIns = o.tails.Between(sm.tailIns[:0], f.PC-f.Map.Bias, f.Exact, c.PC-c.Map.Bias)

@@ -64,3 +64,41 @@ func TestTailFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestTailCallEntryValues records testdata/tailarg.c, where decide jumps to
+// flush with an argument of its own making (c->tab): while work runs,
+// run's call-site record (it names decide, %rdi = c) lies above flush's
+// frame, whose t is DW_OP_entry_value(%rdi). That record's value is not
+// flush's entry value: by default (no TailFrames) t is then not read, so
+// t->n_rows never reads the struct conn's id; with TailFrames decide's
+// frame is restored, and t comes from decide's tail call record, if gcc
+// wrote one. Whatever is read is the table's n_rows.
+func TestTailCallEntryValues(t *testing.T) {
+	const rows = 800
+	eachDwarfSampler(t, func(t *testing.T, dwarf, sampler string) {
+		exe := buildC(t, "tailarg", "-g", dwarf)
+		for _, tails := range []bool{false, true} {
+			res, p := record(t, Config{Args: []string{exe, "800", "300000000"}, Depth: 2, Sampler: sampler, TailFrames: tails})
+			if res.ExitStatus != 0 {
+				t.Fatalf("exit status %d", res.ExitStatus)
+			}
+			inWork := 0
+			for _, s := range p.samples {
+				if len(s.funcs) > 1 && s.funcs[0] == "work" && s.funcs[1] == "flush" {
+					inWork++
+				}
+			}
+			if inWork < 20 {
+				t.Fatalf("TailFrames %v: %d samples in work under flush, want at least 20", tails, inWork)
+			}
+			for _, v := range p.values("flush", "t->n_rows") {
+				if v.Bits != rows {
+					t.Fatalf("TailFrames %v: flush's t->n_rows = %d in frame %d, want %d (an entry value from the record of a call to another function)", tails, int64(v.Bits), v.Frame, rows)
+				}
+			}
+			if !tails && res.Values.EntryValue == 0 {
+				t.Errorf("no entry value refused: flush's t under work should be")
+			}
+		}
+	})
+}

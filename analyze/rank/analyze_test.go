@@ -644,6 +644,9 @@ func TestComponentInlined(t *testing.T) {
 		s := progSchema()
 		s.Files = append(s.Files, "/src/inl.h")
 		s.Funcs[fInl].File = 1
+		// An out-of-line copy too: a header function inlined at every
+		// call is its callers' code with or without a component (D17).
+		s.Funcs[fInl].Ranges = []model.PCRange{{Lo: 0x1900, Hi: 0x1920}}
 		s.Inlines[0].CallFile, s.Inlines[0].CallLine = 0, 27
 		// As given (a path of the recording machine that matches none of
 		// the DWARF paths here); the files it matched decide.

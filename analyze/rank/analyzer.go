@@ -124,6 +124,7 @@ type varInfo struct {
 	last    int32         // cache of the last function added to funcs
 	count   [2]float64    // value samples per kind
 	changed [2]bool       // per kind: the value changed on some thread
+	streams [2]int32      // per kind: (run, thread) pairs that read it
 	down    bool          // some thread of some run saw the value decrease
 	up      bool          // ... or increase
 	sets    [2][numDims]*sampleSet
@@ -200,6 +201,9 @@ type Analyzer struct {
 
 	stamp     uint64     // sampling event counter
 	funcStamp []uint64   // per function: last event that counted it
+	waitFn    []int8     // per function: 1 a blocking call of the C library, 2 not, 0 not yet known (contention.go)
+	passer    []bool     // per function: a caller that can only pass control (passing.go)
+	loopWrong []bool     // per function: a loop variable with a verdict below DefaultDiscount (passing.go)
 	stk       stackCover // buggy runs
 	stkNormal stackCover // normal runs
 	grpCount  []int32    // per variable: scratch of Run.flushValues, zero between blocks
@@ -270,6 +274,24 @@ func systemFile(f string) bool {
 		}
 	}
 	return strings.Contains(f, "/include/c++/")
+}
+
+// headerHelper reports whether a program function is a helper of the
+// program's own headers inlined at every call (method.md §4, decision
+// D17): it has no out-of-line code, so no frame and no symbol of its own,
+// and it is defined in a header, where code goes to be inlined into its
+// callers as a macro's would. Its cost is the cost of the functions it is
+// inlined into, as the flat profile, perf and gprof charge it, so that
+// report and flat agree on whose time it is.
+func headerHelper(f *model.Func, file string) bool {
+	if len(f.Ranges) > 0 {
+		return false
+	}
+	switch filepath.Ext(file) {
+	case ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tcc", ".ic":
+		return true
+	}
+	return false
 }
 
 // Words whose presence in a variable's name marks it as differing from
@@ -379,7 +401,8 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 			k += "@" + filepath.Base(file(f.File))
 			disp += " (" + filepath.Base(file(f.File)) + ")"
 		}
-		oi.funcMap[i] = a.internFunc(k, symname.StripClone(disp), o.Program && !systemFile(file(f.File)), file(f.File), f.Line)
+		program := o.Program && !systemFile(file(f.File)) && !headerHelper(&s.Funcs[i], file(f.File))
+		oi.funcMap[i] = a.internFunc(k, symname.StripClone(disp), program, file(f.File), f.Line)
 	}
 	if len(s.Funcs) == 0 {
 		for i, sym := range s.Symbols {

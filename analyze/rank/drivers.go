@@ -1,6 +1,8 @@
 package rank
 
 import (
+	"cmp"
+	"math"
 	"slices"
 
 	"github.com/vprof/vprof/runtime/model"
@@ -89,7 +91,7 @@ const DriverShare = 0.99
 // before and after the driver (start-up, tear-down) takes more of them.
 const NormalDriverShare = 0.90
 
-// onStack counts the program functions on the stack of one buggy sample
+// onStack counts the program functions on the stack of one sample
 // (every frame, inlined callers included) for its thread ts.
 func (r *Run) onStack(pid int32, s *model.Sample, nf int, w float64, stamp uint64, ts *threadState) {
 	a := r.a
@@ -126,10 +128,22 @@ func (r *Run) onStack(pid int32, s *model.Sample, nf int, w float64, stamp uint6
 			}
 		}
 	}
-	if r.Kind != Buggy {
-		return // pairs are used for the slow runs only (callerDecides)
-	}
+	// Both kinds keep their distinct stacks: the pairs (D10, D12) are
+	// of the slow runs only, a spinning loop (D23) compares the kinds.
 	c.addStack(w)
+}
+
+// outside is the time with outer on the stack outside inner, counted
+// from the distinct stacks for any two functions (under counts only the
+// pairs whose inner function is marked).
+func (c *stackCover) outside(outer, inner int) float64 {
+	var t float64
+	for _, e := range c.lists {
+		if i := slices.Index(e.funcs, int32(inner)); i >= 0 && slices.Contains(e.funcs[i+1:], int32(outer)) {
+			t += e.w
+		}
+	}
+	return t
 }
 
 // under is the time with outer on the stack outside inner.
@@ -153,14 +167,27 @@ func (c *stackCover) share(f int) float64 {
 	return c.on[f] / total
 }
 
-// drivers returns, per function, whether it is a driver frame: on the
-// stack of DriverShare of its threads' samples in the buggy runs and, if
-// it ran in the normal runs, of NormalDriverShare of its threads' samples
-// there. A driver is one by the program's structure, whatever the input;
-// a function that covers its thread only in the slow runs (a monitor
+// drivers returns, per function, whether it is a driver frame: a
+// structural driver (structuralDrivers) whose loop does not spin
+// (spinning, decision D23). A spinning driver is judged as any function.
+func (a *Analyzer) drivers() []bool {
+	out := a.structuralDrivers()
+	for f, spins := range a.spinning(out) {
+		if spins {
+			out[f] = false
+		}
+	}
+	return out
+}
+
+// structuralDrivers returns, per function, whether it is on the stack of
+// DriverShare of its threads' samples in the buggy runs and, if it ran in
+// the normal runs, of NormalDriverShare of its threads' samples there. A
+// driver is one by the program's structure, whatever the input; a
+// function that covers its thread only in the slow runs (a monitor
 // thread's routine that the bug makes take all of its time) is where the
 // time went, not what drives it (decision D9).
-func (a *Analyzer) drivers() []bool {
+func (a *Analyzer) structuralDrivers() []bool {
 	out := make([]bool, len(a.funcs))
 	c := &a.stk
 	for f := range c.on {
@@ -171,4 +198,167 @@ func (a *Analyzer) drivers() []bool {
 		out[f] = n == 0 || n >= NormalDriverShare
 	}
 	return out
+}
+
+// SpinShare is the share of the slow runs' whole extra time that the
+// driver frames' own instructions under a driver must take for its loop
+// to spin (decision D23).
+const SpinShare = 0.5
+
+// SpinOdds is how many times more the driver frames' own time under a
+// driver must grow, slow runs against normal runs, than the time of the
+// work below them for its loop to spin (decision D23).
+const SpinOdds = 4
+
+// spinning returns, per function, whether the driver frame's loop itself
+// spins. Its time on the stack is of two parts: the instructions of
+// driver frames, its own or those of the drivers it calls (the sample's
+// innermost program frame is a driver: their code and the library calls
+// they make directly, such as a poll or select that returns at once),
+// and the work below them (every other sample). The loop spins when, in
+// the slow runs against the normal runs (means over the runs of each
+// kind), the first part grows by at least SpinShare of the whole extra
+// time (every thread) and SpinOdds times more than the second (odds
+// ratio; the normal runs had work below it). A driver is exempt from its
+// variable-based cost because the work below it makes its variables
+// differ (§4, D5); when the loop's own part grows and the work below it
+// does not, the loop is where the time went, and what the loop was
+// given (a timeout, a mode) is evidence about it. A loop that does more
+// of the same work (its own part and the work below grow alike: a
+// larger input), a driver that is itself all the work (nothing below
+// it), and a loop whose own growth is a small part of a slowdown
+// elsewhere stay driver frames.
+func (a *Analyzer) spinning(drv []bool) []bool {
+	out := make([]bool, len(drv))
+	var nb, nn float64
+	for _, r := range a.runs {
+		if r.Kind == Buggy {
+			nb++
+		} else {
+			nn++
+		}
+	}
+	if nb == 0 || nn == 0 {
+		return out
+	}
+	// Per kind, means over its runs: on, seconds with f on the stack;
+	// own, of those, seconds whose innermost program frame is a driver
+	// frame; total, every sample.
+	type part struct {
+		on, own []float64
+		total   float64
+	}
+	measure := func(c *stackCover, runs float64) part {
+		p := part{on: make([]float64, len(drv)), own: make([]float64, len(drv))}
+		for _, e := range c.lists {
+			p.total += e.w / runs
+			if len(e.funcs) == 0 {
+				continue
+			}
+			self := int(e.funcs[0]) < len(drv) && drv[e.funcs[0]]
+			for _, f := range e.funcs {
+				if int(f) >= len(drv) || !drv[f] {
+					continue
+				}
+				p.on[f] += e.w / runs
+				if self {
+					p.own[f] += e.w / runs
+				}
+			}
+		}
+		return p
+	}
+	b, n := measure(&a.stk, nb), measure(&a.stkNormal, nn)
+	extra := b.total - n.total
+	for f := range drv {
+		if !drv[f] {
+			continue
+		}
+		ownB, ownN := b.own[f], n.own[f]
+		belowB, belowN := b.on[f]-ownB, n.on[f]-ownN
+		out[f] = extra > 0 && ownB-ownN >= SpinShare*extra &&
+			belowN > 0 && ownB*belowN >= SpinOdds*ownN*belowB
+	}
+	return out
+}
+
+// spinningLoop gives the head of a spinning loop the place of its
+// costliest frame (decision D23). The spinning driver frames that run
+// one under the other, each all of the other's slow-run time on the
+// stack (SoleCallee both ways, as D10's pairs), are the levels of one
+// loop. The outermost of them whose own variables went wrong (a variable
+// verdict below DefaultDiscount) gave the loop what makes it spin (a
+// timeout, a mode); the inner levels' anomalies are what they were given
+// (their parameters). It takes the largest calibrated cost of the loop's
+// levels, the level that had it taking its cost (just below it when
+// equal), as D10 does, but without D10's evidence share: every sample of
+// the loop is under the head, whose variables are read only where its
+// frame is within the recorded depth.
+func (a *Analyzer) spinningLoop(fns []Function) {
+	spin := a.spinning(a.structuralDrivers())
+	c := &a.stk
+	var levels []int // rows of spinning drivers
+	for i := range fns {
+		if f := int(a.funcIdx[fns[i].Key]); f < len(spin) && spin[f] {
+			levels = append(levels, i)
+		}
+	}
+	fn := func(i int) int { return int(a.funcIdx[fns[i].Key]) }
+	// above reports whether row x's function runs above row y's, y all of
+	// x's time: one loop, x the outer level. A level's evidence does not
+	// matter here (a level with no variable verdict is a level too), so
+	// the time is counted from the stacks, not from the pairs D10 and D12
+	// keep for callees with a verdict.
+	above := func(x, y int) bool {
+		fx, fy := fn(x), fn(y)
+		return fx != fy && c.outside(fx, fy) >= SoleCallee*c.on[fy] && c.on[fy] >= SoleCallee*c.on[fx]
+	}
+	for _, head := range levels {
+		if slices.ContainsFunc(levels, func(o int) bool { return above(o, head) }) {
+			continue // not the outermost level
+		}
+		loop := []int{head}
+		for _, x := range levels {
+			if above(head, x) {
+				loop = append(loop, x)
+			}
+		}
+		// Outer levels first: a level is inner to the levels above it.
+		depth := func(x int) int {
+			n := 0
+			for _, o := range loop {
+				if above(o, x) {
+					n++
+				}
+			}
+			return n
+		}
+		slices.SortStableFunc(loop, func(x, y int) int { return cmp.Compare(depth(x), depth(y)) })
+		pick := -1
+		for _, x := range loop {
+			if fns[x].Source == SourceVariable && fns[x].Discount < a.opt.DefaultDiscount {
+				pick = x
+				break
+			}
+		}
+		if pick < 0 {
+			continue
+		}
+		top := pick
+		for _, x := range loop {
+			if fns[x].Calibrated > fns[top].Calibrated {
+				top = x
+			}
+		}
+		if top == pick || fns[top].Calibrated <= 0 {
+			continue
+		}
+		hi, lo := fns[top].Calibrated, fns[pick].Calibrated
+		if lo == hi {
+			lo = math.Nextafter(hi, 0)
+		}
+		fns[pick].Calibrated, fns[top].Calibrated = hi, lo
+		fns[pick].Placed = "in the place of " + fns[top].Name + ": the outermost level of a loop that spins, whose own variables went wrong (D23)"
+		fns[top].Placed = "in the place of " + fns[pick].Name + ", the outermost level of the loop that spins (D23)"
+	}
 }

@@ -59,7 +59,11 @@ type Run struct {
 	programBuild string
 	trailer      *model.Trailer
 	flatOnly     bool
-	ended        bool
+	// wait: the current sample waits in the C library (contention.go);
+	// waited sums such samples' seconds.
+	wait   bool
+	waited float64
+	ended  bool
 }
 
 // threadState is the per-thread state of the delta and duration dimensions.
@@ -378,6 +382,7 @@ func (r *Run) sample(pid int32, s *model.Sample) {
 		r.frames = make([]frameRes, nf)
 		r.fstamp = make([]uint64, nf)
 	}
+	r.wait = false
 	if nf == 0 {
 		r.self[0] += w
 		r.unattributed += w
@@ -385,7 +390,11 @@ func (r *Run) sample(pid int32, s *model.Sample) {
 		// Self time goes to the symbol, as gprof and perf count it.
 		r.self[r.frame(pid, s, 0, stamp).phys] += w
 		charged := false
-		for i := 0; i < nf && i < maxWalk; i++ {
+		if r.wait = !r.flatOnly && r.waiting(pid, s, nf, stamp); r.wait { // contention.go
+			r.waited += w
+			charged = true
+		}
+		for i := 0; i < nf && i < maxWalk && !r.wait; i++ {
 			fr := r.frame(pid, s, i, stamp)
 			if !fr.prog {
 				continue
@@ -410,7 +419,7 @@ func (r *Run) sample(pid int32, s *model.Sample) {
 	if s.TailFrames != 0 {
 		r.onTailFrames(pid, s, nf, w, stamp)
 	}
-	if nf > 0 && len(r.bts) > 0 {
+	if nf > 0 && len(r.bts) > 0 && !r.wait {
 		r.onStack(pid, s, nf, w, stamp, r.bts[len(r.bts)-1])
 	}
 	// Records are written in place, in room made for all the values.
@@ -491,7 +500,7 @@ func (r *Run) value(pid int32, s *model.Sample, v *model.Value, nf int, w float6
 				// A system header's variable: the program function's.
 				f = fr.cost
 			}
-			if a.funcStamp[f] != stamp {
+			if a.funcStamp[f] != stamp && !r.wait {
 				a.funcStamp[f] = stamp
 				r.vc[f] += w
 			}
@@ -699,6 +708,8 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec, sc *scratch) 
 				if tv.key != key {
 					vi.changed[k] = true
 				}
+			} else {
+				vi.streams[k]++
 			}
 			tv.first, tv.last, tv.key = rec.tick, rec.tick, key
 		}

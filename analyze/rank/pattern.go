@@ -115,6 +115,9 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 		if !a.vars[vv.Var].changed[Buggy] {
 			return PatternWrong, fmt.Sprintf("condition variable %s keeps one value through each slow run, where it changed in the normal runs: the condition is decided on a value stuck", vv.Name)
 		}
+		if a.fewChanges(vv.Var) {
+			return PatternWrong, fmt.Sprintf("condition variable %s changes about once per slow run, where it changed more often in the normal runs: its durations are pieces of the runs' span, and the condition is decided on other values (D20)", vv.Name)
+		}
 		return PatternWrong, fmt.Sprintf("condition variable %s changes otherwise than normal (duration, not longer than the normal runs'): the condition is decided on other values", vv.Name)
 	case rule == 0 && best.R < o.DefaultDiscount && a.vars[best.Var].tags&(model.TagLoop|model.TagCond) == 0:
 		if c := a.normalControl(res, fn); c != "" {
@@ -247,7 +250,9 @@ func (a *Analyzer) held(vv *VarVerdict) bool {
 // changed in the slow runs: one that keeps one value through each slow
 // run has one duration per run, the span the run was sampled over, which
 // a longer run makes longer by construction (as a counter's value, D2);
-// what it says is the value it is stuck at.
+// what it says is the value it is stuck at. So does one that changed
+// about once per run (fewChanges, decision D20): its two durations are
+// the run's span cut in two.
 func (a *Analyzer) longer(vv *VarVerdict) bool {
 	vi := &a.vars[vv.Var]
 	bs := vi.sets[Buggy][DimDuration]
@@ -260,7 +265,7 @@ func (a *Analyzer) longer(vv *VarVerdict) bool {
 	if vi.tags&model.TagLoop != 0 {
 		return stochasticallyLonger(vi.sets[Normal][DimDuration].dist(), bs.dist())
 	}
-	if !vi.changed[Buggy] {
+	if !vi.changed[Buggy] || a.fewChanges(vv.Var) {
 		return false
 	}
 	d := bs.dist()
@@ -274,6 +279,18 @@ func (a *Analyzer) longer(vv *VarVerdict) bool {
 		}
 	}
 	return above > below
+}
+
+// fewChanges reports whether variable v gave at most two durations per
+// (run, thread) that read it in the slow runs: it changed about once per
+// run, if at all, so each of its durations is a piece of the run's span,
+// which a longer run makes longer by construction (as one that never
+// changes, D14, and a counter's value, D2). Two durations and not one:
+// a value before a change and one after (decision D20).
+func (a *Analyzer) fewChanges(v int32) bool {
+	vi := &a.vars[v]
+	bs := vi.sets[Buggy][DimDuration]
+	return bs != nil && bs.n <= 2*float64(vi.streams[Buggy])
 }
 
 // stochasticallyLonger reports whether, over all pairs of a normal and a

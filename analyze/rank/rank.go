@@ -108,6 +108,9 @@ func (a *Analyzer) Result() *Result {
 	res.NormalRuns, res.BuggyRuns = len(normal), len(buggy)
 	res.Warnings = append(res.Warnings, a.buildWarnings(normal, buggy)...)
 	res.Warnings = append(res.Warnings, inputWarnings(normal, buggy)...) // checks.go
+	if n := waitNote(buggy); n != "" {
+		res.Warnings = append(res.Warnings, n) // contention.go
+	}
 
 	// Variable verdicts.
 	var verdictOf []int // index into res.Variables + 1
@@ -231,8 +234,11 @@ func (a *Analyzer) Result() *Result {
 			a.stk.inner[a.funcIdx[res.Functions[i].Key]] = true
 		}
 	}
+	a.markPassers(res) // passing.go
 	a.mergingCallers(res.Functions, drivers)
 	a.callerDecides(res.Functions, drivers, len(buggy))
+	a.passingCallers(res.Functions, drivers)
+	a.spinningLoop(res.Functions) // drivers.go, D23
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable
@@ -574,8 +580,8 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	for p := range a.rankedPairs(fns, drivers) {
 		A, D, ia, id, t := p.outer, p.inner, p.outerRow, p.innerRow, p.t
 		fa, fd := &fns[ia], &fns[id]
-		if fa.Source != SourceVariable || fa.Discount >= a.opt.DefaultDiscount || fd.Source != SourceVariable {
-			continue
+		if fa.Source != SourceVariable || fa.Discount >= a.opt.DefaultDiscount || fd.Source != SourceVariable || a.passesTo(A, D) {
+			continue // a caller that only passes control decides nothing (D26)
 		}
 		if t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
 			continue

@@ -126,6 +126,54 @@ func TestSystemHeaderInlined(t *testing.T) {
 	}
 }
 
+// TestHeaderHelperInlined: a helper of the program's own header that was
+// inlined at every call (no out-of-line code) is its callers' code, as
+// the flat profile charges it (decision D17, issue 14 class 5: an inlined
+// helper's row split its caller's cost); a header function with an
+// out-of-line copy, or an inlined function of a .c file, keeps its row.
+func TestHeaderHelperInlined(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		file      string
+		outOfLine bool
+		ranked    bool
+	}{
+		{"header, inlined everywhere", "/src/app/mem0mem.h", false, false},
+		{"C++ header, inlined everywhere", "/src/app/dict.hpp", false, false},
+		{"header, out-of-line copy too", "/src/app/mem0mem.h", true, true},
+		{"source file, inlined everywhere", "/src/app/md4c.c", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := progSchema()
+			s.Files = append(s.Files, tc.file)
+			s.Funcs[fInl].File = 1
+			s.Funcs[fInl].Ranges = nil
+			if tc.outOfLine {
+				s.Funcs[fInl].Ranges = []model.PCRange{{Lo: 0x1900, Hi: 0x1920}}
+			}
+			hdr := header()
+			hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+			a := New(DefaultOptions())
+			feedWith(t, a, Buggy, "b", hdr, []ev{
+				{tid: 1, tick: 1, ms: 3, stack: []uint64{P(pcWorkInl)}},
+				{tid: 1, tick: 2, stack: []uint64{P(pcWork)}},
+			})
+			res := a.Result()
+			ranked := slices.Contains(names(res), "inl")
+			if ranked != tc.ranked {
+				t.Fatalf("inl ranked %v, want %v (%v)", ranked, tc.ranked, names(res))
+			}
+			w := findFunc(t, res, "work")
+			if !tc.ranked && (!near(w.PCCost, 4e-3) || len(w.Via) != 1 || w.Via[0].Func != "inl") {
+				t.Errorf("work: pc %g ms via %+v, want 4 ms via inl", w.PCCost*1e3, w.Via)
+			}
+			if tc.ranked && !near(w.PCCost, 1e-3) {
+				t.Errorf("work: pc %g ms, want 1 ms (inl keeps its 3)", w.PCCost*1e3)
+			}
+		})
+	}
+}
+
 func names(res *Result) []string {
 	var out []string
 	for _, f := range res.Functions {
@@ -443,6 +491,27 @@ func TestPatternFromEvidence(t *testing.T) {
 			normal:  func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/10%6))} },
 			buggy:   func(i int) []model.Value { return []model.Value{val(0, vFlag, 3)} },
 			nNormal: 60, nSlow: 200, threads: 3, want: PatternWrong, wantVar: "flag",
+		},
+		{
+			// D20: flag changes once in each slow thread's run (two
+			// durations of 100 ticks per thread, each a piece of the run's
+			// span) where it changed every 10 ticks. Both pieces are beyond
+			// the normal range only because the run is long: not "the
+			// same for an abnormally long time", rule 3 (before D20 rule
+			// 1: missing constraint).
+			name:    "a condition that changes once per slow run",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/10%6))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vFlag, 3+int64(i/100))} },
+			nNormal: 60, nSlow: 200, threads: 3, want: PatternWrong, wantVar: "flag",
+		},
+		{
+			// D20's bound: flag changes twice in each slow thread's run
+			// (three durations of about 67 ticks per thread): its values
+			// last longer than the normal runs' many times over, rule 1.
+			name:    "a condition that changes twice per slow run",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vFlag, int64(i/10%6))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vFlag, 3+int64(i/67))} },
+			nNormal: 60, nSlow: 200, threads: 3, want: PatternMissing, wantVar: "flag",
 		},
 		{
 			// D14: i steps every tick in the normal runs but for one

@@ -119,6 +119,26 @@ func TestDiagnosisClasses(t *testing.T) {
 		}
 	})
 
+	// Class 2, a caller whose cost holds the root cause: the result
+	// cache's writer locks the cache around the policy's insert (the root
+	// cause, whose scan for stale entries runs only in the slow runs). Its
+	// cost was the insert's, its own waits for the lock the other
+	// connection held, and a few instructions; its variables are only
+	// present when slow. The waits count for nobody (D25), and a caller
+	// that only passes control to a callee whose loop went wrong ranks
+	// just below it (D26).
+	run("lock waits, passing caller/query_cache_full", func(t *testing.T) {
+		res := record(t, "query_cache_full")
+		rank := map[string]int{}
+		for _, f := range res.Functions {
+			rank[f.Name[:strings.IndexByte(f.Name+"(", '(')]] = f.Rank
+		}
+		root, caller := rank["DB::TTLCachePolicy::set"], rank["DB::QueryCache::write"]
+		if root != 1 || caller <= root {
+			t.Errorf("TTLCachePolicy::set ranks %d, QueryCache::write %d: want the root cause 1st, its caller below", root, caller)
+		}
+	})
+
 	// Class 2: main is on every sample of its thread, and its input-size
 	// variable differs by construction; it is charged its own
 	// instructions only (D5, driver frames) and ranks below the root
@@ -171,6 +191,24 @@ func TestDiagnosisClasses(t *testing.T) {
 		}
 		if f := res.Functions[0]; f.Name != "SSL_CTX_flush_sessions" || !strings.Contains(f.Placed, "D10") {
 			t.Errorf("ranked %v: want SSL_CTX_flush_sessions first, placed by D10", names)
+		}
+	})
+
+	// Class 2, its exception: the root cause is a thread's main loop (the
+	// network thread's start routine passes its loop a 0 ms timeout, and
+	// the loop spins in pselect). The loop's levels are driver frames,
+	// but their own instructions take the extra time and the work below
+	// them does not grow: they are judged as any function, and the
+	// outermost level whose own variables went wrong takes the loop's
+	// place (D23). Without the rule it has no cost and no row.
+	run("spinning loop/keepalive_spin", func(t *testing.T) {
+		res := record(t, "keepalive_spin")
+		var names []string
+		for _, f := range res.Functions[:min(5, len(res.Functions))] {
+			names = append(names, fmt.Sprintf("%s %.3f (%s)", f.Name, f.Calibrated, f.Placed))
+		}
+		if f := res.Functions[0]; f.Name != "mosquitto__thread_main" || f.Pattern != rank.PatternWrong {
+			t.Errorf("ranked %v: want mosquitto__thread_main first, wrong constraint", names)
 		}
 	})
 }

@@ -110,7 +110,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	samplerName := fs.String("sampler", "auto", "how threads are sampled, `NAME`: auto, perf or ptrace (see above; ptrace may cut a running system call short)")
 	all := fs.Bool("all", false, "sample every local variable and parameter DWARF describes, not only those tagged loop/cond/args (more values, more cost)")
 	tailFrames := fs.Bool("tail-frames", false, "restore while recording the frames that tail calls removed and read their parameters there (docs/method.md §3; the other commands restore them anyway, without values)")
-	noFields := fs.Bool("no-fields", false, "sample no struct fields: struct globals as one hash each, nothing read behind pointers (as before fields were sampled; for comparison)")
+	noFields := fs.Bool("no-fields", false, "sample no struct fields: struct globals as one hash each, no fields of struct locals, nothing read behind pointers (as before fields were sampled; for comparison)")
 	noCache := fs.Bool("no-schema-cache", false, "build the program's schema even when it is cached (also VPROF_SCHEMA_CACHE=off; see Schema cache above)")
 	var comps multiFlag
 	fs.Var(&comps, "component", "sample only variables declared in source files under `PATH`, a file or directory (repeatable; the rule: see 'vprof schema --help')")

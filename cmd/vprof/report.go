@@ -20,12 +20,18 @@ Each function's raw cost (the larger of its PC cost and its variable-based
 cost) in the buggy runs, less its raw cost in the normal runs, is its
 extra cost; it is calibrated with a discount r in [0,1] and weighted by
 the share of the raw cost that is new: calibrated = (1 - r) x extra x
-(extra / raw). Two placements follow (docs/method.md §7): a caller that
+(extra / raw). Three placements follow (docs/method.md §7): a caller that
 spends all its time in one callee, whose own variables went wrong while
 it did, takes that callee's place when the callee ranks higher, and
 ranks just above it at equal cost (it decided to make the costly call);
 a caller where two anomalous callees meet ranks just below the better of
-them. --explain and the JSON ("placed") say when either applied. r comes
+them; a caller seen only in the slow runs, with no loop, all of whose
+time is one anomalous callee ranks just below it (it only passed
+control); a thread's loop that spins (its own instructions take the extra
+time, not its callees) ranks at its outermost level whose own variables
+went wrong. --explain and the JSON ("placed") say when one applied. Time
+spent waiting for a lock another thread held counts for no function
+(the report says how much). r comes
 from the function's most anomalous variable (the variable-
 discounter: k-sample Anderson-Darling test and Hellinger distance between
 the normal and buggy samples of its values, deltas and durations), or,

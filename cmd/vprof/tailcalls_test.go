@@ -87,3 +87,47 @@ func TestTailCallFrames(t *testing.T) {
 	}
 	t.Errorf("with --tail-frames: the root cause has no row")
 }
+
+// TestTailCallEntryValuesCLI records ssl_flush_sessions as a user would
+// (no flags), whose root cause SSL_CTX_flush_sessions is reached only
+// through ssl_update_cache's tail call: its parameter s is never read from
+// ngx_ssl_handshake's record of the call to ssl_update_cache (an SSL *, not
+// the SSL_CTX *), and the root cause's evidence is its own struct local
+// tp's fields (method.md D27, D28).
+func TestTailCallEntryValuesCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a test program")
+	}
+	bin := vprofBinary(t)
+	prog := testprogs.Path(t, "ssl_flush_sessions")
+	dir := t.TempDir()
+	var files []string
+	for _, mode := range []string{"normal", "buggy"} {
+		out := filepath.Join(dir, mode+".data")
+		if b, err := exec.Command(bin, "record", "-q", "-o", out, "--", prog, mode).CombinedOutput(); err != nil {
+			t.Fatalf("record %s: %v\n%s", mode, err, b)
+		}
+		files = append(files, out)
+	}
+	out, err := exec.Command(bin, "report", "-q", "--explain", "SSL_CTX_flush_sessions", files[0], files[1]).Output()
+	if err != nil {
+		t.Fatalf("report --explain: %v\n%s", err, out)
+	}
+	var vars []string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(strings.Trim(line, "│ "))
+		if len(f) > 0 && strings.Contains(line, "│") {
+			vars = append(vars, f[0])
+		}
+	}
+	sawTP := false
+	for _, v := range vars {
+		if v == "s" || strings.HasPrefix(v, "s->") {
+			t.Errorf("SSL_CTX_flush_sessions' %s was read (an entry value from the record of a call to ssl_update_cache):\n%s", v, out)
+		}
+		sawTP = sawTP || strings.HasPrefix(v, "tp.")
+	}
+	if !sawTP {
+		t.Errorf("no field of SSL_CTX_flush_sessions' struct local tp in its evidence:\n%s", out)
+	}
+}

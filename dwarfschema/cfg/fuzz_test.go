@@ -118,7 +118,7 @@ func FuzzAnalyze(f *testing.F) {
 			FrameBase: FrameBaseRule{Kind: FrameBaseKind(seed % 3), Reg: int16(seed % 8)}}
 		a := NewAnalyzer()
 		for _, vt := range a.Analyze(g, in) {
-			if vt.Var < 0 || vt.Var >= 10 || vt.Tags == 0 || vt.Tags > TagLoop|TagCond|TagArgs {
+			if vt.Var < 0 || vt.Var >= 10 || vt.Tags == 0 || vt.Tags > TagLoop|TagCond|TagArgs|TagStored {
 				t.Fatalf("bad result %+v", vt)
 			}
 		}

@@ -59,6 +59,10 @@ const (
 	TagLoop Tags = 1 << iota // induction variable: updated in a loop and used in its exit test
 	TagCond                  // read by a conditional branch, select or switch
 	TagArgs                  // passed to a call
+	// TagStored: the function's own code writes into a place where the
+	// variable lives (not a model tag: dwarfschema keeps the fields of a
+	// struct local only where the function stores them, method.md §2).
+	TagStored
 )
 
 // VarTags is the result for one variable.
@@ -223,6 +227,7 @@ type Analyzer struct {
 	maskE     []uint64 // active exact locations per cell
 	maskD     []uint64 // active derived locations per cell
 	cond      []uint64
+	stored    []uint64 // variables written by an instruction of the function (TagStored)
 	args      []uint64
 	upd       []uint64 // per block: variables updated (v = f(v)) in it
 	everLoc   []uint64 // per cell: variables located in it somewhere in the function
@@ -930,8 +935,10 @@ func (a *Analyzer) dataflow() {
 	clear(a.maskD)
 	a.cond = resize(a.cond, w)
 	a.args = resize(a.args, w)
+	a.stored = resize(a.stored, w)
 	clear(a.cond)
 	clear(a.args)
+	clear(a.stored)
 	a.upd = resize(a.upd, nb*w)
 	a.exitT = resize(a.exitT, nb*w)
 	clear(a.upd)
@@ -1228,6 +1235,9 @@ func (a *Analyzer) noteUpdate(b int, dst int16, i int32, next int, copyOf int16)
 	if copyOf >= 0 {
 		same = a.maskE[int(copyOf)*w : int(copyOf+1)*w]
 	}
+	for k := range me {
+		a.stored[k] |= me[k]
+	}
 	for k := range val {
 		upd[k] |= val[k] & (me[k] | md[k])
 		m := val[k] & ever[k] &^ (me[k] | md[k])
@@ -1248,6 +1258,7 @@ func (a *Analyzer) noteUpdate(b int, dst int16, i int32, next int, copyOf int16)
 	for ; next < len(a.entries) && a.entries[next].start <= i+1; next++ {
 		if e := &a.entries[next]; e.cell == dst && e.start == i+1 {
 			upd[e.v/64] |= val[e.v/64] & (1 << (e.v % 64))
+			a.stored[e.v/64] |= 1 << (e.v % 64)
 		}
 	}
 }
@@ -1389,6 +1400,9 @@ func (a *Analyzer) collect() {
 		}
 		if a.args[d/64]&bit != 0 {
 			t |= TagArgs
+		}
+		if a.stored[d/64]&bit != 0 {
+			t |= TagStored
 		}
 		if t != 0 {
 			a.out = append(a.out, VarTags{v, t})

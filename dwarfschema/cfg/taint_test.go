@@ -551,7 +551,7 @@ h:	ret`,
 			in := &Input{Locs: locs, Calls: calls, FrameBase: tc.fb, Globals: NewGlobals(globals), Sigs: sigs}
 			got := map[string]Tags{}
 			for _, vt := range NewAnalyzer().Analyze(g, in) {
-				got[names[vt.Var]] |= vt.Tags
+				got[names[vt.Var]] |= vt.Tags &^ TagStored
 			}
 			for name := range ids {
 				if got[name] != tc.want[name] {
@@ -614,7 +614,9 @@ work:	ret`)
 		maxStateWords = limit
 		got := map[int32]Tags{}
 		for _, vt := range NewAnalyzer().Analyze(g, in) {
-			got[vt.Var] = vt.Tags
+			if t := vt.Tags &^ TagStored; t != 0 {
+				got[vt.Var] = t
+			}
 		}
 		want := map[int32]Tags{1: TagCond, 2: TagCond} // grace, deadline
 		if limit == 1 {

@@ -316,3 +316,18 @@ func Addr(a uint64) []byte {
 	}
 	return b
 }
+
+// Fbreg is the expression of a variable in memory at the frame base +
+// off: DW_OP_fbreg off.
+func Fbreg(off int64) []byte {
+	return AppendSleb([]byte{byte(op.DW_OP_fbreg)}, off)
+}
+
+// Breg is the expression of a variable in memory at DWARF register reg +
+// off: DW_OP_bregN off (DW_OP_bregx reg off past register 31).
+func Breg(reg uint64, off int64) []byte {
+	if reg < 32 {
+		return AppendSleb([]byte{byte(op.DW_OP_breg0) + byte(reg)}, off)
+	}
+	return AppendSleb(AppendUleb([]byte{byte(op.DW_OP_bregx)}, reg), off)
+}

@@ -1,0 +1,94 @@
+package rank
+
+import (
+	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
+)
+
+// TestSpinningDriver: a thread's loop (main, work and helper are on every
+// sample of thread 1, both kinds: driver frames, D5) spins in the slow
+// runs: helper's own instructions and the library call it makes (a
+// select that returns at once; memcpy stands for it) take the extra
+// time, while what it calls for real work (cmp) does not grow. work
+// passes helper the wrong value (flag and n are constant in each kind,
+// different between them). The loop is where the time went, so its
+// levels are judged as any function, and work, the outermost level
+// whose own variables went wrong, ranks first though its variables were
+// read during only part of the loop's time (its frame beyond the
+// recorded depth: D10's evidence share fails). Without the rule work, a
+// driver with no instructions of its own, has no cost and no row.
+// When the callee takes the extra time (the work below grew), or the
+// loop's own growth is a small part of a slowdown elsewhere, the loop's
+// levels stay driver frames (method.md §4, §7, decision D23).
+func TestSpinningDriver(t *testing.T) {
+	idle := []uint64{L(pcMemcpy), P(pcHelper), P(pcWork), P(pcMain)} // helper's own: the loop
+	busy := []uint64{P(pcCmp), P(pcHelper), P(pcWork), P(pcMain)}    // real work below it
+	// loop is one kind's samples on thread 1: nBusy, then nIdle; flag and n
+	// (passed from work to helper) are x; work's frame is read at every
+	// readEvery-th idle sample.
+	loop := func(nBusy, nIdle int, x int64, readEvery int) []ev {
+		var evs []ev
+		for range nBusy {
+			addEv(&evs, busy, val(1, vN, x), val(2, vFlag, x))
+		}
+		for i := range nIdle {
+			vals := []model.Value{val(1, vN, x)}
+			if i%readEvery == 0 {
+				vals = append(vals, val(2, vFlag, x))
+			}
+			addEv(&evs, idle, vals...)
+		}
+		return evs
+	}
+	// elsewhere is n samples of cmp alone on thread 2.
+	elsewhere := func(n int) []ev {
+		var evs []ev
+		for i := range n {
+			evs = append(evs, ev{tid: 2, tick: uint64(i), stack: []uint64{P(pcCmp)}})
+		}
+		return evs
+	}
+	for _, c := range []struct {
+		name           string
+		buggy          []ev
+		normalElse     int // normal samples of thread 2
+		want           string
+		workHasNoCost  bool
+		wantWorkPlaced bool
+	}{
+		{"the loop spins", loop(20, 200, 0, 2), 0, "work", false, true},
+		{"the callee grows", loop(200, 20, 0, 1), 0, "cmp", true, false},
+		// cmp, without variables, is discounted by the hist-discounter
+		// (it ranks alike in both runs); helper's own growth ranks first.
+		{"a small spin beside a slowdown elsewhere", append(loop(20, 30, 0, 1), elsewhere(100)...), 10, "helper", true, false},
+	} {
+		a := New(DefaultOptions())
+		normal := append(loop(20, 20, 1000, 1), elsewhere(c.normalElse)...)
+		feed(t, a, Normal, "n", normal)
+		feed(t, a, Buggy, "b", c.buggy)
+		res := a.Result()
+		if len(res.Functions) == 0 || res.Functions[0].Name != c.want {
+			t.Errorf("%s: ranked %v, want %s first", c.name, names(res), c.want)
+			continue
+		}
+		var work *Function
+		for i := range res.Functions {
+			if res.Functions[i].Name == "work" {
+				work = &res.Functions[i]
+			}
+		}
+		if c.workHasNoCost {
+			if work != nil {
+				t.Errorf("%s: work ranked with raw %g ms: a driver frame's cost is its own instructions (none)", c.name, work.Raw*1e3)
+			}
+			continue
+		}
+		if work == nil {
+			t.Fatalf("%s: work not ranked: a spinning loop's level has its variable-based cost", c.name)
+		}
+		if work.Discount != 0 || (work.Placed != "") != c.wantWorkPlaced {
+			t.Errorf("%s: work r %g placed %q", c.name, work.Discount, work.Placed)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package rank
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/vprof/vprof/runtime/model"
+)
+
+// A caller that only passes control (method.md §7, decision D26). D10
+// reads a caller all of whose slow-run time is one callee, and whose own
+// variables went wrong while it ran, as the function that decided to make
+// the costly call. Its variables' verdicts say so only when they compare
+// values: "present only when slow" and "rare when normal" (D4) say that
+// the function ran (more) in the slow runs, and a caller whose time is
+// all one callee's ran because that callee ran: its frame was seen only
+// while the callee worked. When such a caller has no loop of its own (no
+// sampled loop variable: it repeats nothing, it makes the call once per
+// call of its own) and the callee's own loop went wrong (a loop variable
+// with a verdict below DefaultDiscount: the callee repeated work that it
+// did not repeat in the normal runs), the work multiplied in the callee,
+// and the caller only passed control to it: it ranks just below the
+// callee, and D10 does not put it above. Without the callee's loop
+// evidence the caller keeps D10's reading (it may have been called more
+// often, which it may have caused: healthcheck's hc_check, whose stale
+// timestamp makes the watchdog call it again, has no evidence but
+// presence in some trials, and its callee no loop variable).
+
+// markPassers records, per function, whether it can only pass control
+// (see above: a variable verdict, every variable verdict of presence, no
+// value of it compared between the kinds, and no loop variable sampled),
+// and whether one of its loop variables went wrong (a verdict below
+// DefaultDiscount: it repeated work that it did not repeat, or not as
+// much, in the normal runs).
+func (a *Analyzer) markPassers(res *Result) {
+	a.passer = make([]bool, len(a.funcs))
+	a.loopWrong = make([]bool, len(a.funcs))
+	for i := range res.Functions {
+		fn := &res.Functions[i]
+		if fn.Source != SourceVariable {
+			continue
+		}
+		f := a.funcIdx[fn.Key]
+		loop := false
+		for _, j := range fn.Vars {
+			if vv := &res.Variables[j]; a.vars[vv.Var].tags&model.TagLoop != 0 {
+				loop = true
+				a.loopWrong[f] = a.loopWrong[f] || vv.OK && vv.R < a.opt.DefaultDiscount
+			}
+		}
+		a.passer[f] = !loop && a.allPresence(res, fn)
+	}
+}
+
+// allPresence reports whether every variable verdict of fn is of
+// presence: present only when slow, or rare when normal.
+func (a *Analyzer) allPresence(res *Result, fn *Function) bool {
+	n := 0
+	for _, j := range fn.Vars {
+		if vv := &res.Variables[j]; vv.OK {
+			if vv.Reason != ReasonBuggyOnly && vv.Reason != ReasonRare {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// passesTo reports whether caller A only passes control to callee D as
+// far as their variables tell (D26): A can only pass control, and D's
+// loop went wrong.
+func (a *Analyzer) passesTo(A, D int) bool {
+	return a.passer[A] && a.loopWrong[D]
+}
+
+// passingCallers ranks a caller that only passes control just below the
+// callee it passes it to: in the slow runs the callee runs under the
+// caller (SoleCallee of its stack time), the caller spends SoleCallee of
+// its stack time in it, the callee has a variable verdict below
+// DefaultDiscount, and a loop variable of the callee went wrong
+// (passesTo). Of several such callees (a chain: the callee's callee is
+// all of the caller's time too) the outermost, with the most stack time,
+// is the one the caller called.
+func (a *Analyzer) passingCallers(fns []Function, drivers []bool) {
+	c := &a.stk
+	to := map[int]int{} // caller row -> callee row
+	for p := range a.rankedPairs(fns, drivers) {
+		A, D, ia, id, t := p.outer, p.inner, p.outerRow, p.innerRow, p.t
+		if !a.passesTo(A, D) {
+			continue
+		}
+		fd := &fns[id]
+		if fd.Source != SourceVariable || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
+			continue
+		}
+		if t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
+			continue
+		}
+		if j, ok := to[ia]; !ok || cmp.Or(cmp.Compare(c.on[D], c.on[a.funcIdx[fns[j].Key]]), cmp.Compare(fns[j].Name, fd.Name)) > 0 {
+			to[ia] = id
+		}
+	}
+	// Innermost callers first: in a chain of them each goes below its
+	// callee's final place.
+	rows := make([]int, 0, len(to))
+	for ia := range to {
+		rows = append(rows, ia)
+	}
+	slices.SortFunc(rows, func(x, y int) int {
+		return cmp.Or(cmp.Compare(c.on[a.funcIdx[fns[x].Key]], c.on[a.funcIdx[fns[y].Key]]), cmp.Compare(x, y))
+	})
+	for _, ia := range rows {
+		id := to[ia]
+		if fns[ia].Calibrated < fns[id].Calibrated {
+			continue
+		}
+		fns[ia].Calibrated = math.Nextafter(fns[id].Calibrated, 0)
+		fns[ia].Placed = "just below " + fns[id].Name + ", all of its time and run under it: it ran only for it (its variables compare no values), has no loop, and the callee's loop went wrong (D26)"
+	}
+}

@@ -91,9 +91,25 @@ func BenchmarkLoadBinary(b *testing.B) {
 		b.Skip("VPROF_BENCH_BINARY is not set")
 	}
 	b.ReportAllocs()
+	var sum phaseTimes
 	for b.Loop() {
 		if _, err := Load(bin, Options{}); err != nil {
 			b.Fatal(err)
 		}
+		p := lastPhases.Load()
+		if p == nil {
+			b.Fatal("Load recorded no phases")
+		}
+		for i := range loadPhases {
+			sum.wall[i] += p.wall[i]
+			sum.cpu[i] += p.cpu[i]
+		}
+	}
+	// Per phase, per load: wall and process CPU milliseconds (the walk's
+	// CPU includes the call-site scan beside it, build's the collections
+	// before and after it, narrow's the one before it).
+	for i, name := range loadPhases {
+		b.ReportMetric(float64(sum.wall[i].Microseconds())/1e3/float64(b.N), name+"-ms")
+		b.ReportMetric(float64(sum.cpu[i].Microseconds())/1e3/float64(b.N), name+"-cpu-ms")
 	}
 }

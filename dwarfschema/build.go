@@ -411,7 +411,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 			perm = append(perm, model.VarID(i))
 		}
 	}
-	slices.SortStableFunc(perm, func(a, b model.VarID) int { return compareVars(&s.Vars[a], &s.Vars[b]) })
+	sortVarIDs(perm, s.Vars)
 	newV := make([]model.VarID, len(s.Vars))
 	vars := make([]model.Var, len(perm))
 	replaced := make([]bool, len(perm))
@@ -581,6 +581,43 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 		}
 	}
 	return fixed
+}
+
+// sortVarIDs sorts ids stably by compareVars of their Vars. Function,
+// file and line packed in one key are radix sorted (stableOrder), then the
+// names within each run of equal keys: the order of a stable comparison
+// sort, at a fraction of its cost (it was a tenth of build's CPU time on
+// redis-server).
+func sortVarIDs(ids []model.VarID, vars []model.Var) {
+	const fnBits, fileBits, lineBits = 22, 21, 21
+	fits := func(x int32, bits uint) bool { return x >= -1 && int64(x)+1 < 1<<bits }
+	for _, id := range ids {
+		v := &vars[id]
+		if !fits(int32(v.Func), fnBits) || !fits(v.File, fileBits) || !fits(v.Line, lineBits) {
+			slices.SortStableFunc(ids, func(a, b model.VarID) int { return compareVars(&vars[a], &vars[b]) })
+			return
+		}
+	}
+	key := func(id model.VarID) uint64 {
+		v := &vars[id]
+		return uint64(v.Func+1)<<(fileBits+lineBits) | uint64(v.File+1)<<lineBits | uint64(v.Line+1)
+	}
+	order := stableOrder(len(ids), func(i int32) uint64 { return key(ids[i]) })
+	sorted := make([]model.VarID, len(ids))
+	for n, i := range order {
+		sorted[n] = ids[i]
+	}
+	for i := 0; i < len(sorted); {
+		j, k := i+1, key(sorted[i])
+		for j < len(sorted) && key(sorted[j]) == k {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortStableFunc(sorted[i:j], func(a, b model.VarID) int { return strings.Compare(vars[a].Name, vars[b].Name) })
+		}
+		i = j
+	}
+	copy(ids, sorted)
 }
 
 // memLoc reports a location kind that places a variable in memory at an

@@ -55,6 +55,7 @@ var ErrNoDWARF = errors.New("no DWARF debugging information")
 // returns a Schema with HasDWARF false, Funcs and Symbols from the symbol
 // table, and an error wrapping ErrNoDWARF that says how to get DWARF.
 func Load(path string, opt Options) (*model.Schema, error) {
+	ph := startPhases()
 	f, ef, err := openPath(path)
 	if err != nil {
 		return nil, err
@@ -86,10 +87,12 @@ func Load(path string, opt Options) (*model.Schema, error) {
 		}
 	}
 	s.HasDWARF = true
+	ph.end("open")
 	ci := startCallInfo(dw.dies, s.Symbols) // while the loader walks the DIEs
 	l := newLoader(s, opt, dw)
 	err = l.read()
 	<-ci.done // dw is closed on return, and released below
+	ph.end("walk")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dwPath, err)
 	}
@@ -116,6 +119,7 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	// allocations.
 	l.release()
 	debug.FreeOSMemory()
+	ph.end("build")
 	stored, err := inferTagsWith(s, ef, ci)
 	if err != nil {
 		return nil, fmt.Errorf("%s: inferring tags: %w", path, err)
@@ -142,9 +146,11 @@ func Load(path string, opt Options) (*model.Schema, error) {
 			return fn >= 0 && int(fn) < len(s.Funcs) && l.inComponent(s.Funcs[fn].File)
 		}
 	}
+	ph.end("tags")
 	debug.FreeOSMemory() // the tagger's garbage, before narrowGlobals' copy of the Locs
 	narrowGlobals(s, ef, keep)
 	dropReplaced(s, l.replaced)
+	ph.end("narrow")
 	return s, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // TestRadixOrder checks radixOrder against a stable comparison sort, on
@@ -35,6 +37,41 @@ func TestRadixOrder(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("%s, n=%d: radix order differs from a stable sort", name, n)
 			}
+		}
+	}
+}
+
+// TestSortVarIDs checks sortVarIDs against the stable comparison sort it
+// replaces: ties in function, file and line broken by name, equal Vars in
+// their first order, globals (NoFunc) and unknown files (-1) first, and
+// values too wide for the packed key (the comparison sort then).
+func TestSortVarIDs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	names := []string{"a", "b", "i", "n", "p->next", "s.len", ""}
+	for _, tc := range []struct {
+		name            string
+		nfunc, nfile, n int32
+		line            func() int32
+	}{
+		{"small", 5, 3, 2000, func() int32 { return r.Int32N(20) }},
+		{"many funcs", 50000, 400, 3000, func() int32 { return r.Int32N(100000) }},
+		{"wide lines", 10, 3, 500, func() int32 { return r.Int32N(1 << 30) }},
+		{"wide funcs", 1 << 25, 3, 500, func() int32 { return r.Int32N(50) }},
+	} {
+		vars := make([]model.Var, tc.n)
+		for i := range vars {
+			vars[i] = model.Var{Func: model.FuncID(r.Int32N(tc.nfunc+1) - 1), File: r.Int32N(tc.nfile+1) - 1,
+				Line: tc.line(), Name: names[r.IntN(len(names))]}
+		}
+		ids := make([]model.VarID, len(vars))
+		for i := range ids {
+			ids[i] = model.VarID(len(ids) - 1 - i)
+		}
+		want := slices.Clone(ids)
+		slices.SortStableFunc(want, func(a, b model.VarID) int { return compareVars(&vars[a], &vars[b]) })
+		sortVarIDs(ids, vars)
+		if !slices.Equal(ids, want) {
+			t.Errorf("%s: sortVarIDs differs from a stable sort by compareVars", tc.name)
 		}
 	}
 }

@@ -145,7 +145,9 @@ type Fields struct {
 
 // NewFields indexes fields: m[key] is the variable of the field key.
 func NewFields(m map[FieldKey]int32) *Fields {
-	f := &Fields{byKey: m, ptrs: map[int32]bool{}}
+	// A pointer has several fields: a quarter of the keys is a guess
+	// that saves most of the growing.
+	f := &Fields{byKey: m, ptrs: make(map[int32]bool, len(m)/4)}
 	for k := range m {
 		f.ptrs[k.Ptr] = true
 	}

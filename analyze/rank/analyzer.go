@@ -96,6 +96,7 @@ type funcInfo struct {
 	file    string
 	line    int32
 	locals  []int32 // variables defined in the function
+	wait    bool    // a blocking call of the C library's threads (contention.go)
 }
 
 // varMode is how a variable's samples are analysed.
@@ -201,7 +202,6 @@ type Analyzer struct {
 
 	stamp     uint64     // sampling event counter
 	funcStamp []uint64   // per function: last event that counted it
-	waitFn    []int8     // per function: 1 a blocking call of the C library, 2 not, 0 not yet known (contention.go)
 	passer    []bool     // per function: a caller that can only pass control (passing.go)
 	loopWrong []bool     // per function: a loop variable with a verdict below DefaultDiscount (passing.go)
 	stk       stackCover // buggy runs
@@ -257,7 +257,8 @@ func (a *Analyzer) internFunc(key, display string, program bool, file string, li
 		return i
 	}
 	i := int32(len(a.funcs))
-	a.funcs = append(a.funcs, funcInfo{key: key, display: display, program: program, file: file, line: line})
+	a.funcs = append(a.funcs, funcInfo{key: key, display: display, program: program, file: file, line: line,
+		wait: !program && waitName(display)})
 	a.funcIdx[k] = i
 	a.funcStamp = append(a.funcStamp, 0)
 	return i

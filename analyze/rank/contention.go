@@ -56,27 +56,6 @@ func waitName(name string) bool {
 	return waitCalls[name]
 }
 
-// waitFunc reports whether function f is one of waitCalls, cached per
-// function.
-func (a *Analyzer) waitFunc(f int32) bool {
-	for len(a.waitFn) < len(a.funcs) {
-		a.waitFn = append(a.waitFn, 0)
-	}
-	switch a.waitFn[f] {
-	case 1:
-		return true
-	case 2:
-		return false
-	}
-	fi := &a.funcs[f]
-	w := !fi.program && waitName(fi.display)
-	a.waitFn[f] = 2
-	if w {
-		a.waitFn[f] = 1
-	}
-	return w
-}
-
 // waiting reports whether sample s waits: its innermost program frame
 // called one of waitCalls (the library frame right above it), and the
 // sample is deeper in the library than that call's own code.
@@ -89,7 +68,7 @@ func (r *Run) waiting(pid int32, s *model.Sample, nf int, stamp uint64) bool {
 			return false // no library frame, or the sample is in the call's own code
 		}
 		call := r.frame(pid, s, i-1, stamp)
-		if call.oi == nil || !r.a.waitFunc(call.fn) {
+		if call.oi == nil || !r.a.funcs[call.fn].wait {
 			return false
 		}
 		for j := range i - 1 {

@@ -97,40 +97,21 @@ func TestCounter(t *testing.T) {
 	t.Fatal("no verdict on g")
 }
 
-// TestSystemHeaderInlined: code of a system header inlined into a program
-// function (std::find) is library code: its cost is the program
-// function's, via it, and it is not ranked.
-func TestSystemHeaderInlined(t *testing.T) {
-	s := progSchema()
-	s.Files = append(s.Files, "/usr/include/c++/12/bits/stl_algo.h")
-	s.Funcs[fInl].File = 1
-	hdr := header()
-	hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
-	a := New(DefaultOptions())
-	feedWith(t, a, Buggy, "b", hdr, []ev{
-		{tid: 1, tick: 1, ms: 3, stack: []uint64{P(pcWorkInl)}},
-		{tid: 1, tick: 2, stack: []uint64{P(pcWork)}},
-	})
-	res := a.Result()
-	for _, f := range res.Functions {
-		if f.Name == "inl" {
-			t.Errorf("inl (a system header's) is ranked")
-		}
-	}
-	w := findFunc(t, res, "work")
-	if !near(w.PCCost, 4e-3) || len(w.Via) != 1 || w.Via[0].Func != "inl" {
-		t.Errorf("work: pc %g ms via %+v, want 4 ms via inl", w.PCCost*1e3, w.Via)
-	}
+// TestSystemFile: system and compiler headers, not a program's own.
+func TestSystemFile(t *testing.T) {
 	if !systemFile("/usr/include/stdio.h") || systemFile("/src/include/app.h") || !systemFile("/opt/gcc/include/c++/13/vector") {
 		t.Error("systemFile")
 	}
 }
 
-// TestHeaderHelperInlined: a helper of the program's own header that was
-// inlined at every call (no out-of-line code) is its callers' code, as
-// the flat profile charges it (decision D17, issue 14 class 5: an inlined
-// helper's row split its caller's cost); a header function with an
-// out-of-line copy, or an inlined function of a .c file, keeps its row.
+// TestHeaderHelperInlined: code of a system header inlined into a program
+// function (std::find) is library code: its cost is the program
+// function's, via it, and it is not ranked (D3). So is a helper of the
+// program's own header that was inlined at every call (no out-of-line
+// code), as the flat profile charges it (decision D17, issue 14 class 5:
+// an inlined helper's row split its caller's cost); a header function
+// with an out-of-line copy, or an inlined function of a .c file, keeps
+// its row.
 func TestHeaderHelperInlined(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -138,6 +119,7 @@ func TestHeaderHelperInlined(t *testing.T) {
 		outOfLine bool
 		ranked    bool
 	}{
+		{"system header", "/usr/include/c++/12/bits/stl_algo.h", true, false},
 		{"header, inlined everywhere", "/src/app/mem0mem.h", false, false},
 		{"C++ header, inlined everywhere", "/src/app/dict.hpp", false, false},
 		{"header, out-of-line copy too", "/src/app/mem0mem.h", true, true},

@@ -25,14 +25,7 @@ func TestTailCallFrames(t *testing.T) {
 	bin := vprofBinary(t)
 	prog := testprogs.Path(t, "stats_recalc")
 	dir := t.TempDir()
-	var files []string
-	for _, mode := range []string{"normal", "buggy"} {
-		out := filepath.Join(dir, mode+".data")
-		if b, err := exec.Command(bin, "record", "-q", "-o", out, "--", prog, mode).CombinedOutput(); err != nil {
-			t.Fatalf("record %s: %v\n%s", mode, err, b)
-		}
-		files = append(files, out)
-	}
+	files := recordModes(t, bin, prog, dir, "")
 	collapsed, err := exec.Command(bin, "export", "--format", "collapsed", files[1]).Output()
 	if err != nil {
 		t.Fatal(err)
@@ -53,14 +46,7 @@ func TestTailCallFrames(t *testing.T) {
 
 	// --tail-frames: the root cause's variables are read in its restored
 	// frame.
-	var tf []string
-	for _, mode := range []string{"normal", "buggy"} {
-		out := filepath.Join(dir, mode+"-tf.data")
-		if b, err := exec.Command(bin, "record", "-q", "--tail-frames", "-o", out, "--", prog, mode).CombinedOutput(); err != nil {
-			t.Fatalf("record --tail-frames %s: %v\n%s", mode, err, b)
-		}
-		tf = append(tf, out)
-	}
+	tf := recordModes(t, bin, prog, dir, "-tf", "--tail-frames")
 	js, err := exec.Command(bin, "report", "-q", "--format", "json", tf[0], tf[1]).Output()
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +74,22 @@ func TestTailCallFrames(t *testing.T) {
 	t.Errorf("with --tail-frames: the root cause has no row")
 }
 
+// recordModes records one normal and one buggy run of prog into dir
+// (normal<suffix>.data, buggy<suffix>.data) with the given record flags.
+func recordModes(t *testing.T, bin, prog, dir, suffix string, flags ...string) []string {
+	t.Helper()
+	var files []string
+	for _, mode := range []string{"normal", "buggy"} {
+		out := filepath.Join(dir, mode+suffix+".data")
+		args := append(append([]string{"record", "-q"}, flags...), "-o", out, "--", prog, mode)
+		if b, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("record %v %s: %v\n%s", flags, mode, err, b)
+		}
+		files = append(files, out)
+	}
+	return files
+}
+
 // TestTailCallEntryValuesCLI records ssl_flush_sessions as a user would
 // (no flags), whose root cause SSL_CTX_flush_sessions is reached only
 // through ssl_update_cache's tail call: its parameter s is never read from
@@ -101,14 +103,7 @@ func TestTailCallEntryValuesCLI(t *testing.T) {
 	bin := vprofBinary(t)
 	prog := testprogs.Path(t, "ssl_flush_sessions")
 	dir := t.TempDir()
-	var files []string
-	for _, mode := range []string{"normal", "buggy"} {
-		out := filepath.Join(dir, mode+".data")
-		if b, err := exec.Command(bin, "record", "-q", "-o", out, "--", prog, mode).CombinedOutput(); err != nil {
-			t.Fatalf("record %s: %v\n%s", mode, err, b)
-		}
-		files = append(files, out)
-	}
+	files := recordModes(t, bin, prog, dir, "")
 	out, err := exec.Command(bin, "report", "-q", "--explain", "SSL_CTX_flush_sessions", files[0], files[1]).Output()
 	if err != nil {
 		t.Fatalf("report --explain: %v\n%s", err, out)

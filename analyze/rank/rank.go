@@ -238,6 +238,8 @@ func (a *Analyzer) Result() *Result {
 	a.mergingCallers(res.Functions, drivers)
 	a.callerDecides(res.Functions, drivers, len(buggy))
 	a.passingCallers(res.Functions, drivers)
+	a.ancestorsBelowParts(res, res.Functions, drivers) // ancestor.go, D51
+
 	a.spinningLoop(res.Functions) // drivers.go, D23
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still

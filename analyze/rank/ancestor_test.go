@@ -1,0 +1,81 @@
+package rank
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAncestorBelowPart: a caller whose loop runs over more items in the
+// slow runs (its index reaches values the normal runs never reached, and
+// takes theirs too) and whose time is split between two callees ranks
+// just below the callee that holds the largest part of its extra time
+// (method.md §7, D51). Its index differs at every sample by construction
+// when the input is bigger, and its inclusive cost holds the callee's.
+// A caller whose own values went wrong otherwise, whose time is one
+// callee's (D10's piece of work), whose other part is its own
+// instructions, or whose loop barely ran in the normal runs (its share of
+// the time grew: the slowdown is made there) keeps its place.
+func TestAncestorBelowPart(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		index func(i int) int64 // work's loop index i in the slow runs
+		cmp   int               // slow samples of work in cmp (its other callee)
+		own   int               // ... in its own instructions
+		items int               // normal samples of work in helper
+		want  string
+	}{
+		{"more items, split between callees", func(i int) int64 { return int64(i % 100) }, 40, 0, 40, "helper"},
+		{"values never seen when normal", func(i int) int64 { return int64(50 + i%10) }, 40, 0, 40, "work"},
+		{"one callee", func(i int) int64 { return int64(i % 100) }, 0, 0, 40, "work"},
+		{"its own instructions", func(i int) int64 { return int64(i % 100) }, 0, 40, 40, "work"},
+		{"a loop that barely ran when normal", func(i int) int64 { return int64(i % 100) }, 40, 0, 8, "work"},
+	} {
+		a := New(DefaultOptions())
+		var normal, buggy []ev
+		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+		inCmp := []uint64{P(pcCmp), P(pcWork), P(pcMain)}
+		// Normal runs: the loop over fewer items; per item the same work
+		// in helper, cmp and work itself as in the slow runs. main (the
+		// driver) takes a third of the time in both kinds.
+		for i := range c.items {
+			addEv(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vI, int64(i%20)))
+			if c.cmp > 0 && i%4 == 0 {
+				addEv(&normal, inCmp, val(0, vG, int64(i/4%5)), val(1, vI, int64(i%20)))
+			}
+			if c.own > 0 && i%4 == 0 {
+				addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vI, int64(i%20)))
+			}
+		}
+		for range 25 {
+			addEv(&normal, []uint64{P(pcMain)})
+		}
+		for i := range 160 {
+			addEv(&buggy, inHelper, val(0, vN, int64(i%5)), val(1, vI, c.index(i)))
+		}
+		for i := range c.cmp {
+			addEv(&buggy, inCmp, val(0, vG, int64(i%5)), val(1, vI, c.index(i)))
+		}
+		for i := range c.own {
+			addEv(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vI, c.index(i)))
+		}
+		for range 100 {
+			addEv(&buggy, []uint64{P(pcMain)})
+		}
+		feed(t, a, Normal, "n", normal)
+		feed(t, a, Buggy, "b", buggy)
+		res := a.Result()
+		w, h := findFunc(t, res, "work"), findFunc(t, res, "helper")
+		if w.Variable != "i" || w.Dimension != "value" || w.Discount >= DefaultOptions().DefaultDiscount || h.Discount < DefaultOptions().DefaultDiscount {
+			t.Fatalf("%s: work r %g from %s (%s), helper r %g: want work's index wrong in value, helper normal", c.name, w.Discount, w.Variable, w.Dimension, h.Discount)
+		}
+		if got := res.Functions[0].Name; got != c.want {
+			t.Errorf("%s: ranked %v, want %s first", c.name, names(res), c.want)
+		}
+		if c.want == "helper" && (res.Functions[1].Name != "work" || !strings.Contains(w.Placed, "D51")) {
+			t.Errorf("%s: ranked %v, work placed %q: want work right below helper, said", c.name, names(res), w.Placed)
+		}
+		if c.want == "work" && strings.Contains(w.Placed, "D51") {
+			t.Errorf("%s: work placed %q", c.name, w.Placed)
+		}
+	}
+}

@@ -157,6 +157,30 @@ func TestDiagnosisClasses(t *testing.T) {
 		}
 	})
 
+	// Class 2, frames above more of the same work: the configuration
+	// pass loops over 5 times the vhosts (its index reaches values the
+	// normal runs never reached) and the directive dispatcher holds a
+	// value across the look-up and the handlers; both hold the look-up's
+	// time inclusive, split with the handlers. They rank below the
+	// look-up, the part that holds the most of their extra time (D51).
+	run("frames above more work/vhost_lookup", func(t *testing.T) {
+		res := record(t, "vhost_lookup")
+		var names []string
+		rank := map[string]int{}
+		for _, f := range res.Functions {
+			rank[f.Name] = f.Rank
+			if f.Rank <= 6 {
+				names = append(names, fmt.Sprintf("%s %.3f (%s)", f.Name, f.Calibrated, f.Placed))
+			}
+		}
+		root := rank["ap_find_command_in_modules"]
+		for _, above := range []string{"ap_process_config", "execute_now"} {
+			if r, ok := rank[above]; ok && r < root {
+				t.Errorf("%s ranked %d, above the root cause (%d): %v", above, r, root, names)
+			}
+		}
+	})
+
 	// Class 4: the counters the buggy condition reads are fields of a
 	// struct global, sampled and compared one by one (F1).
 	run("fields/slab_mover_spin", func(t *testing.T) {

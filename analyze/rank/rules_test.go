@@ -427,6 +427,41 @@ func TestPatternFromEvidence(t *testing.T) {
 			nSlow: 30, want: PatternScalability, wantVar: "i",
 		},
 		{
+			// D31: the loop runs in the slow runs only, and used (cond, a
+			// static: state that outlives a call) keeps one value through
+			// them: the same walk, repeated on state that does not change
+			// (rule 2 before D31: a loop that goes further, scalability).
+			name:  "a walk in the slow runs only, on state stuck",
+			buggy: func(i int) []model.Value { return []model.Value{val(0, vUsed, 7), val(0, vI, int64(i))} },
+			nSlow: 30, want: PatternMissing, wantVar: "i",
+		},
+		{
+			// D31's bound: flag, a local, holds one value through the walk
+			// (set after it, say): it is no state a call leaves for the
+			// next, rule 2.
+			name:  "a walk in the slow runs only, on a local stuck",
+			buggy: func(i int) []model.Value { return []model.Value{val(0, vFlag, 7), val(0, vI, int64(i))} },
+			nSlow: 30, want: PatternScalability, wantVar: "i",
+		},
+		{
+			// D31's bound: used holds the value the normal runs read too
+			// (the function ran there without the loop): nothing says the
+			// walk repeats on stuck state, rule 2.
+			name:    "a walk in the slow runs only, on state at its normal value",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vUsed, 7)} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vUsed, 7), val(0, vI, int64(i))} },
+			nNormal: 60, nSlow: 30, want: PatternScalability, wantVar: "i",
+		},
+		{
+			// D31's bound: the loop runs in the normal runs too, on state
+			// stuck at another value: not D31 (the normal runs made the
+			// walk), rule 3 on used, whose constant differs.
+			name:    "a walk the normal runs made too, on state stuck",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vUsed, 3), val(0, vI, int64(i%10))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vUsed, 7), val(0, vI, int64(i%100))} },
+			nNormal: 60, nSlow: 200, want: PatternWrong, wantVar: "used",
+		},
+		{
 			// flag holds each value 20 ticks instead of 2 (r = 0, duration)
 			// while the loop variable i steps every tick as in the normal
 			// runs: the loop runs longer, not slower.

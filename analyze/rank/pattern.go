@@ -366,12 +366,14 @@ func (a *Analyzer) loopAtPace(res *Result, fn *Function) string {
 
 // normalControl returns a loop or condition variable of fn with a
 // verdict, provided all of them look normal (r >= DefaultDiscount); ""
-// otherwise, or when fn has none.
+// otherwise, or when fn has none. A variable never read in the slow runs
+// (absent when slow) has a verdict but says nothing about how fn decided
+// there: it is left out (decision D32).
 func (a *Analyzer) normalControl(res *Result, fn *Function) string {
 	name := ""
 	for _, j := range fn.Vars {
 		vv := &res.Variables[j]
-		if !vv.OK || a.vars[vv.Var].tags&(model.TagLoop|model.TagCond) == 0 {
+		if !vv.OK || vv.Buggy == 0 || a.vars[vv.Var].tags&(model.TagLoop|model.TagCond) == 0 {
 			continue
 		}
 		if vv.R < a.opt.DefaultDiscount {

@@ -489,6 +489,21 @@ func TestPatternFromEvidence(t *testing.T) {
 			nNormal: 60, nSlow: 120, want: PatternMissing, wantVar: "p",
 		},
 		{
+			// D32: the condition flag is read in the normal runs only
+			// (absent when slow, r = DefaultDiscount): it says nothing
+			// about how work decided in the slow runs, so rule 6 does not
+			// read the same work done more (before D32: missing
+			// constraint). No rule matches.
+			name: "an argument went wrong, the condition never read when slow",
+			normal: func(i int) []model.Value {
+				return []model.Value{val(0, vFlag, int64(i%4)), ptr(0, vP, 0x9000, int64(i%4))}
+			},
+			buggy: func(i int) []model.Value {
+				return []model.Value{ptr(0, vP, 0x9000, 1000+int64(i%4))}
+			},
+			nNormal: 60, nSlow: 120, want: "", wantVar: "p",
+		},
+		{
 			// D14: flag changes every 2 ticks where it changed every 20:
 			// its durations differ (r = 0) but are shorter, not "the same
 			// for an abnormally long time". No loop steps at its normal

@@ -399,6 +399,10 @@ func (a *Analyzer) normalControl(res *Result, fn *Function) string {
 // constraint" (decision D31). A walk that the normal runs also made goes
 // further on more data (rule 2: scalability), however uniform.
 //
+// A condition that also kept one value through the normal runs (at
+// least MinSamples of them) is a setting, such as the size of the data
+// the workload configures, not state that stopped moving: it is left out.
+//
 // The condition must be state that outlives a call (a global, a static,
 // a field behind a pointer: what one call leaves and the next finds; a
 // local holds one value through a walk whenever it is set after it), a
@@ -442,8 +446,13 @@ func (a *Analyzer) repeatedWalk(res *Result, fn *Function) (loop, cond string) {
 		if bs == nil || bs.n == 0 {
 			continue
 		}
-		if ns := vi.sets[Normal][DimValue]; ns != nil && ns.n > 0 && bs.min <= ns.max && bs.max >= ns.min {
-			continue
+		if ns := vi.sets[Normal][DimValue]; ns != nil && ns.n > 0 {
+			if bs.min <= ns.max && bs.max >= ns.min {
+				continue // a value the normal runs had
+			}
+			if !vi.changed[Normal] && vi.count[Normal] >= float64(o.MinSamples) {
+				continue // one value through the normal runs too: a setting
+			}
 		}
 		return loop, vv.Name
 	}

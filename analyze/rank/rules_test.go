@@ -453,6 +453,25 @@ func TestPatternFromEvidence(t *testing.T) {
 			nNormal: 60, nSlow: 30, want: PatternScalability, wantVar: "i",
 		},
 		{
+			// D31's bound: used keeps one value through the normal runs
+			// too, at another value: a setting (the size of the data, say),
+			// not state that stopped moving: rule 2 (i and used tie at
+			// r = 0, and rule 2 comes first).
+			name:    "a walk in the slow runs only, on a setting that differs",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vUsed, 3)} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vUsed, 7), val(0, vI, int64(i))} },
+			nNormal: 60, nSlow: 30, want: PatternScalability, wantVar: "i",
+		},
+		{
+			// D31 with the normal runs' state moving: used changed there
+			// (the function ran without the loop), and sticks at a value
+			// of its own through the slow runs' walk.
+			name:    "a walk in the slow runs only, on state that moved when normal",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vUsed, int64(i%5))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vUsed, 7), val(0, vI, int64(i))} },
+			nNormal: 60, nSlow: 30, want: PatternMissing, wantVar: "i",
+		},
+		{
 			// D31's bound: the loop runs in the normal runs too, on state
 			// stuck at another value: not D31 (the normal runs made the
 			// walk), rule 3 on used, whose constant differs.

@@ -136,11 +136,12 @@ type varInfo struct {
 	name  string // for people: the source name, "#N" added for the Nth of a name in one function
 	tags  model.Tags
 	typ   string
+	funcs map[int32]struct{} // globals: functions with a PC where it was sampled
+
 	// outlives: its storage outlives a call of its function (a global,
 	// a function-scope static, a field behind a pointer): the state a
 	// call finds and leaves (decision D31).
 	outlives bool
-	funcs map[int32]struct{} // globals: functions with a PC where it was sampled
 
 	abLast    [numDims]abKey // cache of the last abnormal counter used
 	abLastIdx [numDims]int32 // its index + 1

@@ -14,17 +14,18 @@ const (
 	fHelper = 3
 	fInl    = 4
 
-	vI     = 0  // work: int, loop
-	vFlag  = 1  // work: int, cond
-	vG     = 2  // global int
-	vP     = 3  // work: int * (pointee analysed)
-	vNode  = 4  // helper: struct node * (duration only)
-	vAgg   = 5  // global aggregate (duration only)
-	vStart = 6  // main: start_time, varies by nature
-	vN     = 7  // helper: int, args
-	vX     = 8  // inl (inlined into work): int, loop
-	vI2    = 9  // work: a second "i", loop
-	vUsed  = 10 // work: a function-scope static int, cond (outlives a call)
+	vI     = 0 // work: int, loop
+	vFlag  = 1 // work: int, cond
+	vG     = 2 // global int
+	vP     = 3 // work: int * (pointee analysed)
+	vNode  = 4 // helper: struct node * (duration only)
+	vAgg   = 5 // global aggregate (duration only)
+	vStart = 6 // main: start_time, varies by nature
+	vN     = 7 // helper: int, args
+	vX     = 8 // inl (inlined into work): int, loop
+	vI2    = 9 // work: a second "i", loop
+
+	vUsed = 10 // work: a function-scope static int, cond (outlives a call)
 
 	progBias = 0x400000
 	libBias  = 0x7f0000000000

@@ -97,6 +97,7 @@ type funcInfo struct {
 	line    int32
 	locals  []int32 // variables defined in the function
 	wait    bool    // a blocking call of the C library's threads (contention.go)
+	wake    bool    // the C library's futex wake of a lock (wake.go)
 }
 
 // varMode is how a variable's samples are analysed.
@@ -213,6 +214,8 @@ type Analyzer struct {
 	// deltas of values found normal; no parameter of it went wrong.
 	echo, givenNormal []bool
 
+	libNames libNames // library code named from debug files (wake.go, D44)
+
 	// Abnormal-sample counters, one table per worker: a variable's samples
 	// are processed by worker v % workers only (see pipeline.go).
 	workers int
@@ -263,7 +266,7 @@ func (a *Analyzer) internFunc(key, display string, program bool, file string, li
 	}
 	i := int32(len(a.funcs))
 	a.funcs = append(a.funcs, funcInfo{key: key, display: display, program: program, file: file, line: line,
-		wait: !program && waitName(display)})
+		wait: !program && waitName(display), wake: !program && wakeName(display)})
 	a.funcIdx[k] = i
 	a.funcStamp = append(a.funcStamp, 0)
 	return i

@@ -173,6 +173,7 @@ type loader struct {
 	fileIdx     map[string]int32
 	fileCompDir []string // per Schema.Files entry: comp_dir of the unit that named it
 	exprs       map[string]int32
+	exprShort   []int32 // expressions of at most two bytes: index+1 in exprList, by shortExpr
 	exprList    [][]byte
 	maxVersion  int
 	anyCPP      bool // some compile unit is C++
@@ -213,7 +214,7 @@ func (l *loader) release() {
 	l.w, l.d, l.addrSec = nil, nil, nil
 	l.subs, l.inls, l.vars, l.types = chunked[subRec]{}, chunked[inlRec]{}, chunked[varRec]{}, chunked[typeRec]{}
 	l.locs, l.rows, l.pending = chunked[locRec]{}, chunked[model.LineRow]{}, nil
-	l.cus, l.units, l.exprs, l.exprList = nil, nil, nil, nil
+	l.cus, l.units, l.exprs, l.exprList, l.exprShort = nil, nil, nil, nil, nil
 	l.names, l.qualified, l.altStrs, l.recordByName, l.fileIdx = nil, nil, nil, nil, nil
 	l.rangeBuf = nil
 }
@@ -416,14 +417,46 @@ func (l *loader) intern(name, compDir string) int32 {
 // distinct expressions of a program are stored once, and the Schema keeps
 // no reference to the section data.
 func (l *loader) expr(b []byte) int32 {
+	// Most are one or two bytes (DW_OP_reg5, DW_OP_fbreg -20): looked up
+	// in a table, not hashed (the map was a twentieth of Load's CPU time
+	// on redis-server).
+	if len(b) <= 2 {
+		if l.exprShort == nil {
+			l.exprShort = make([]int32, 1+256+1<<16)
+		}
+		k := shortExpr(b)
+		if i := l.exprShort[k]; i > 0 {
+			return i - 1
+		}
+		i := l.newExpr(b)
+		l.exprShort[k] = i + 1
+		return i
+	}
 	if i, ok := l.exprs[string(b)]; ok {
 		return i
 	}
-	e := append([]byte(nil), b...)
-	i := int32(len(l.exprList))
-	l.exprList = append(l.exprList, e)
-	l.exprs[string(e)] = i
+	i := l.newExpr(b)
+	l.exprs[string(l.exprList[i])] = i
 	return i
+}
+
+// newExpr adds a copy of b to exprList and returns its index.
+func (l *loader) newExpr(b []byte) int32 {
+	i := int32(len(l.exprList))
+	l.exprList = append(l.exprList, append([]byte(nil), b...))
+	return i
+}
+
+// shortExpr numbers the expressions of at most two bytes: the empty one
+// 0, then one byte from 1, then two bytes from 257.
+func shortExpr(b []byte) int {
+	switch len(b) {
+	case 0:
+		return 0
+	case 1:
+		return 1 + int(b[0])
+	}
+	return 257 + (int(b[0])<<8 | int(b[1]))
 }
 
 func (l *loader) walk() error {

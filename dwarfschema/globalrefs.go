@@ -392,21 +392,43 @@ func innermostFuncs(s *model.Schema) codeMap {
 	for i := range s.Inlines {
 		add(s.Inlines[i].Func, s.Inlines[i].Depth, s.Inlines[i].Ranges)
 	}
-	slices.SortFunc(ev, func(a, b event) int {
-		switch {
-		case a.pc != b.pc:
-			if a.pc < b.pc {
-				return -1
-			}
-			return 1
-		case a.start != b.start:
-			if !a.start {
-				return -1 // ends before starts at one PC
-			}
-			return 1
+	// By PC, ends before starts at one PC. The order among equal events
+	// does not change the map (the deepest, then lowest, FuncID wins),
+	// so a radix sort of pc<<1|start serves, when PCs leave the bit.
+	radix := true
+	for i := range ev {
+		if ev[i].pc >= 1<<63 {
+			radix = false
+			break
 		}
-		return 0
-	})
+	}
+	if radix {
+		order := stableOrder(len(ev), func(i int32) uint64 {
+			k := ev[i].pc << 1
+			if ev[i].start {
+				k |= 1
+			}
+			return k
+		})
+		sorted := make([]event, len(ev))
+		for n, i := range order {
+			sorted[n] = ev[i]
+		}
+		ev = sorted
+	} else {
+		slices.SortFunc(ev, func(a, b event) int {
+			switch {
+			case a.pc != b.pc:
+				return cmp.Compare(a.pc, b.pc)
+			case a.start != b.start:
+				if !a.start {
+					return -1 // ends before starts at one PC
+				}
+				return 1
+			}
+			return 0
+		})
+	}
 	type live struct {
 		fn    model.FuncID
 		depth int32

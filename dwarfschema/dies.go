@@ -188,7 +188,8 @@ type loader struct {
 	qualified map[[2]string]string // prefix, name -> prefix+name
 	altStrs   map[uint64]string    // the supplementary file's strings by offset
 
-	rangeBuf [][2]uint64 // reused by ranges
+	rangeBuf  [][2]uint64 // reused by ranges
+	memberBuf []memberRec // reused by cMembers
 
 	// replaced marks, by VarID, a struct global whose fields cover every
 	// member: it is dropped once narrowGlobals has used its extent.
@@ -216,7 +217,7 @@ func (l *loader) release() {
 	l.locs, l.rows, l.pending = chunked[locRec]{}, chunked[model.LineRow]{}, nil
 	l.cus, l.units, l.exprs, l.exprList, l.exprShort = nil, nil, nil, nil, nil
 	l.names, l.qualified, l.altStrs, l.recordByName, l.fileIdx = nil, nil, nil, nil, nil
-	l.rangeBuf = nil
+	l.rangeBuf, l.memberBuf = nil, nil
 }
 
 // name reads a string attribute (a name) and returns its one kept copy.
@@ -616,13 +617,21 @@ func (l *loader) walk() error {
 
 // cMembers reads the children of a C struct or union: its members.
 func (l *loader) cMembers(r *dieReader, tr *typeRec, budget *int) error {
-	return l.children(r, budget, func(c *die) {
+	// Gathered in a reused buffer, then copied at their size: appending
+	// to tr.members grew it by doubling, its largest garbage in the walk.
+	buf := l.memberBuf[:0]
+	err := l.children(r, budget, func(c *die) {
 		if c.tag == dwarf.TagMember {
 			if m, ok := l.member(c); ok {
-				tr.members = append(tr.members, m)
+				buf = append(buf, m)
 			}
 		}
 	})
+	if len(buf) > 0 {
+		tr.members = append(tr.members, buf...)
+	}
+	l.memberBuf = buf
+	return err
 }
 
 // children walks the children of the entry r has just read, handing the

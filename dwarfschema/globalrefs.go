@@ -634,6 +634,9 @@ func (gl *globalSet) appendReads(dst []globalRead, insts []decoded, window func(
 		in, pc := &insts[k].Inst, insts[k].PC
 		next := pc + uint64(in.Len)
 		for ai, a := range in.Args {
+			if a == nil {
+				break // both decoders fill Args from the first
+			}
 			m, ok := a.(x86asm.Mem)
 			if !ok || (ai == 0 && storeOnly(in.Op)) {
 				continue

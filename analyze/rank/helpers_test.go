@@ -25,6 +25,8 @@ const (
 	vX     = 8 // inl (inlined into work): int, loop
 	vI2    = 9 // work: a second "i", loop
 
+	vUsed = 10 // work: a function-scope static int, cond (outlives a call)
+
 	progBias = 0x400000
 	libBias  = 0x7f0000000000
 )
@@ -66,6 +68,7 @@ func progSchema() *model.Schema {
 			{Name: "n", Func: fHelper, Line: 52, Type: "unsigned", Kind: model.KindUint, Size: 4, Tags: model.TagArgs},
 			{Name: "x", Func: fInl, Line: 61, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
 			{Name: "i", Func: fWork, Line: 28, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
+			{Name: "used", Func: fWork, Line: 29, Type: "int", Kind: model.KindInt, Size: 4, Static: true, Tags: model.TagCond},
 		},
 		Lines: []model.LineRow{
 			{PC: 0x1000, File: 0, Line: 10}, {PC: 0x1100, File: 0, Line: 20}, {PC: 0x1150, File: 0, Line: 25},

@@ -34,10 +34,11 @@ import (
 // time a frame above more of the same work may take in the slow runs.
 const ShareGrowth = 1.5
 
-// ancestorsBelowParts applies D51 (see above). Frames are placed from the
+// abovePart applies D51 (see above) to the rows of res. Frames are placed from the
 // innermost out, so that a chain of them goes below the part that its
 // innermost member holds.
-func (a *Analyzer) ancestorsBelowParts(res *Result, fns []Function, drivers []bool) {
+func (a *Analyzer) abovePart(res *Result, drivers []bool) {
+	fns := res.Functions
 	var nb, nn float64
 	for _, r := range a.runs {
 		if r.Kind == Buggy {

@@ -14,16 +14,17 @@ const (
 	fHelper = 3
 	fInl    = 4
 
-	vI     = 0 // work: int, loop
-	vFlag  = 1 // work: int, cond
-	vG     = 2 // global int
-	vP     = 3 // work: int * (pointee analysed)
-	vNode  = 4 // helper: struct node * (duration only)
-	vAgg   = 5 // global aggregate (duration only)
-	vStart = 6 // main: start_time, varies by nature
-	vN     = 7 // helper: int, args
-	vX     = 8 // inl (inlined into work): int, loop
-	vI2    = 9 // work: a second "i", loop
+	vI     = 0  // work: int, loop
+	vFlag  = 1  // work: int, cond
+	vG     = 2  // global int
+	vP     = 3  // work: int * (pointee analysed)
+	vNode  = 4  // helper: struct node * (duration only)
+	vAgg   = 5  // global aggregate (duration only)
+	vStart = 6  // main: start_time, varies by nature
+	vN     = 7  // helper: int, args
+	vX     = 8  // inl (inlined into work): int, loop
+	vI2    = 9  // work: a second "i", loop
+	vCur   = 10 // work: struct item *, args (null/non-null; address in duration only)
 
 	progBias = 0x400000
 	libBias  = 0x7f0000000000
@@ -66,6 +67,7 @@ func progSchema() *model.Schema {
 			{Name: "n", Func: fHelper, Line: 52, Type: "unsigned", Kind: model.KindUint, Size: 4, Tags: model.TagArgs},
 			{Name: "x", Func: fInl, Line: 61, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
 			{Name: "i", Func: fWork, Line: 28, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
+			{Name: "cur", Func: fWork, Line: 24, Type: "struct item *", Kind: model.KindPointer, Size: 8, Tags: model.TagArgs},
 		},
 		Lines: []model.LineRow{
 			{PC: 0x1000, File: 0, Line: 10}, {PC: 0x1100, File: 0, Line: 20}, {PC: 0x1150, File: 0, Line: 25},
@@ -108,6 +110,7 @@ type ev struct {
 	ms    float64
 	stack []uint64
 	vals  []model.Value
+	tail  uint64 // Sample.TailFrames: the frames restored from a tail call
 }
 
 // val is variable v read in frame f with value bits.
@@ -144,7 +147,7 @@ func feedWith(t testing.TB, a *Analyzer, k Kind, name string, hdr []any, evs []e
 			ms = 1
 		}
 		b := &model.Block{PID: 1, TID: e.tid, Samples: []model.Sample{{
-			Tick: e.tick, WeightNS: int64(ms * 1e6), Stack: e.stack, Values: e.vals,
+			Tick: e.tick, WeightNS: int64(ms * 1e6), Stack: e.stack, Values: e.vals, TailFrames: e.tail,
 		}}}
 		if err := r.Record(b); err != nil {
 			t.Fatal(err)

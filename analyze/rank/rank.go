@@ -586,6 +586,9 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 		if t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
 			continue
 		}
+		if a.decidesByConstruction(A, D) {
+			continue // its time is the callee's by construction (D35)
+		}
 		// c.on sums the buggy runs; VarCost is their mean.
 		if fa.VarCost*float64(nBuggy) < CallerEvidence*c.on[D] {
 			continue

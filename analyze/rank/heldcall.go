@@ -15,7 +15,10 @@ package rank
 //   - a frame restored from a tail call (§3) is on the stack only while
 //     the function it jumped to runs, so all of its time is that callee's
 //     by construction, and what is read there is its parameters' values
-//     at entry and the fields behind them, held for the whole call.
+//     at entry and the fields behind them, held for the whole call. A
+//     recursive function whose own frames are on the stack too (jq's
+//     jv_setpath, whose innermost level jumps to jv_set while the outer
+//     levels wait for it) is there by its own calls, and counts so.
 //
 // Neither depends on the depth at which variables were read: a deeper
 // depth reads such callers' values during more of the callee's time.
@@ -28,8 +31,8 @@ const InsideShare = 0.5
 // decidesByConstruction reports whether D10's sign (all of caller A's
 // time is callee D's) holds for A by construction (see above): A ran
 // inside D's work (D on the stack outside it) for InsideShare of its
-// time or more, or was on the stack through a tail call for InsideShare
-// of its time or more.
+// time or more, or was on the stack only through a tail call (no frame of
+// its own there) for InsideShare of its time or more.
 func (a *Analyzer) decidesByConstruction(A, D int) bool {
 	c := &a.stk
 	if c.around(D, A) >= InsideShare*c.on[A] {
@@ -38,7 +41,7 @@ func (a *Analyzer) decidesByConstruction(A, D int) bool {
 	var tail float64
 	for _, r := range a.runs {
 		if r.Kind == Buggy {
-			tail += r.tailOn[int32(A)]
+			tail += r.tailOnly[int32(A)]
 		}
 	}
 	return tail >= InsideShare*c.on[A]

@@ -17,6 +17,7 @@ import (
 func TestCallerByConstruction(t *testing.T) {
 	inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
 	recursive := []uint64{P(pcHelper), P(pcWork), P(pcHelper), P(pcMain)}
+	selfRecursive := []uint64{P(pcHelper), P(pcWork), P(pcWork2), P(pcMain)}
 	for _, c := range []struct {
 		name  string
 		stack []uint64
@@ -29,6 +30,9 @@ func TestCallerByConstruction(t *testing.T) {
 		{"decided", inHelper, 0, func(i int) int64 { return int64(i % 8) }, "work"},
 		{"inside the callee's work", recursive, 0, func(i int) int64 { return int64(i % 8) }, "helper"},
 		{"restored from a tail call", inHelper, 1 << 1, func(i int) int64 { return int64(i % 8) }, "helper"},
+		// work's innermost level jumped to helper; its outer level waits
+		// in a call of its own (jq's jv_setpath): D10 reads it as before.
+		{"restored, with a frame of its own", selfRecursive, 1 << 1, func(i int) int64 { return int64(i % 8) }, "work"},
 		// work's pointer keeps its normal values (non-null) and each
 		// address lasts longer: the calls it spans took longer.
 		{"durations of a held pointer", inHelper, 0, nil, "work"},

@@ -90,9 +90,10 @@ func recordModes(t *testing.T, bin, prog, dir, suffix string, flags ...string) [
 	return files
 }
 
-// TestTailCallEntryValuesCLI records ssl_flush_sessions as a user would
-// (no flags), whose root cause SSL_CTX_flush_sessions is reached only
-// through ssl_update_cache's tail call: its parameter s is never read from
+// TestTailCallEntryValuesCLI records ssl_flush_sessions without values in
+// restored frames (--tail-frames=false, the default before D36), whose
+// root cause SSL_CTX_flush_sessions is reached only through
+// ssl_update_cache's tail call: its parameter s is never read from
 // ngx_ssl_handshake's record of the call to ssl_update_cache (an SSL *, not
 // the SSL_CTX *), and the root cause's evidence is its own struct local
 // tp's fields (method.md D27, D28).
@@ -103,7 +104,10 @@ func TestTailCallEntryValuesCLI(t *testing.T) {
 	bin := vprofBinary(t)
 	prog := testprogs.Path(t, "ssl_flush_sessions")
 	dir := t.TempDir()
-	files := recordModes(t, bin, prog, dir, "")
+	// Without values in restored frames (with them, the restored
+	// ssl_update_cache's record of its tail call names
+	// SSL_CTX_flush_sessions, and its s is read from there).
+	files := recordModes(t, bin, prog, dir, "", "--tail-frames=false")
 	out, err := exec.Command(bin, "report", "-q", "--explain", "SSL_CTX_flush_sessions", files[0], files[1]).Output()
 	if err != nil {
 		t.Fatalf("report --explain: %v\n%s", err, out)

@@ -138,6 +138,11 @@ type varInfo struct {
 	typ   string
 	funcs map[int32]struct{} // globals: functions with a PC where it was sampled
 
+	// outlives: its storage outlives a call of its function (a global,
+	// a function-scope static, a field behind a pointer): the state a
+	// call finds and leaves (decision D31).
+	outlives bool
+
 	abLast    [numDims]abKey // cache of the last abnormal counter used
 	abLastIdx [numDims]int32 // its index + 1
 }
@@ -535,6 +540,7 @@ func (a *Analyzer) internVar(key, name string, fn int32, v *model.Var) int32 {
 		vi.mode = modeDurOnly
 	}
 	vi.natural = naturallyVarying(v.Name, v.Type)
+	vi.outlives = fn < 0 || v.Static || v.Field != nil && v.Field.Deref
 	if fn < 0 {
 		vi.funcs = map[int32]struct{}{}
 	} else {

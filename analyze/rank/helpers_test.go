@@ -14,17 +14,20 @@ const (
 	fHelper = 3
 	fInl    = 4
 
-	vI     = 0  // work: int, loop
-	vFlag  = 1  // work: int, cond
-	vG     = 2  // global int
-	vP     = 3  // work: int * (pointee analysed)
-	vNode  = 4  // helper: struct node * (duration only)
-	vAgg   = 5  // global aggregate (duration only)
-	vStart = 6  // main: start_time, varies by nature
-	vN     = 7  // helper: int, args
-	vX     = 8  // inl (inlined into work): int, loop
-	vI2    = 9  // work: a second "i", loop
-	vCur   = 10 // work: struct item *, args (null/non-null; address in duration only)
+	vI     = 0 // work: int, loop
+	vFlag  = 1 // work: int, cond
+	vG     = 2 // global int
+	vP     = 3 // work: int * (pointee analysed)
+	vNode  = 4 // helper: struct node * (duration only)
+	vAgg   = 5 // global aggregate (duration only)
+	vStart = 6 // main: start_time, varies by nature
+	vN     = 7 // helper: int, args
+	vX     = 8 // inl (inlined into work): int, loop
+	vI2    = 9 // work: a second "i", loop
+
+	vUsed = 10 // work: a function-scope static int, cond (outlives a call)
+
+	vCur = 11 // work: struct item *, args (null/non-null; address in duration only)
 
 	progBias = 0x400000
 	libBias  = 0x7f0000000000
@@ -67,6 +70,7 @@ func progSchema() *model.Schema {
 			{Name: "n", Func: fHelper, Line: 52, Type: "unsigned", Kind: model.KindUint, Size: 4, Tags: model.TagArgs},
 			{Name: "x", Func: fInl, Line: 61, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
 			{Name: "i", Func: fWork, Line: 28, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
+			{Name: "used", Func: fWork, Line: 29, Type: "int", Kind: model.KindInt, Size: 4, Static: true, Tags: model.TagCond},
 			{Name: "cur", Func: fWork, Line: 24, Type: "struct item *", Kind: model.KindPointer, Size: 8, Tags: model.TagArgs},
 		},
 		Lines: []model.LineRow{

@@ -95,6 +95,11 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 			vv, rule = x, k
 		}
 	}
+	if rule == 2 || rule == 3 || rule == 5 {
+		if loop, cond := a.repeatedWalk(res, fn); loop != "" {
+			return PatternMissing, fmt.Sprintf("loop variable %s runs in the slow runs only, while condition variable %s keeps one value through them, a value the normal runs never had: the same walk, repeated on state that does not change, with nothing to skip it (D31)", loop, cond)
+		}
+	}
 	switch {
 	case rule == 1:
 		tags := a.vars[vv.Var].tags
@@ -361,12 +366,14 @@ func (a *Analyzer) loopAtPace(res *Result, fn *Function) string {
 
 // normalControl returns a loop or condition variable of fn with a
 // verdict, provided all of them look normal (r >= DefaultDiscount); ""
-// otherwise, or when fn has none.
+// otherwise, or when fn has none. A variable never read in the slow runs
+// (absent when slow) has a verdict but says nothing about how fn decided
+// there: it is left out (decision D32).
 func (a *Analyzer) normalControl(res *Result, fn *Function) string {
 	name := ""
 	for _, j := range fn.Vars {
 		vv := &res.Variables[j]
-		if !vv.OK || a.vars[vv.Var].tags&(model.TagLoop|model.TagCond) == 0 {
+		if !vv.OK || vv.Buggy == 0 || a.vars[vv.Var].tags&(model.TagLoop|model.TagCond) == 0 {
 			continue
 		}
 		if vv.R < a.opt.DefaultDiscount {
@@ -377,4 +384,77 @@ func (a *Analyzer) normalControl(res *Result, fn *Function) string {
 		}
 	}
 	return name
+}
+
+// repeatedWalk returns a loop variable of fn that the normal runs never
+// (or rarely) read, and a condition variable of fn that kept one value
+// through the slow runs while that loop ran (it changed about once per
+// (run, thread) at most: D14's stuck value, D20's once per run), at a
+// value outside the normal runs' values (or with no normal sample); ""
+// otherwise. The slow runs then repeat, call after call, a walk that the
+// normal runs never made, on state that the walk does not change: each
+// walk can only find what the last one found, and nothing the function
+// tests tells it to skip the walk: the thesis' missing constraint,
+// "operations performed uniformly instead of discriminating based on some
+// constraint" (decision D31). A walk that the normal runs also made goes
+// further on more data (rule 2: scalability), however uniform.
+//
+// A condition that also kept one value through the normal runs (at
+// least MinSamples of them) is a setting, such as the size of the data
+// the workload configures, not state that stopped moving: it is left out.
+//
+// The condition must be state that outlives a call (a global, a static,
+// a field behind a pointer: what one call leaves and the next finds; a
+// local holds one value through a walk whenever it is set after it), a
+// number (addresses and hashed aggregates differ by nature, §5), read
+// during most of the loop (half of the loop variable's samples at least:
+// a value read once says nothing about what held during the walk).
+func (a *Analyzer) repeatedWalk(res *Result, fn *Function) (loop, cond string) {
+	o := &a.opt
+	var loopN float64
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if !vv.OK || a.vars[vv.Var].tags&model.TagLoop == 0 || vv.R >= o.DefaultDiscount {
+			continue
+		}
+		if vv.Reason != ReasonBuggyOnly && vv.Reason != ReasonRare {
+			continue
+		}
+		if vv.Buggy > loopN {
+			loop, loopN = vv.Name, vv.Buggy
+		}
+	}
+	if loop == "" {
+		return "", ""
+	}
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		vi := &a.vars[vv.Var]
+		if vi.tags&model.TagCond == 0 || vi.tags&model.TagLoop != 0 || vi.natural || !vi.outlives {
+			continue
+		}
+		if vi.mode != modeBasic && vi.mode != modePtrBasic {
+			continue
+		}
+		if 2*vi.count[Buggy] < loopN {
+			continue
+		}
+		if vi.changed[Buggy] && !a.fewChanges(vv.Var) {
+			continue
+		}
+		bs := vi.sets[Buggy][DimValue]
+		if bs == nil || bs.n == 0 {
+			continue
+		}
+		if ns := vi.sets[Normal][DimValue]; ns != nil && ns.n > 0 {
+			if bs.min <= ns.max && bs.max >= ns.min {
+				continue // a value the normal runs had
+			}
+			if !vi.changed[Normal] && vi.count[Normal] >= float64(o.MinSamples) {
+				continue // one value through the normal runs too: a setting
+			}
+		}
+		return loop, vv.Name
+	}
+	return "", ""
 }

@@ -433,6 +433,60 @@ func TestPatternFromEvidence(t *testing.T) {
 			nSlow: 30, want: PatternScalability, wantVar: "i",
 		},
 		{
+			// D31: the loop runs in the slow runs only, and used (cond, a
+			// static: state that outlives a call) keeps one value through
+			// them: the same walk, repeated on state that does not change
+			// (rule 2 before D31: a loop that goes further, scalability).
+			name:  "a walk in the slow runs only, on state stuck",
+			buggy: func(i int) []model.Value { return []model.Value{val(0, vUsed, 7), val(0, vI, int64(i))} },
+			nSlow: 30, want: PatternMissing, wantVar: "i",
+		},
+		{
+			// D31's bound: flag, a local, holds one value through the walk
+			// (set after it, say): it is no state a call leaves for the
+			// next, rule 2.
+			name:  "a walk in the slow runs only, on a local stuck",
+			buggy: func(i int) []model.Value { return []model.Value{val(0, vFlag, 7), val(0, vI, int64(i))} },
+			nSlow: 30, want: PatternScalability, wantVar: "i",
+		},
+		{
+			// D31's bound: used holds the value the normal runs read too
+			// (the function ran there without the loop): nothing says the
+			// walk repeats on stuck state, rule 2.
+			name:    "a walk in the slow runs only, on state at its normal value",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vUsed, 7)} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vUsed, 7), val(0, vI, int64(i))} },
+			nNormal: 60, nSlow: 30, want: PatternScalability, wantVar: "i",
+		},
+		{
+			// D31's bound: used keeps one value through the normal runs
+			// too, at another value: a setting (the size of the data, say),
+			// not state that stopped moving: rule 2 (i and used tie at
+			// r = 0, and rule 2 comes first).
+			name:    "a walk in the slow runs only, on a setting that differs",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vUsed, 3)} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vUsed, 7), val(0, vI, int64(i))} },
+			nNormal: 60, nSlow: 30, want: PatternScalability, wantVar: "i",
+		},
+		{
+			// D31 with the normal runs' state moving: used changed there
+			// (the function ran without the loop), and sticks at a value
+			// of its own through the slow runs' walk.
+			name:    "a walk in the slow runs only, on state that moved when normal",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vUsed, int64(i%5))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vUsed, 7), val(0, vI, int64(i))} },
+			nNormal: 60, nSlow: 30, want: PatternMissing, wantVar: "i",
+		},
+		{
+			// D31's bound: the loop runs in the normal runs too, on state
+			// stuck at another value: not D31 (the normal runs made the
+			// walk), rule 3 on used, whose constant differs.
+			name:    "a walk the normal runs made too, on state stuck",
+			normal:  func(i int) []model.Value { return []model.Value{val(0, vUsed, 3), val(0, vI, int64(i%10))} },
+			buggy:   func(i int) []model.Value { return []model.Value{val(0, vUsed, 7), val(0, vI, int64(i%100))} },
+			nNormal: 60, nSlow: 200, want: PatternWrong, wantVar: "used",
+		},
+		{
 			// flag holds each value 20 ticks instead of 2 (r = 0, duration)
 			// while the loop variable i steps every tick as in the normal
 			// runs: the loop runs longer, not slower.
@@ -458,6 +512,21 @@ func TestPatternFromEvidence(t *testing.T) {
 				return []model.Value{val(0, vFlag, int64(i%4)), ptr(0, vP, 0x9000, 1000+int64(i%4))}
 			},
 			nNormal: 60, nSlow: 120, want: PatternMissing, wantVar: "p",
+		},
+		{
+			// D32: the condition flag is read in the normal runs only
+			// (absent when slow, r = DefaultDiscount): it says nothing
+			// about how work decided in the slow runs, so rule 6 does not
+			// read the same work done more (before D32: missing
+			// constraint). No rule matches.
+			name: "an argument went wrong, the condition never read when slow",
+			normal: func(i int) []model.Value {
+				return []model.Value{val(0, vFlag, int64(i%4)), ptr(0, vP, 0x9000, int64(i%4))}
+			},
+			buggy: func(i int) []model.Value {
+				return []model.Value{ptr(0, vP, 0x9000, 1000+int64(i%4))}
+			},
+			nNormal: 60, nSlow: 120, want: "", wantVar: "p",
 		},
 		{
 			// D14: flag changes every 2 ticks where it changed every 20:

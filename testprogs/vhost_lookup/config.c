@@ -101,7 +101,7 @@ static void merge_server_configs(server_rec *base, server_rec *virt)
 	}
 }
 
-static int execute_now(const char *cmd_line, server_rec *s, int in_vhost)
+static int execute_now(const char *cmd_line, server_rec *s, int in_vhost, const char **cfg)
 {
 	char cmd_name[MAX_STRING_LEN];
 	const char *args = cmd_line;
@@ -114,9 +114,11 @@ static int execute_now(const char *cmd_line, server_rec *s, int in_vhost)
 		fprintf(stderr, "Invalid command '%s', perhaps misspelled or defined by a module not included\n", cmd_name);
 		return -1;
 	}
-	cmd_parms parms = { s, cmd, mod, in_vhost };
+	cmd_parms parms = { s, cmd, mod, in_vhost, cfg };
 	const char *err = cmd->func(&parms, s->module_config[mod->module_index], args);
 	ap_directives_processed++;
+	if (err)
+		fprintf(stderr, "%s: %s\n", cmd_name, err);
 	return err ? -1 : 0;
 }
 
@@ -139,8 +141,39 @@ int ap_process_config(const char *cfg)
 			in_vhost = 0;
 			continue;
 		}
-		if (execute_now(line, s, in_vhost) != 0)
+		/* the end of a section whose contents were read as they came: matched
+		 * by name, not looked up (httpd's ap_build_cont_config) */
+		if (line[0] == '<' && line[1] == '/')
+			continue;
+		if (execute_now(line, s, in_vhost, &cfg) != 0)
 			return -1;
 	}
 	return nv;
+}
+
+/* ap_find_linked_module(): the loaded module of that name, by a walk of the
+ * module list (what <IfModule> asks). */
+EXTERN_FN module *ap_find_linked_module(const char *name)
+{
+	for (module *modp = ap_top_module; modp; modp = modp->next)
+		if (strcmp(modp->name, name) == 0)
+			return modp;
+	return NULL;
+}
+
+/* Skips a section whose contents do not apply, nested sections included, up
+ * to its end: the lines are read, not looked up. */
+const char *ap_soak_end_container(cmd_parms *cmd)
+{
+	char line[MAX_STRING_LEN];
+	int depth = 1;
+	while (ap_cfg_getline(line, sizeof line, cmd->config_file) == 0) {
+		if (line[0] != '<')
+			continue;
+		if (line[1] != '/')
+			depth++;
+		else if (--depth == 0)
+			return NULL;
+	}
+	return "section not closed before the end of the file";
 }

@@ -34,6 +34,9 @@ const char *const other_module_cmds[][8] = {
 	{ "socache_shmcb_module", NULL },
 	{ "unixd_module", "ChrootDir", "Suexec", NULL },
 	{ "access_compat_module", "Order", "Allow", "Deny", "Satisfy", NULL },
+	{ "userdir_module", "UserDir", NULL },
+	{ "include_module", "SSILegacyExprParser", "XBitHack", "SSIErrorMsg", "SSITimeFormat", NULL },
+	{ "suexec_module", "SuexecUserGroup", NULL },
 };
 command_rec other_cmds[N_MODULES][10];
 char other_names[N_MODULES][10][48];

@@ -48,6 +48,7 @@ struct cmd_parms {
 	const command_rec *cmd;
 	module *mod;
 	int in_vhost;
+	const char **config_file;	/* the reader's position: a section handler may read on */
 };
 
 /* A command table entry (the AP_INIT_* macros of http_config.h) */
@@ -62,13 +63,15 @@ extern server_rec main_server;
 const char *store_args(cmd_parms *cmd, void *mconfig, const char *args);
 void ap_setup_prelinked_modules(void);
 int ap_process_config(const char *cfg);
+EXTERN_FN module *ap_find_linked_module(const char *name);
+const char *ap_soak_end_container(cmd_parms *cmd);
 
 /* vhost.c */
 extern server_rec *vhosts;
 
 /* modules.c: the loaded modules */
 extern module modules[N_MODULES];
-extern const char *const other_module_cmds[26][8];
+extern const char *const other_module_cmds[29][8];
 extern command_rec other_cmds[N_MODULES][10];
 extern char other_names[N_MODULES][10][48];
 

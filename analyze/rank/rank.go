@@ -572,8 +572,10 @@ const CallerEvidence = 0.9
 // D's cost and evidence are what A decided to do, and A takes D's
 // calibrated cost if it is larger, D taking A's. A caller that spends part
 // of its time elsewhere (its own instructions, other callees: where
-// several anomalies meet) is left alone. Of several such callers of one
-// callee the outermost (most stack time) is taken.
+// several anomalies meet) is left alone, and so is one whose time is the
+// callee's by construction (recursion, a tail call: heldcall.go, D35). Of
+// several such callers of one callee the outermost (most stack time) is
+// taken.
 func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	c := &a.stk
 	best := map[int]int{} // callee row -> outermost qualifying caller row

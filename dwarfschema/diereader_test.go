@@ -234,3 +234,21 @@ func FuzzDIEReader(f *testing.F) {
 			strOffsets: strOffsets, rnglists: rnglists, ranges: ranges})
 	})
 }
+
+// TestExprIntern checks that loader.expr keeps one copy of each
+// expression, short (table) or long (map), in first-seen order.
+func TestExprIntern(t *testing.T) {
+	l := &loader{exprs: map[string]int32{}}
+	in := [][]byte{{}, {0x55}, {0x91, 0x6c}, {0x55}, {0x91, 0x6d}, {0x70, 0x08, 0x9f}, {}, {0x91, 0x6c}, {0x70, 0x08, 0x9f}, {0x01, 0x00}, {0x00, 0x01}}
+	want := []int32{0, 1, 2, 1, 3, 4, 0, 2, 4, 5, 6}
+	for k, b := range in {
+		if got := l.expr(b); got != want[k] {
+			t.Errorf("expr(% x) = %d, want %d", b, got, want[k])
+		}
+	}
+	for i, e := range l.exprList {
+		if l.expr(e) != int32(i) {
+			t.Errorf("exprList[%d] = % x is not found again", i, e)
+		}
+	}
+}

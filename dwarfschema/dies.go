@@ -173,6 +173,7 @@ type loader struct {
 	fileIdx     map[string]int32
 	fileCompDir []string // per Schema.Files entry: comp_dir of the unit that named it
 	exprs       map[string]int32
+	exprShort   []int32 // expressions of at most two bytes: index+1 in exprList, by shortExpr
 	exprList    [][]byte
 	maxVersion  int
 	anyCPP      bool // some compile unit is C++
@@ -187,7 +188,8 @@ type loader struct {
 	qualified map[[2]string]string // prefix, name -> prefix+name
 	altStrs   map[uint64]string    // the supplementary file's strings by offset
 
-	rangeBuf [][2]uint64 // reused by ranges
+	rangeBuf  [][2]uint64 // reused by ranges
+	memberBuf []memberRec // reused by cMembers
 
 	// replaced marks, by VarID, a struct global whose fields cover every
 	// member: it is dropped once narrowGlobals has used its extent.
@@ -213,9 +215,9 @@ func (l *loader) release() {
 	l.w, l.d, l.addrSec = nil, nil, nil
 	l.subs, l.inls, l.vars, l.types = chunked[subRec]{}, chunked[inlRec]{}, chunked[varRec]{}, chunked[typeRec]{}
 	l.locs, l.rows, l.pending = chunked[locRec]{}, chunked[model.LineRow]{}, nil
-	l.cus, l.units, l.exprs, l.exprList = nil, nil, nil, nil
+	l.cus, l.units, l.exprs, l.exprList, l.exprShort = nil, nil, nil, nil, nil
 	l.names, l.qualified, l.altStrs, l.recordByName, l.fileIdx = nil, nil, nil, nil, nil
-	l.rangeBuf = nil
+	l.rangeBuf, l.memberBuf = nil, nil
 }
 
 // name reads a string attribute (a name) and returns its one kept copy.
@@ -416,14 +418,46 @@ func (l *loader) intern(name, compDir string) int32 {
 // distinct expressions of a program are stored once, and the Schema keeps
 // no reference to the section data.
 func (l *loader) expr(b []byte) int32 {
+	// Most are one or two bytes (DW_OP_reg5, DW_OP_fbreg -20): looked up
+	// in a table, not hashed (the map was a twentieth of Load's CPU time
+	// on redis-server).
+	if len(b) <= 2 {
+		if l.exprShort == nil {
+			l.exprShort = make([]int32, 1+256+1<<16)
+		}
+		k := shortExpr(b)
+		if i := l.exprShort[k]; i > 0 {
+			return i - 1
+		}
+		i := l.newExpr(b)
+		l.exprShort[k] = i + 1
+		return i
+	}
 	if i, ok := l.exprs[string(b)]; ok {
 		return i
 	}
-	e := append([]byte(nil), b...)
-	i := int32(len(l.exprList))
-	l.exprList = append(l.exprList, e)
-	l.exprs[string(e)] = i
+	i := l.newExpr(b)
+	l.exprs[string(l.exprList[i])] = i
 	return i
+}
+
+// newExpr adds a copy of b to exprList and returns its index.
+func (l *loader) newExpr(b []byte) int32 {
+	i := int32(len(l.exprList))
+	l.exprList = append(l.exprList, append([]byte(nil), b...))
+	return i
+}
+
+// shortExpr numbers the expressions of at most two bytes: the empty one
+// 0, then one byte from 1, then two bytes from 257.
+func shortExpr(b []byte) int {
+	switch len(b) {
+	case 0:
+		return 0
+	case 1:
+		return 1 + int(b[0])
+	}
+	return 257 + (int(b[0])<<8 | int(b[1]))
 }
 
 func (l *loader) walk() error {
@@ -583,13 +617,21 @@ func (l *loader) walk() error {
 
 // cMembers reads the children of a C struct or union: its members.
 func (l *loader) cMembers(r *dieReader, tr *typeRec, budget *int) error {
-	return l.children(r, budget, func(c *die) {
+	// Gathered in a reused buffer, then copied at their size: appending
+	// to tr.members grew it by doubling, its largest garbage in the walk.
+	buf := l.memberBuf[:0]
+	err := l.children(r, budget, func(c *die) {
 		if c.tag == dwarf.TagMember {
 			if m, ok := l.member(c); ok {
-				tr.members = append(tr.members, m)
+				buf = append(buf, m)
 			}
 		}
 	})
+	if len(buf) > 0 {
+		tr.members = append(tr.members, buf...)
+	}
+	l.memberBuf = buf
+	return err
 }
 
 // children walks the children of the entry r has just read, handing the

@@ -55,167 +55,77 @@ import (
 // one, and its whole inclusive time as variable-based cost.
 //
 // It returns the number of globals narrowed and of those left unsampled.
-func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool) (narrowed, unreferenced int) {
-	type glob struct {
-		lo, hi uint64
-		v      model.VarID
-		loc    int
-	}
-	var gs []glob
+func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool, gl *globalSet) (narrowed, unreferenced int) {
 	// The fields of a struct global follow the struct: they are read
 	// wherever any of it is (one struct is one unit of reading, and code
 	// that reaches it through its address, lea or GOT, names its start).
 	var fieldLocs map[model.VarID][]int // struct -> its fields' Locs
 	for i := range s.Locs {
 		l := &s.Locs[i]
-		if l.Kind != model.LocAddr || l.PCStart != 0 || l.PCEnd != ^uint64(0) || s.Vars[l.Var].Func != model.NoFunc {
+		if !wholeGlobal(s, l) {
 			continue
 		}
-		if f := s.Vars[l.Var].Field; f != nil {
-			if !f.Deref && f.Of >= 0 {
-				if fieldLocs == nil {
-					fieldLocs = map[model.VarID][]int{}
-				}
-				fieldLocs[f.Of] = append(fieldLocs[f.Of], i)
+		if f := s.Vars[l.Var].Field; f != nil && !f.Deref && f.Of >= 0 {
+			if fieldLocs == nil {
+				fieldLocs = map[model.VarID][]int{}
 			}
-			continue
+			fieldLocs[f.Of] = append(fieldLocs[f.Of], i)
 		}
-		gs = append(gs, glob{lo: l.Addr, hi: l.Addr + 1, v: l.Var, loc: i})
 	}
+	// The globals now (dropUntagged dropped the read-only ones), and
+	// the reads the tagger found in its graphs, if any.
+	var pre *globalSet
+	if gl != nil && gl.scanned != nil {
+		pre = gl
+	}
+	gl = newGlobalSet(s, ef, gl)
+	gs := gl.gs
 	if len(gs) == 0 {
 		return 0, 0
 	}
-	// The extent of each global: its ELF object symbol's size, else its
-	// value's size.
-	sizes := map[uint64]uint64{}
-	if syms, err := ef.Symbols(); err == nil {
-		for _, sy := range syms {
-			if elf.ST_TYPE(sy.Info) == elf.STT_OBJECT || elf.ST_TYPE(sy.Info) == elf.STT_TLS {
-				if sy.Size > sizes[sy.Value] {
-					sizes[sy.Value] = sy.Size
-				}
-			}
-		}
-	}
-	for i := range gs {
-		n := sizes[gs[i].lo]
-		if n == 0 {
-			n = uint64(max(s.Vars[gs[i].v].Size, s.Locs[gs[i].loc].Size, 1))
-		}
-		gs[i].hi = gs[i].lo + n
-	}
-	sort.Slice(gs, func(i, j int) bool { return gs[i].lo < gs[j].lo })
-	find := func(a uint64) int {
-		i := sort.Search(len(gs), func(i int) bool { return gs[i].hi > a })
-		if i < len(gs) && a >= gs[i].lo {
-			return i
-		}
-		return -1
-	}
-
-	got := gotTargets(ef)
-
-	var text []*elf.Section
-	for _, sec := range ef.Sections {
-		if sec.Type == elf.SHT_PROGBITS && sec.Flags&elf.SHF_EXECINSTR != 0 {
-			text = append(text, sec)
-		}
-	}
-	// The text is read before the workers start (they share it).
-	data := make([][]byte, len(text))
-	for i, sec := range text {
-		data[i], _ = sec.Data()
-	}
-	code := func(r model.PCRange) []byte {
-		for i, sec := range text {
-			if r.Lo >= sec.Addr && r.Hi <= sec.Addr+sec.Size {
-				b := data[i]
-				if uint64(len(b)) < r.Hi-sec.Addr {
-					return nil
-				}
-				return b[r.Lo-sec.Addr : r.Hi-sec.Addr]
-			}
-		}
-		return nil
-	}
-
 	code2fn := innermostFuncs(s)
 	// scan finds the readers of each global in the code of functions
 	// [from, to): users[g] is the set of functions reading global g.
 	scan := func(from, to int) []map[model.FuncID]bool {
 		users := make([]map[model.FuncID]bool, len(gs))
-		var insts []decoded // one range's instructions, reused
+		var insts []decoded  // one range's instructions, reused
+		var own []globalRead // reads of a function decoded here, reused
 		for fi := from; fi < to; fi++ {
-			f := &s.Funcs[fi]
-			for _, r := range f.Ranges {
-				b := code(r)
-				insts = insts[:0]
-				for pc := r.Lo; len(b) > 0; {
-					insts = append(insts, decoded{pc: pc})
-					in := &insts[len(insts)-1].Inst
-					if err := cfg.DecodeInto(in, b); err != nil || in.Len == 0 {
-						insts = insts[:len(insts)-1]
-						b, pc = b[1:], pc+1
-						continue
-					}
-					b, pc = b[in.Len:], pc+uint64(in.Len)
+			var reads []globalRead
+			if pre != nil && pre.scanned[fi] {
+				reads = pre.reads[fi] // read by the tagger from its graph
+			} else {
+				own = own[:0]
+				for _, r := range s.Funcs[fi].Ranges {
+					b := gl.code(r)
+					insts, _ = decodeOld(insts[:0], r.Lo, b, len(b))
+					own = gl.appendReads(own, insts, nil)
 				}
-				for k := range insts {
-					in, pc := &insts[k].Inst, insts[k].pc
-					next := pc + uint64(in.Len)
-					for ai, a := range in.Args {
-						m, ok := a.(x86asm.Mem)
-						if !ok || (ai == 0 && storeOnly(in.Op)) {
-							continue
-						}
-						// disp32 is sign-extended in 64-bit mode; x86asm
-						// v0.32.0 zero-extends it.
-						disp := int64(int32(m.Disp))
-						var ea uint64
-						switch {
-						case m.Base == x86asm.RIP:
-							ea = next + uint64(disp)
-						case m.Base == 0 && m.Index == 0 && m.Segment == 0:
-							ea = uint64(disp)
-						default:
-							continue
-						}
-						// Taking an address (lea, or loading it from the GOT in
-						// PIC code) reads the global only if the address is
-						// then read through.
-						addrOnly := in.Op == x86asm.LEA
-						if t, ok := got[ea]; ok {
-							ea, addrOnly = t, true
-						}
-						g := find(ea)
-						if g < 0 {
-							continue
-						}
-						if addrOnly {
-							dst, isReg := in.Args[0].(x86asm.Reg)
-							if !isReg || !readsThrough(insts[k+1:], dst, s.Vars[gs[g].v].Kind == model.KindAggregate) {
-								continue
-							}
-						}
-						reader := model.FuncID(fi)
-						if j := code2fn.find(pc); j >= 0 {
-							reader = code2fn.fn[j]
-						}
-						if keep != nil && !keep(reader) {
-							continue
-						}
-						if users[g] == nil {
-							users[g] = map[model.FuncID]bool{}
-						}
-						users[g][reader] = true
-					}
+				reads = own
+			}
+			for _, rd := range reads {
+				g := gl.find(rd.ea)
+				if g < 0 || !rd.reads(gs[g].agg) {
+					continue
 				}
+				reader := model.FuncID(fi)
+				if j := code2fn.find(rd.pc); j >= 0 {
+					reader = code2fn.fn[j]
+				}
+				if keep != nil && !keep(reader) {
+					continue
+				}
+				if users[g] == nil {
+					users[g] = map[model.FuncID]bool{}
+				}
+				users[g][reader] = true
 			}
 		}
 		return users
 	}
-	// Decoding all the code is most of the work: functions are scanned
-	// in parallel, in contiguous runs, and the sets of readers joined.
+	// Functions are scanned in parallel (those the tagger did not read
+	// are decoded here), in contiguous runs, and the sets of readers
+	// joined.
 	nw := min(runtime.GOMAXPROCS(0), 8, max(1, len(s.Funcs)/64))
 	parts := make([][]map[model.FuncID]bool, nw)
 	var wg sync.WaitGroup
@@ -482,21 +392,43 @@ func innermostFuncs(s *model.Schema) codeMap {
 	for i := range s.Inlines {
 		add(s.Inlines[i].Func, s.Inlines[i].Depth, s.Inlines[i].Ranges)
 	}
-	slices.SortFunc(ev, func(a, b event) int {
-		switch {
-		case a.pc != b.pc:
-			if a.pc < b.pc {
-				return -1
-			}
-			return 1
-		case a.start != b.start:
-			if !a.start {
-				return -1 // ends before starts at one PC
-			}
-			return 1
+	// By PC, ends before starts at one PC. The order among equal events
+	// does not change the map (the deepest, then lowest, FuncID wins),
+	// so a radix sort of pc<<1|start serves, when PCs leave the bit.
+	radix := true
+	for i := range ev {
+		if ev[i].pc >= 1<<63 {
+			radix = false
+			break
 		}
-		return 0
-	})
+	}
+	if radix {
+		order := stableOrder(len(ev), func(i int32) uint64 {
+			k := ev[i].pc << 1
+			if ev[i].start {
+				k |= 1
+			}
+			return k
+		})
+		sorted := make([]event, len(ev))
+		for n, i := range order {
+			sorted[n] = ev[i]
+		}
+		ev = sorted
+	} else {
+		slices.SortFunc(ev, func(a, b event) int {
+			switch {
+			case a.pc != b.pc:
+				return cmp.Compare(a.pc, b.pc)
+			case a.start != b.start:
+				if !a.start {
+					return -1 // ends before starts at one PC
+				}
+				return 1
+			}
+			return 0
+		})
+	}
 	type live struct {
 		fn    model.FuncID
 		depth int32
@@ -538,29 +470,327 @@ func innermostFuncs(s *model.Schema) codeMap {
 	return m
 }
 
-// decoded is one instruction at its address.
-type decoded struct {
-	x86asm.Inst
-	pc uint64
+// wholeGlobal reports a Loc of a global or static (or a field of one)
+// valid over the whole program: what narrowGlobals narrows.
+func wholeGlobal(s *model.Schema, l *model.Loc) bool {
+	return l.Kind == model.LocAddr && l.PCStart == 0 && l.PCEnd == ^uint64(0) && s.Vars[l.Var].Func == model.NoFunc
 }
 
-// readsThrough reports whether an address just placed in reg is read
+// glob is a global narrowGlobals narrows: its storage [lo, hi), its Var
+// and whole-program Loc.
+type glob struct {
+	lo, hi uint64
+	v      model.VarID
+	loc    int
+	agg    bool // an aggregate: code reaches it through its address
+}
+
+// globalSet is what narrowGlobals needs to find reads of globals in code:
+// the globals by address, the GOT's slots and the text. The tagger makes
+// it before tagging and records each function's reads while it has the
+// function's instructions decoded (graphReads), so that narrowGlobals
+// need not decode the code again.
+type globalSet struct {
+	gs    []glob // sorted by lo
+	sizes map[uint64]uint64
+	got   map[uint64]uint64
+	text  []*elf.Section
+	data  [][]byte
+
+	// scanned[f]: reads[f] are function f's reads (the tagger's).
+	scanned []bool
+	reads   [][]globalRead
+}
+
+// globalRead is an instruction at pc reading memory at ea, inside a
+// global's storage. An address taken (lea, a GOT slot loaded) is read
+// through by the instructions that follow (how: readYes, readNo), or only
+// if the global is an aggregate (readIfAggregate, see readsThrough).
+type globalRead struct {
+	pc, ea uint64
+	how    uint8
+}
+
+const (
+	readYes uint8 = iota
+	readNo
+	readIfAggregate
+)
+
+// reads reports whether r reads a global that is an aggregate or not.
+func (r globalRead) reads(aggregate bool) bool {
+	return r.how == readYes || (r.how == readIfAggregate && aggregate)
+}
+
+// newGlobalSet finds the globals of s (wholeGlobal Locs of Vars that are
+// not fields) and their extents: an ELF object symbol's size, else the
+// value's size. It takes what does not depend on s from from, if not nil.
+func newGlobalSet(s *model.Schema, ef *elf.File, from *globalSet) *globalSet {
+	gl := &globalSet{}
+	for i := range s.Locs {
+		l := &s.Locs[i]
+		if !wholeGlobal(s, l) || s.Vars[l.Var].Field != nil {
+			continue
+		}
+		gl.gs = append(gl.gs, glob{lo: l.Addr, hi: l.Addr + 1, v: l.Var, loc: i,
+			agg: s.Vars[l.Var].Kind == model.KindAggregate})
+	}
+	if len(gl.gs) == 0 {
+		return gl
+	}
+	if from != nil && from.sizes != nil {
+		gl.sizes, gl.got, gl.text, gl.data = from.sizes, from.got, from.text, from.data
+	} else {
+		gl.sizes = map[uint64]uint64{}
+		if syms, err := ef.Symbols(); err == nil {
+			for _, sy := range syms {
+				if elf.ST_TYPE(sy.Info) == elf.STT_OBJECT || elf.ST_TYPE(sy.Info) == elf.STT_TLS {
+					if sy.Size > gl.sizes[sy.Value] {
+						gl.sizes[sy.Value] = sy.Size
+					}
+				}
+			}
+		}
+		gl.readText(ef)
+	}
+	sizes := gl.sizes
+	gs := gl.gs
+	for i := range gs {
+		n := sizes[gs[i].lo]
+		if n == 0 {
+			n = uint64(max(s.Vars[gs[i].v].Size, s.Locs[gs[i].loc].Size, 1))
+		}
+		gs[i].hi = gs[i].lo + n
+	}
+	sort.Slice(gs, func(i, j int) bool { return gs[i].lo < gs[j].lo })
+	return gl
+}
+
+// readText reads the GOT's slots and the executable sections of ef.
+func (gl *globalSet) readText(ef *elf.File) {
+	gl.got = gotTargets(ef)
+	for _, sec := range ef.Sections {
+		if sec.Type == elf.SHT_PROGBITS && sec.Flags&elf.SHF_EXECINSTR != 0 {
+			gl.text = append(gl.text, sec)
+		}
+	}
+	// The text is read before the workers start (they share it).
+	gl.data = make([][]byte, len(gl.text))
+	for i, sec := range gl.text {
+		gl.data[i], _ = sec.Data()
+	}
+}
+
+// find returns the index in gs of the global holding address a, or -1.
+func (gl *globalSet) find(a uint64) int {
+	gs := gl.gs
+	i := sort.Search(len(gs), func(i int) bool { return gs[i].hi > a })
+	if i < len(gs) && a >= gs[i].lo {
+		return i
+	}
+	return -1
+}
+
+// code returns the text of r, or nil when r is not in one executable
+// section.
+func (gl *globalSet) code(r model.PCRange) []byte {
+	for i, sec := range gl.text {
+		if r.Lo >= sec.Addr && r.Hi <= sec.Addr+sec.Size {
+			b := gl.data[i]
+			if uint64(len(b)) < r.Hi-sec.Addr {
+				return nil
+			}
+			return b[r.Lo-sec.Addr : r.Hi-sec.Addr]
+		}
+	}
+	return nil
+}
+
+// decodeOld appends the instructions of b (at address pc) up to offset
+// end, as narrowGlobals has always decoded code: a byte that does not
+// decode is skipped. It returns the offset reached.
+func decodeOld(dst []decoded, pc uint64, b []byte, end int) ([]decoded, int) {
+	off := 0
+	for off < end && off < len(b) {
+		dst = append(dst, decoded{PC: pc + uint64(off)})
+		in := &dst[len(dst)-1].Inst
+		if err := cfg.DecodeInto(in, b[off:]); err != nil || in.Len == 0 {
+			dst = dst[:len(dst)-1]
+			off++
+			continue
+		}
+		off += in.Len
+	}
+	return dst, off
+}
+
+// appendReads appends the reads of globals by insts, one range's
+// instructions in order: memory operands (RIP-relative or absolute)
+// inside a global's storage, other than a plain store's destination.
+// window, if not nil, gives the instructions after insts[k] for
+// readsThrough (the tagger's graphs hold endbr64 as one instruction).
+func (gl *globalSet) appendReads(dst []globalRead, insts []decoded, window func(k int) []decoded) []globalRead {
+	for k := range insts {
+		in, pc := &insts[k].Inst, insts[k].PC
+		next := pc + uint64(in.Len)
+		for ai, a := range in.Args {
+			if a == nil {
+				break // both decoders fill Args from the first
+			}
+			m, ok := a.(x86asm.Mem)
+			if !ok || (ai == 0 && storeOnly(in.Op)) {
+				continue
+			}
+			// disp32 is sign-extended in 64-bit mode; x86asm
+			// v0.32.0 zero-extends it.
+			disp := int64(int32(m.Disp))
+			var ea uint64
+			switch {
+			case m.Base == x86asm.RIP:
+				ea = next + uint64(disp)
+			case m.Base == 0 && m.Index == 0 && m.Segment == 0:
+				ea = uint64(disp)
+			default:
+				continue
+			}
+			// Taking an address (lea, or loading it from the GOT in
+			// PIC code) reads the global only if the address is
+			// then read through.
+			addrOnly := in.Op == x86asm.LEA
+			if t, ok := gl.got[ea]; ok {
+				ea, addrOnly = t, true
+			}
+			if gl.find(ea) < 0 {
+				continue
+			}
+			how := readYes
+			if addrOnly {
+				reg, isReg := in.Args[0].(x86asm.Reg)
+				if !isReg {
+					continue
+				}
+				after := insts[k+1:]
+				if window != nil {
+					after = window(k)
+				}
+				how = readsThroughHow(after, reg)
+			}
+			dst = append(dst, globalRead{pc, ea, how})
+		}
+	}
+	return dst
+}
+
+// graphReads appends the reads of globals in g, the tagger's graph of the
+// function whose code is ranges, as appendReads finds them in the same
+// code decoded apart. It reports false where the two decodings could
+// differ (undecodable bytes, ranges merged, code outside the text), and
+// the caller leaves the function to narrowGlobals.
+func (gl *globalSet) graphReads(dst []globalRead, g *cfg.Graph, ranges []model.PCRange, buf *[]decoded) ([]globalRead, bool) {
+	if g.BadBytes > 0 {
+		return dst, false
+	}
+	n := 0
+	for _, r := range ranges {
+		if r.Hi == r.Lo {
+			continue
+		}
+		if r.Hi < r.Lo {
+			return dst, false
+		}
+		if n >= len(g.Ranges) || g.Ranges[n].Lo != r.Lo || g.Ranges[n].Hi != r.Hi {
+			return dst, false
+		}
+		n++
+	}
+	if n != len(g.Ranges) {
+		return dst, false
+	}
+	at := 0
+	for _, r := range g.Ranges {
+		b := gl.code(model.PCRange{Lo: r.Lo, Hi: r.Hi})
+		if b == nil {
+			return dst, false
+		}
+		first := at
+		for at < len(g.Insts) && g.Insts[at].PC < r.Hi {
+			at++
+		}
+		span := g.Insts[first:at]
+		// The graph holds endbr64 as one no-op; decoded apart it is
+		// what cfg.DecodeInto makes of its bytes. Both must meet
+		// again after it, and neither part be a memory operand.
+		endbr := func(i int) bool {
+			in := &span[i]
+			return in.Op == x86asm.NOP && in.Len == 4 && cfg.IsEndbr(b[in.PC-r.Lo:])
+		}
+		hasEndbr := false
+		for i := range span {
+			if !endbr(i) {
+				continue
+			}
+			hasEndbr = true
+			off := int(span[i].PC - r.Lo)
+			var reached int
+			*buf, reached = decodeOld((*buf)[:0], span[i].PC, b[off:], 4)
+			if reached != 4 {
+				return dst, false
+			}
+			for _, d := range *buf {
+				for _, a := range d.Args {
+					if _, ok := a.(x86asm.Mem); ok {
+						return dst, false
+					}
+				}
+			}
+		}
+		insts := span
+		var window func(k int) []decoded
+		if hasEndbr {
+			window = func(k int) []decoded {
+				w := (*buf)[:0]
+				for j := k + 1; j < len(span) && len(w) < 8; j++ {
+					if endbr(j) {
+						off := int(span[j].PC - r.Lo)
+						w, _ = decodeOld(w, span[j].PC, b[off:], 4)
+						continue
+					}
+					w = append(w, insts[j])
+				}
+				*buf = w
+				return w
+			}
+		}
+		dst = gl.appendReads(dst, insts, window)
+	}
+	return dst, true
+}
+
+// decoded is one instruction at its address.
+type decoded = cfg.Inst
+
+// readsThroughHow says whether an address just placed in reg is read
 // through by the instructions that follow: the first use of reg as a
 // memory base or index within a few instructions decides (a plain store
 // through it is no read). An address used otherwise (passed to a call,
 // stored) counts as a read of an aggregate, which code reaches through its
 // base address, and not of a scalar, whose address is merely taken.
-func readsThrough(after []decoded, reg x86asm.Reg, aggregate bool) bool {
+//
+// It returns readYes, readNo, or readIfAggregate when no use decides.
+func readsThroughHow(after []decoded, reg x86asm.Reg) uint8 {
 	for k := 0; k < len(after) && k < 8; k++ {
 		in := &after[k].Inst
 		for ai, a := range in.Args {
 			if m, ok := a.(x86asm.Mem); ok && (m.Base == reg || m.Index == reg) {
-				return !(ai == 0 && storeOnly(in.Op))
+				if ai == 0 && storeOnly(in.Op) {
+					return readNo
+				}
+				return readYes
 			}
 		}
 		if d, ok := in.Args[0].(x86asm.Reg); ok && d == reg && in.Op != x86asm.CMP && in.Op != x86asm.TEST {
 			break // reg is overwritten before any use as an address
 		}
 	}
-	return aggregate
+	return readIfAggregate
 }

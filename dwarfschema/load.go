@@ -120,7 +120,10 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	l.release()
 	debug.FreeOSMemory()
 	ph.end("build")
-	stored, err := inferTagsWith(s, ef, ci)
+	// The globals, found before tagging: the tagger notes where code
+	// reads them while it has the code decoded, for narrowGlobals.
+	gl := newGlobalSet(s, ef, nil)
+	stored, err := inferTagsWith(s, ef, ci, gl)
 	if err != nil {
 		return nil, fmt.Errorf("%s: inferring tags: %w", path, err)
 	}
@@ -148,7 +151,7 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	}
 	ph.end("tags")
 	debug.FreeOSMemory() // the tagger's garbage, before narrowGlobals' copy of the Locs
-	narrowGlobals(s, ef, keep)
+	narrowGlobals(s, ef, keep, gl)
 	dropReplaced(s, l.replaced)
 	ph.end("narrow")
 	return s, nil

@@ -72,7 +72,9 @@ func startCallInfo(d *dieData, syms []model.Symbol) *callInfoResult {
 	return r
 }
 
-func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) (stored []bool, err error) {
+// gl, if not nil, gets each function's reads of globals from its graph
+// (globalSet.graphReads), for narrowGlobals.
+func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *globalSet) (stored []bool, err error) {
 	t0 := time.Now()
 	st := &tagStats{}
 	defer func() {
@@ -149,7 +151,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) (stored []
 			fill[f]++
 		}
 	}
-	gl := cfg.NewGlobals(globals)
+	cgl := cfg.NewGlobals(globals)
 	var fields *cfg.Fields
 	nf := 0
 	for i := range s.Vars {
@@ -177,6 +179,12 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) (stored []
 		funcs, skipped, bad, unresolved int
 	}
 	results := make([]result, workers)
+	if gl != nil && len(gl.gs) > 0 {
+		gl.scanned = make([]bool, len(s.Funcs))
+		gl.reads = make([][]globalRead, len(s.Funcs))
+	} else {
+		gl = nil
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -187,7 +195,9 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) (stored []
 			a := cfg.NewAnalyzer()
 			var ranges []cfg.Range
 			var locs []cfg.VarLoc
-			in := cfg.Input{Calls: calls, Globals: gl, Sigs: sigs, Fields: fields}
+			var reads []globalRead
+			var rbuf []decoded
+			in := cfg.Input{Calls: calls, Globals: cgl, Sigs: sigs, Fields: fields}
 			for {
 				f := int(next.Add(1) - 1)
 				if f >= len(s.Funcs) {
@@ -214,6 +224,13 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult) (stored []
 					blocks[i] = g.Blocks[i].Start
 				}
 				fn.Blocks = blocks
+				if gl != nil {
+					var ok bool
+					if reads, ok = gl.graphReads(reads[:0], g, fn.Ranges, &rbuf); ok {
+						gl.reads[f] = slices.Clip(slices.Clone(reads))
+						gl.scanned[f] = true
+					}
+				}
 				locs = varLocs(locs[:0], s, byFunc[start[f]:start[f+1]])
 				in.Locs = locs
 				in.FrameBase = cfg.FrameBase(fn.FrameBase)

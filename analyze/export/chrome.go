@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/vprof/vprof/analyze/debugsyms"
 	"io"
 	"math"
 	"strconv"
@@ -33,9 +34,9 @@ func Chrome(w io.Writer, path string, opt ChromeOptions) error {
 		tracks map[*trace.Thread][]timeline.Track
 		err    error
 	)
-	var dbg debugSyms
+	var dbg debugsyms.Table
 	popt := trace.ProfileOptions{SampleTime: true, NameCode: func(o *model.Object, link uint64) (string, bool) {
-		name, ok := dbg.name(o.BuildID, link)
+		name, ok := dbg.Name(o.BuildID, link)
 		return symname.Demangle(name), ok
 	}}
 	if len(opt.Vars) > 0 {

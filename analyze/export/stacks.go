@@ -10,6 +10,7 @@ package export
 
 import (
 	"fmt"
+	"github.com/vprof/vprof/analyze/debugsyms"
 	"io"
 
 	"github.com/vprof/vprof/runtime/model"
@@ -46,7 +47,7 @@ func Walk(path string, fn func(*Stack) error) (*symtab.Table, model.Header, prof
 	defer r.Close()
 	tab := symtab.New()
 	st := Stack{Table: tab}
-	var dbg debugSyms
+	var dbg debugsyms.Table
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -76,7 +77,7 @@ func Walk(path string, fn func(*Stack) error) (*symtab.Table, model.Header, prof
 					m, _ = tab.Space.Lookup(b.PID, look)
 					if f.Func < 0 && !f.Symbol {
 						if o := tab.Objects[f.Obj]; o != nil {
-							if name, ok := dbg.name(o.BuildID, f.LinkPC); ok {
+							if name, ok := dbg.Name(o.BuildID, f.LinkPC); ok {
 								f.Name, f.Display, f.Symbol = name, symname.Demangle(name), true
 							}
 						}

@@ -97,6 +97,7 @@ type funcInfo struct {
 	line    int32
 	locals  []int32 // variables defined in the function
 	wait    bool    // a blocking call of the C library's threads (contention.go)
+	wake    bool    // the C library's futex wake of a lock (wake.go)
 }
 
 // varMode is how a variable's samples are analysed.
@@ -118,6 +119,7 @@ const (
 type varInfo struct {
 	mode    varMode
 	natural bool          // differs between runs by nature: no value dimension
+	param   bool          // a parameter of its function, or a field behind one
 	kind    model.Kind    //
 	pkind   model.Kind    // pointee kind of a pointer to a basic type
 	has     [numDims]bool // the normal runs have samples in that dimension
@@ -213,6 +215,12 @@ type Analyzer struct {
 	stkNormal stackCover // normal runs
 	grpCount  []int32    // per variable: scratch of Run.flushValues, zero between blocks
 
+	// Per function (echo.go, D43): its only anomalies are durations and
+	// deltas of values found normal; no parameter of it went wrong.
+	echo, givenNormal []bool
+
+	libNames libNames // library code named from debug files (wake.go, D44)
+
 	// Abnormal-sample counters, one table per worker: a variable's samples
 	// are processed by worker v % workers only (see pipeline.go).
 	workers int
@@ -263,7 +271,7 @@ func (a *Analyzer) internFunc(key, display string, program bool, file string, li
 	}
 	i := int32(len(a.funcs))
 	a.funcs = append(a.funcs, funcInfo{key: key, display: display, program: program, file: file, line: line,
-		wait: !program && waitName(display)})
+		wait: !program && waitName(display), wake: !program && wakeName(display)})
 	a.funcIdx[k] = i
 	a.funcStamp = append(a.funcStamp, 0)
 	return i
@@ -477,6 +485,9 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 			continue
 		}
 		oi.varMap[i] = a.internVar(fkey+"\x00"+name, name, fn, v)
+		if isParam(s, v) {
+			a.vars[oi.varMap[i]].param = true
+		}
 	}
 	if key != "" {
 		a.objKey[key] = oi
@@ -519,6 +530,21 @@ func (a *Analyzer) funcInComponent(f int32) bool {
 		}
 	}
 	return a.funcComp[f] > 0
+}
+
+// isParam reports whether v is a parameter of its function or a field of
+// one (pool->n_free of a parameter pool).
+func isParam(s *model.Schema, v *model.Var) bool {
+	for range len(s.Vars) { // a field of a field: bounded by the schema
+		if v.Param {
+			return true
+		}
+		if v.Field == nil || v.Field.Of < 0 || int(v.Field.Of) >= len(s.Vars) {
+			return false
+		}
+		v = &s.Vars[v.Field.Of]
+	}
+	return false
 }
 
 // matchComponent is the rule of record and schema (model.MatchComponent).

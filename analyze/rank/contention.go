@@ -92,6 +92,6 @@ func waitNote(buggy []*Run) string {
 	if total <= 0 || wait < 0.01*total {
 		return ""
 	}
-	return fmt.Sprintf("%.3f s (%.0f%%) of the slow runs' samples waited in a lock another thread held, a condition, a semaphore or a join (pthread_mutex_lock, pthread_cond_wait, sem_wait, pthread_join, ... beyond their own code): that time is whoever held it, and counts for no function's cost (method.md §4, D25)",
+	return fmt.Sprintf("%.3f s (%.0f%%) of the slow runs' samples waited in a lock another thread held, a condition, a semaphore or a join (pthread_mutex_lock, pthread_cond_wait, sem_wait, pthread_join, ... beyond their own code), or woke a thread that waited for a lock (the C library's lock wake, D44): that time is whoever held it, and counts for no function's cost (method.md §4, D25)",
 		wait/float64(len(buggy)), 100*wait/total)
 }

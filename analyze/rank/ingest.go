@@ -391,7 +391,7 @@ func (r *Run) sample(pid int32, s *model.Sample) {
 		// Self time goes to the symbol, as gprof and perf count it.
 		r.self[r.frame(pid, s, 0, stamp).phys] += w
 		charged := false
-		if r.wait = !r.flatOnly && r.waiting(pid, s, nf, stamp); r.wait { // contention.go
+		if r.wait = !r.flatOnly && (r.waiting(pid, s, nf, stamp) || r.waking(pid, s, nf, stamp)); r.wait { // contention.go, wake.go
 			r.waited += w
 			charged = true
 		}

@@ -235,10 +235,12 @@ func (a *Analyzer) Result() *Result {
 		}
 	}
 	a.markPassers(res) // passing.go
+	a.markEchoes(res)  // echo.go
 	a.mergingCallers(res.Functions, drivers)
 	a.callerDecides(res.Functions, drivers, len(buggy))
 	a.passingCallers(res.Functions, drivers)
-	a.spinningLoop(res.Functions) // drivers.go, D23
+	a.echoingCallers(res.Functions, drivers) // echo.go, D43
+	a.spinningLoop(res.Functions)            // drivers.go, D23
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable
@@ -582,8 +584,8 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	for p := range a.rankedPairs(fns, drivers) {
 		A, D, ia, id, t := p.outer, p.inner, p.outerRow, p.innerRow, p.t
 		fa, fd := &fns[ia], &fns[id]
-		if fa.Source != SourceVariable || fa.Discount >= a.opt.DefaultDiscount || fd.Source != SourceVariable || a.passesTo(A, D) {
-			continue // a caller that only passes control decides nothing (D26)
+		if fa.Source != SourceVariable || fa.Discount >= a.opt.DefaultDiscount || fd.Source != SourceVariable || a.passesTo(A, D) || a.echoesCallee(A, D) {
+			continue // a caller that only passes control (D26) or echoes its callee's time (D43) decides nothing
 		}
 		if t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
 			continue

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/vprof/vprof/analyze/debugsyms"
 	"math"
 	"os"
 	"os/exec"
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vprof/vprof/analyze/export"
 	"github.com/vprof/vprof/testprogs"
 )
 
@@ -72,7 +72,7 @@ func TestExportsReadWhole(t *testing.T) {
 	if !progOK || libcID == "" {
 		t.Fatalf("go tool pprof -raw mappings, want the program and libc with start, limit, offset, file, build-id:\n%s", maps)
 	}
-	_, err = os.Stat(filepath.Join(export.DebugDir, ".build-id", libcID[:2], libcID[2:]+".debug"))
+	_, err = os.Stat(filepath.Join(debugsyms.Dir, ".build-id", libcID[:2], libcID[2:]+".debug"))
 	libcDebug := err == nil
 	top := pprof("-top")
 	if regexp.MustCompile(`\[libc\.so\.6\+0x`).MatchString(top) {

@@ -27,11 +27,15 @@ ranks just above it at equal cost (it decided to make the costly call);
 a caller where two anomalous callees meet ranks just below the better of
 them; a caller seen only in the slow runs, with no loop, all of whose
 time is one anomalous callee ranks just below it (it only passed
-control); a thread's loop that spins (its own instructions take the extra
+control), and so does one whose variables held their normal values,
+only longer, while a callee given normal arguments looped more (its
+evidence is the callee's time); a thread's loop that spins (its own instructions take the extra
 time, not its callees) ranks at its outermost level whose own variables
 went wrong. --explain and the JSON ("placed") say when one applied. Time
-spent waiting for a lock another thread held counts for no function
-(the report says how much). r comes
+spent waiting for a lock another thread held counts for no function,
+nor does the C library's wake of a thread that waits for one (named
+from its debug file, libc6-dbg, when its symbols do not name it; the
+report says how much). r comes
 from the function's most anomalous variable (the variable-
 discounter: k-sample Anderson-Darling test and Hellinger distance between
 the normal and buggy samples of its values, deltas and durations), or,

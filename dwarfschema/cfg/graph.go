@@ -438,3 +438,7 @@ func containsInt32(s []int32, x int32) bool {
 	}
 	return false
 }
+
+// IsEndbr reports whether b starts with endbr64 or endbr32, which the
+// graphs hold as a 4-byte no-op (x86asm does not know them).
+func IsEndbr(b []byte) bool { return isEndbr(b) }

@@ -1,4 +1,6 @@
-package export
+// Package debugsyms names library code that the library's own symbol
+// table does not, from the library's separate debug file.
+package debugsyms
 
 import (
 	"debug/elf"
@@ -6,23 +8,24 @@ import (
 	"sort"
 )
 
-// DebugDir is where separate debug files are looked up by build-id
-// (<DebugDir>/.build-id/xx/yyyy.debug), as gdb and the schema loader do.
-var DebugDir = "/usr/lib/debug"
+// Dir is where separate debug files are looked up by build-id
+// (<Dir>/.build-id/xx/yyyy.debug), as gdb and the schema loader do.
+var Dir = "/usr/lib/debug"
 
-// debugSyms names library code that the library's own symbol table does
+// Table names library code that the library's own symbol table does
 // not (a distribution's stripped libc keeps only its exported symbols:
 // memset's AVX2 variant, __libc_start_call_main are local): from the
 // symbol table of the library's separate debug file, found by build-id,
 // when one is installed (Debian: libc6-dbg, the -dbgsym packages). Files
-// are read once per build-id.
-type debugSyms struct {
+// are read once per build-id. The zero Table is ready to use; it is not
+// safe for concurrent use.
+type Table struct {
 	byID map[string][]elf.Symbol // sorted by Value; nil: none found
 }
 
-// name returns the function symbol of the object with build-id id that
+// Name returns the function symbol of the object with build-id id that
 // holds link-time address link.
-func (d *debugSyms) name(id string, link uint64) (string, bool) {
+func (d *Table) Name(id string, link uint64) (string, bool) {
 	if len(id) < 3 {
 		return "", false
 	}
@@ -31,7 +34,7 @@ func (d *debugSyms) name(id string, link uint64) (string, bool) {
 	}
 	syms, ok := d.byID[id]
 	if !ok {
-		syms = readDebugSyms(filepath.Join(DebugDir, ".build-id", id[:2], id[2:]+".debug"))
+		syms = readDebugSyms(filepath.Join(Dir, ".build-id", id[:2], id[2:]+".debug"))
 		d.byID[id] = syms
 	}
 	i := sort.Search(len(syms), func(i int) bool { return syms[i].Value > link }) - 1

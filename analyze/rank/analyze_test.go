@@ -770,8 +770,11 @@ func TestEndToEndPatterns(t *testing.T) {
 	})
 	t.Run("scalability: present only when slow", func(t *testing.T) {
 		a := New(DefaultOptions())
-		feed(t, a, Normal, "n", series(vI, pcWork, 0, 1, 2, 3, 4))
-		feed(t, a, Buggy, "b", append(series(vI, pcWork, 0, 1, 2, 3, 4), series(vN, pcHelper, 10, 5, 6, 7, 8)...))
+		// As many normal samples as slow ones besides helper's: its
+		// absence there is no chance (D37).
+		xs := []int64{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4}
+		feed(t, a, Normal, "n", series(vI, pcWork, 0, xs...))
+		feed(t, a, Buggy, "b", append(series(vI, pcWork, 0, xs...), series(vN, pcHelper, 20, 5, 6, 7, 8)...))
 		h := findFunc(t, a.Result(), "helper")
 		if h.Pattern != PatternScalability || h.Reason != ReasonBuggyOnly || h.Rank != 1 {
 			t.Fatalf("helper: %+v", h)
@@ -915,7 +918,11 @@ func TestSampleSetModes(t *testing.T) {
 // located where it was read, as the abnormal samples of its verdict.
 func TestPresentOnlyWhenSlowLocations(t *testing.T) {
 	a := New(DefaultOptions())
-	feed(t, a, Normal, "n", []ev{{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vI, 1)}}})
+	normal := []ev{{tid: 1, tick: 1, stack: []uint64{P(pcWork)}, vals: []model.Value{val(0, vI, 1)}}}
+	for i := range 10 {
+		normal = append(normal, ev{tid: 1, tick: uint64(i + 2), stack: []uint64{P(pcMain)}}) // D37: a normal run long enough
+	}
+	feed(t, a, Normal, "n", normal)
 	var buggy []ev
 	for i := range 4 {
 		buggy = append(buggy, ev{tid: 1, tick: uint64(i + 1), stack: []uint64{P(pcHelper)},

@@ -29,6 +29,7 @@ type stackCover struct {
 	stacks map[uint64][]int // hash of a function list -> entries with that hash
 	lists  []stackEntry
 	seen   []int32 // scratch: the sample's distinct functions, innermost first
+	again  []int32 // scratch: pairs (f, k): f is on the stack again outside seen[:k] (recursion; outermost k)
 	// inner, when set before the first pairMap, limits the pairs to those
 	// whose inner function it marks (the rules ask only about callees
 	// with a variable verdict).
@@ -39,6 +40,7 @@ type stackCover struct {
 // first) and the seconds of the samples that had it.
 type stackEntry struct {
 	funcs []int32
+	again []int32 // (f, k) pairs: f, first at its innermost place in funcs, is on the stack again outside funcs[:k]
 	w     float64
 }
 
@@ -48,17 +50,24 @@ func (c *stackCover) addStack(w float64) {
 	for _, f := range c.seen {
 		h = (h ^ uint64(uint32(f))) * 1099511628211
 	}
+	for _, x := range c.again {
+		h = (h ^ uint64(uint32(x)) ^ 1<<40) * 1099511628211
+	}
 	if c.stacks == nil {
 		c.stacks = map[uint64][]int{}
 	}
 	for _, i := range c.stacks[h] {
-		if slices.Equal(c.lists[i].funcs, c.seen) {
+		if slices.Equal(c.lists[i].funcs, c.seen) && slices.Equal(c.lists[i].again, c.again) {
 			c.lists[i].w += w
 			return
 		}
 	}
 	c.stacks[h] = append(c.stacks[h], len(c.lists))
-	c.lists = append(c.lists, stackEntry{funcs: slices.Clone(c.seen), w: w})
+	var again []int32
+	if len(c.again) > 0 {
+		again = slices.Clone(c.again)
+	}
+	c.lists = append(c.lists, stackEntry{funcs: slices.Clone(c.seen), again: again, w: w})
 }
 
 // pairMap returns the pairs (see stackCover), built from the distinct
@@ -106,14 +115,18 @@ func (r *Run) onStack(pid int32, s *model.Sample, nf int, w float64, stamp uint6
 		c.threads = append(c.threads, nil)
 	}
 	ts.total += w
-	c.seen = c.seen[:0]
+	c.seen, c.again = c.seen[:0], c.again[:0]
 	for i := 0; i < nf && i < maxWalk; i++ {
 		fr := r.frame(pid, s, i, stamp)
 		if !fr.prog {
 			continue
 		}
 		for _, f := range fr.chain {
-			if c.stamp[f] == stamp || !a.funcs[f].program {
+			if !a.funcs[f].program {
+				continue
+			}
+			if c.stamp[f] == stamp {
+				c.noteAgain(f)
 				continue
 			}
 			c.stamp[f] = stamp
@@ -141,6 +154,51 @@ func (c *stackCover) outside(outer, inner int) float64 {
 	for _, e := range c.lists {
 		if i := slices.Index(e.funcs, int32(inner)); i >= 0 && slices.Contains(e.funcs[i+1:], int32(outer)) {
 			t += e.w
+		}
+	}
+	return t
+}
+
+// noteAgain records that f, already in c.seen, is on the stack again
+// further out than the functions seen so far (recursion).
+func (c *stackCover) noteAgain(f int32) {
+	k := int32(len(c.seen))
+	if c.seen[k-1] == f {
+		return // the same function again right outside itself: no frame between
+	}
+	for i := 0; i < len(c.again); i += 2 {
+		if c.again[i] == f {
+			c.again[i+1] = k
+			return
+		}
+	}
+	c.again = append(c.again, f, k)
+}
+
+// around is the time with outer on the stack outside inner, counting a
+// function that recurses at its outermost place: the time with inner
+// inside outer's own work, whether or not outer is also called from
+// inner (method.md §7, decision D35).
+func (c *stackCover) around(outer, inner int) float64 {
+	var t float64
+	for _, e := range c.lists {
+		i := slices.Index(e.funcs, int32(inner))
+		if i < 0 {
+			continue
+		}
+		j := slices.Index(e.funcs, int32(outer))
+		if j < 0 {
+			continue
+		}
+		if j > i {
+			t += e.w
+			continue
+		}
+		for x := 0; x < len(e.again); x += 2 {
+			if e.again[x] == int32(outer) && int(e.again[x+1]) > i {
+				t += e.w
+				break
+			}
 		}
 	}
 	return t

@@ -27,6 +27,8 @@ const (
 
 	vUsed = 10 // work: a function-scope static int, cond (outlives a call)
 
+	vCur = 11 // work: struct item *, args (null/non-null; address in duration only)
+
 	progBias = 0x400000
 	libBias  = 0x7f0000000000
 )
@@ -69,6 +71,7 @@ func progSchema() *model.Schema {
 			{Name: "x", Func: fInl, Line: 61, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
 			{Name: "i", Func: fWork, Line: 28, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
 			{Name: "used", Func: fWork, Line: 29, Type: "int", Kind: model.KindInt, Size: 4, Static: true, Tags: model.TagCond},
+			{Name: "cur", Func: fWork, Line: 24, Type: "struct item *", Kind: model.KindPointer, Size: 8, Tags: model.TagArgs},
 		},
 		Lines: []model.LineRow{
 			{PC: 0x1000, File: 0, Line: 10}, {PC: 0x1100, File: 0, Line: 20}, {PC: 0x1150, File: 0, Line: 25},
@@ -111,6 +114,7 @@ type ev struct {
 	ms    float64
 	stack []uint64
 	vals  []model.Value
+	tail  uint64 // Sample.TailFrames: the frames restored from a tail call
 }
 
 // val is variable v read in frame f with value bits.
@@ -147,7 +151,7 @@ func feedWith(t testing.TB, a *Analyzer, k Kind, name string, hdr []any, evs []e
 			ms = 1
 		}
 		b := &model.Block{PID: 1, TID: e.tid, Samples: []model.Sample{{
-			Tick: e.tick, WeightNS: int64(ms * 1e6), Stack: e.stack, Values: e.vals,
+			Tick: e.tick, WeightNS: int64(ms * 1e6), Stack: e.stack, Values: e.vals, TailFrames: e.tail,
 		}}}
 		if err := r.Record(b); err != nil {
 			t.Fatal(err)

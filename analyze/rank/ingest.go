@@ -56,6 +56,7 @@ type Run struct {
 	// tailOn: per global function, seconds on the stack in a frame that
 	// the reader restored from a tail call (Sample.TailFrames).
 	tailOn       map[int32]float64
+	tailOnly     map[int32]float64 // the part of tailOn with no frame of the function's own on the stack (D35)
 	programBuild string
 	trailer      *model.Trailer
 	flatOnly     bool

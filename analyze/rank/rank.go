@@ -575,8 +575,10 @@ const CallerEvidence = 0.9
 // D's cost and evidence are what A decided to do, and A takes D's
 // calibrated cost if it is larger, D taking A's. A caller that spends part
 // of its time elsewhere (its own instructions, other callees: where
-// several anomalies meet) is left alone. Of several such callers of one
-// callee the outermost (most stack time) is taken.
+// several anomalies meet) is left alone, and so is one whose time is the
+// callee's by construction (recursion, a tail call: heldcall.go, D35). Of
+// several such callers of one callee the outermost (most stack time) is
+// taken.
 func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	c := &a.stk
 	best := map[int]int{} // callee row -> outermost qualifying caller row
@@ -588,6 +590,9 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 		}
 		if t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
 			continue
+		}
+		if a.decidesByConstruction(A, D) {
+			continue // its time is the callee's by construction (D35)
 		}
 		// c.on sums the buggy runs; VarCost is their mean.
 		if fa.VarCost*float64(nBuggy) < CallerEvidence*c.on[D] {

@@ -410,7 +410,13 @@ func TestMergingCaller(t *testing.T) {
 // function its discount, and the shape of their values, rather than the
 // one that a name picks among them (method.md §8, D11).
 func TestPatternFromEvidence(t *testing.T) {
-	mainOnly := []ev{{tid: 1, tick: 0, stack: []uint64{P(pcMain)}}, {tid: 1, tick: 1, stack: []uint64{P(pcMain)}}}
+	// The normal runs of the cases whose work runs only when slow: as
+	// long as the slow ones, so that work's absence there is no chance
+	// (D37).
+	var mainOnly []ev
+	for i := range 30 {
+		mainOnly = append(mainOnly, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcMain)}})
+	}
 	cases := []struct {
 		name           string
 		normal, buggy  func(i int) []model.Value // values read in work at tick i

@@ -39,6 +39,29 @@ func (r *Run) onTailFrames(pid int32, s *model.Sample, nf int, w float64, stamp 
 			r.tailOn[f] += w
 		}
 	}
+	// The functions of seen with no frame of their own on this stack (a
+	// recursive function may have both): only a tail call put them there
+	// (D35).
+	for i := 0; i < nf && i < maxWalk && len(seen) > 0; i++ {
+		if i < 64 && s.TailFrames&(1<<i) != 0 {
+			continue
+		}
+		fr := r.frame(pid, s, i, stamp)
+		if !fr.prog {
+			continue
+		}
+		for _, f := range fr.chain {
+			if j := slices.Index(seen, f); j >= 0 {
+				seen = slices.Delete(seen, j, j+1)
+			}
+		}
+	}
+	for _, f := range seen {
+		if r.tailOnly == nil {
+			r.tailOnly = map[int32]float64{}
+		}
+		r.tailOnly[f] += w
+	}
 }
 
 // tailCallNotes says, for each program function that was on the slow

@@ -107,6 +107,18 @@ type VarVerdict struct {
 // duration, delta, value.
 var tieOrder = [numDims]Dimension{DimDuration, DimDelta, DimValue}
 
+// absentByChance reports whether a variable seen in buggy samples of the
+// slow runs and never in the normal runs would have been seen fewer than
+// MinSamples times in the normal runs at the same share of their samples
+// (method.md §5, decision D37): its absence there is what their length
+// gives, not evidence that it ran only when slow.
+func (a *Analyzer) absentByChance(buggy float64) bool {
+	if a.total[Normal] <= 0 || a.total[Buggy] <= 0 {
+		return false
+	}
+	return buggy*a.total[Normal]/a.total[Buggy] < float64(a.opt.MinSamples)
+}
+
 // varVerdict computes r(v), method.md §5.
 func (a *Analyzer) varVerdict(i int32) VarVerdict {
 	o := &a.opt
@@ -117,6 +129,9 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 		vv.Function = a.funcs[vi.fn].display
 	}
 	switch {
+	case vv.Normal == 0 && vv.Buggy >= float64(o.MinSamples) && a.absentByChance(vv.Buggy):
+		vv.Reason = ReasonTooFew // D37
+		return vv
 	case vv.Normal == 0 && vv.Buggy >= float64(o.MinSamples):
 		vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Reason = true, 0, DimValue, true, ReasonBuggyOnly
 		return vv

@@ -99,7 +99,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "vprof.data", "write the profile to `FILE`")
 	pid := fs.Int("p", 0, "attach to the running process `PID` instead of launching a command")
 	interval := fs.Duration("interval", time.Millisecond, "time between ticks (`D`: 1ms is 1000 samples per second per busy thread)")
-	depth := fs.Int("depth", 3, "read values in `N` caller program frames besides the innermost one")
+	depth := fs.Int("depth", 4, "read values in `N` caller program frames besides the innermost one (docs/method.md §3, D36)")
 	stack := fs.Int("stack", 64, "keep `N` frames of each call stack (at most 128)")
 	clock := fs.String("clock", "cpu", "what a tick samples, `MODE`: cpu (the threads that used CPU since the last tick) or wall (every thread, with running/blocked state)")
 	duration := fs.Duration("duration", 0, "stop recording after `D` (0: when the program exits)")
@@ -109,7 +109,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	funcRe := fs.String("func", "", "sample only variables of functions matching `REGEX` ('#global' matches globals)")
 	samplerName := fs.String("sampler", "auto", "how threads are sampled, `NAME`: auto, perf or ptrace (see above; ptrace may cut a running system call short)")
 	all := fs.Bool("all", false, "sample every local variable and parameter DWARF describes, not only those tagged loop/cond/args (more values, more cost)")
-	tailFrames := fs.Bool("tail-frames", false, "restore while recording the frames that tail calls removed and read their parameters there (docs/method.md §3; the other commands restore them anyway, without values)")
+	tailFrames := fs.Bool("tail-frames", true, "restore while recording the frames that tail calls removed and read their parameters there (docs/method.md §3, D36; --tail-frames=false: the other commands restore them anyway, without values)")
 	noFields := fs.Bool("no-fields", false, "sample no struct fields: struct globals as one hash each, no fields of struct locals, nothing read behind pointers (as before fields were sampled; for comparison)")
 	noCache := fs.Bool("no-schema-cache", false, "build the program's schema even when it is cached (also VPROF_SCHEMA_CACHE=off; see Schema cache above)")
 	var comps multiFlag

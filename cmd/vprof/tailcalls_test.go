@@ -90,9 +90,10 @@ func recordModes(t *testing.T, bin, prog, dir, suffix string, flags ...string) [
 	return files
 }
 
-// TestTailCallEntryValuesCLI records ssl_flush_sessions as a user would
-// (no flags), whose root cause SSL_CTX_flush_sessions is reached only
-// through ssl_update_cache's tail call: its parameter s is never read from
+// TestTailCallEntryValuesCLI records ssl_flush_sessions without values in
+// restored frames (--tail-frames=false, the default before D36), whose
+// root cause SSL_CTX_flush_sessions is reached only through
+// ssl_update_cache's tail call: its parameter s is never read from
 // ngx_ssl_handshake's record of the call to ssl_update_cache (an SSL *, not
 // the SSL_CTX *), and the root cause's evidence is its own struct local
 // tp's fields (method.md D27, D28).
@@ -103,7 +104,10 @@ func TestTailCallEntryValuesCLI(t *testing.T) {
 	bin := vprofBinary(t)
 	prog := testprogs.Path(t, "ssl_flush_sessions")
 	dir := t.TempDir()
-	files := recordModes(t, bin, prog, dir, "")
+	// Without values in restored frames (with them, the restored
+	// ssl_update_cache's record of its tail call names
+	// SSL_CTX_flush_sessions, and its s is read from there).
+	files := recordModes(t, bin, prog, dir, "", "--tail-frames=false")
 	out, err := exec.Command(bin, "report", "-q", "--explain", "SSL_CTX_flush_sessions", files[0], files[1]).Output()
 	if err != nil {
 		t.Fatalf("report --explain: %v\n%s", err, out)
@@ -124,5 +128,45 @@ func TestTailCallEntryValuesCLI(t *testing.T) {
 	}
 	if !sawTP {
 		t.Errorf("no field of SSL_CTX_flush_sessions' struct local tp in its evidence:\n%s", out)
+	}
+}
+
+// TestTailCallerDecidesNothing records ssl_flush_sessions as a user would
+// (the defaults read values in frames restored from tail calls, D36):
+// ssl_update_cache, restored above SSL_CTX_flush_sessions because it ends
+// in a jump to it, is on the stack only while the flush runs, and its
+// SSL *s lasts longer when a handshake ends in a long flush; it does not
+// take the place of the root cause, which decided to walk the whole cache
+// (method.md D35, D10).
+func TestTailCallerDecidesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a test program")
+	}
+	bin := vprofBinary(t)
+	prog := testprogs.Path(t, "ssl_flush_sessions")
+	files := recordModes(t, bin, prog, t.TempDir(), "")
+	js, err := exec.Command(bin, "report", "-q", "--format", "json", files[0], files[1]).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Functions []struct {
+			Rank     int    `json:"rank"`
+			Function string `json:"function"`
+			Placed   string `json:"placed"`
+		} `json:"functions"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	rank := map[string]int{}
+	for _, f := range rep.Functions {
+		rank[f.Function] = f.Rank
+		if f.Function == "ssl_update_cache" && strings.Contains(f.Placed, "D10") {
+			t.Errorf("ssl_update_cache placed: %s", f.Placed)
+		}
+	}
+	if r := rank["SSL_CTX_flush_sessions"]; r != 1 {
+		t.Errorf("SSL_CTX_flush_sessions ranks %d (ssl_update_cache %d), want 1", r, rank["ssl_update_cache"])
 	}
 }

@@ -656,3 +656,15 @@ func (a *Analyzer) countAbnormal(v int32, d Dimension, obj int32, pc uint64, n f
 	t.count[i] += n
 	vi.abLast[d], vi.abLastIdx[d] = k, i+1
 }
+
+// kindCounts returns how many slow (buggy) and normal runs were added.
+func (a *Analyzer) kindCounts() (nb, nn float64) {
+	for _, r := range a.runs {
+		if r.Kind == Buggy {
+			nb++
+		} else {
+			nn++
+		}
+	}
+	return nb, nn
+}

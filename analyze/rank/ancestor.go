@@ -39,14 +39,7 @@ const ShareGrowth = 1.5
 // innermost member holds.
 func (a *Analyzer) abovePart(res *Result, drivers []bool) {
 	fns := res.Functions
-	var nb, nn float64
-	for _, r := range a.runs {
-		if r.Kind == Buggy {
-			nb++
-		} else {
-			nn++
-		}
-	}
+	nb, nn := a.kindCounts()
 	if nb == 0 || nn == 0 {
 		return
 	}

@@ -42,10 +42,13 @@ var waitCalls = map[string]bool{
 }
 
 // waitName reports whether a library symbol is one of waitCalls, whatever
-// alias names it: leading underscores, glibc's internal "__GI_" prefix and
-// a symbol version are dropped (___pthread_mutex_lock,
-// pthread_cond_wait@@GLIBC_2.3.2).
-func waitName(name string) bool {
+// alias names it (libBase).
+func waitName(name string) bool { return waitCalls[libBase(name)] }
+
+// libBase is the public name behind a C library symbol's aliases: leading
+// underscores, glibc's internal "__GI_" prefix and a symbol version are
+// dropped (___pthread_mutex_lock, pthread_cond_wait@@GLIBC_2.3.2).
+func libBase(name string) string {
 	if i := strings.IndexByte(name, '@'); i >= 0 {
 		name = name[:i]
 	}
@@ -53,7 +56,7 @@ func waitName(name string) bool {
 	if n, ok := strings.CutPrefix(name, "GI_"); ok {
 		name = strings.TrimLeft(n, "_")
 	}
-	return waitCalls[name]
+	return name
 }
 
 // waiting reports whether sample s waits: its innermost program frame

@@ -288,14 +288,7 @@ const SpinOdds = 4
 // elsewhere stay driver frames.
 func (a *Analyzer) spinning(drv []bool) []bool {
 	out := make([]bool, len(drv))
-	var nb, nn float64
-	for _, r := range a.runs {
-		if r.Kind == Buggy {
-			nb++
-		} else {
-			nn++
-		}
-	}
+	nb, nn := a.kindCounts()
 	if nb == 0 || nn == 0 {
 		return out
 	}

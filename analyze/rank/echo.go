@@ -1,11 +1,5 @@
 package rank
 
-import (
-	"cmp"
-	"math"
-	"slices"
-)
-
 // A caller whose evidence is its callee's time (method.md §7, decision
 // D43). D10 reads a caller all of whose slow-run time is one callee, and
 // whose own variables went wrong while it ran, as the function that
@@ -97,45 +91,11 @@ func (a *Analyzer) echoesCallee(A, D int) bool {
 }
 
 // echoingCallers ranks a caller whose evidence echoes its callee just
-// below that callee (D43): in the slow runs the callee runs under the
-// caller (SoleCallee of its stack time), the caller spends SoleCallee of
-// its stack time in it, the callee has a variable verdict below
-// DefaultDiscount, and echoesCallee holds. Without a placement the two
-// can tie at equal cost (a caller with delta evidence at r = 0), and the
-// caller's raw cost, which holds the callee's, would put it first.
+// below that callee (D43; echoesCallee and the conditions of
+// placeBelowSoleCallee). Without a placement the two can tie at equal
+// cost (a caller with delta evidence at r = 0), and the caller's raw
+// cost, which holds the callee's, would put it first.
 func (a *Analyzer) echoingCallers(fns []Function, drivers []bool) {
-	c := &a.stk
-	to := map[int]int{} // caller row -> callee row
-	for p := range a.rankedPairs(fns, drivers) {
-		A, D, ia, id, t := p.outer, p.inner, p.outerRow, p.innerRow, p.t
-		if !a.echoesCallee(A, D) {
-			continue
-		}
-		fd := &fns[id]
-		if fd.Source != SourceVariable || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
-			continue
-		}
-		if t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
-			continue
-		}
-		if j, ok := to[ia]; !ok || c.on[D] > c.on[a.funcIdx[fns[j].Key]] || c.on[D] == c.on[a.funcIdx[fns[j].Key]] && fd.Name < fns[j].Name {
-			to[ia] = id // the outermost callee: the one the caller called
-		}
-	}
-	// Innermost callers first, as D26 places a chain.
-	rows := make([]int, 0, len(to))
-	for ia := range to {
-		rows = append(rows, ia)
-	}
-	slices.SortFunc(rows, func(x, y int) int {
-		return cmp.Or(cmp.Compare(c.on[a.funcIdx[fns[x].Key]], c.on[a.funcIdx[fns[y].Key]]), cmp.Compare(x, y))
-	})
-	for _, ia := range rows {
-		id := to[ia]
-		if fns[ia].Calibrated < fns[id].Calibrated {
-			continue
-		}
-		fns[ia].Calibrated = math.Nextafter(fns[id].Calibrated, 0)
-		fns[ia].Placed = "just below " + fns[id].Name + ", all of its time and run under it: its evidence is how long its values were held while the callee ran, the callee's arguments look normal and its own loop went wrong (D43)"
-	}
+	a.placeBelowSoleCallee(fns, drivers, a.echoesCallee,
+		"its evidence is how long its values were held while the callee ran, the callee's arguments look normal and its own loop went wrong (D43)")
 }

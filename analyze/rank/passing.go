@@ -76,19 +76,25 @@ func (a *Analyzer) passesTo(A, D int) bool {
 }
 
 // passingCallers ranks a caller that only passes control just below the
-// callee it passes it to: in the slow runs the callee runs under the
-// caller (SoleCallee of its stack time), the caller spends SoleCallee of
-// its stack time in it, the callee has a variable verdict below
-// DefaultDiscount, and a loop variable of the callee went wrong
-// (passesTo). Of several such callees (a chain: the callee's callee is
-// all of the caller's time too) the outermost, with the most stack time,
-// is the one the caller called.
+// callee it passes it to (passesTo; the conditions of placeBelowSoleCallee).
 func (a *Analyzer) passingCallers(fns []Function, drivers []bool) {
+	a.placeBelowSoleCallee(fns, drivers, a.passesTo,
+		"it ran only for it (its variables compare no values), has no loop, and the callee's loop went wrong (D26)")
+}
+
+// placeBelowSoleCallee ranks a caller A just below a callee D for which
+// holds(A, D) (D26, D43): in the slow runs the callee runs under the
+// caller (SoleCallee of its stack time), the caller spends SoleCallee of
+// its stack time in it, and the callee has a variable verdict below
+// DefaultDiscount. Of several such callees (a chain: the callee's callee
+// is all of the caller's time too) the outermost, with the most stack
+// time, is the one the caller called. why ends the row's Placed note.
+func (a *Analyzer) placeBelowSoleCallee(fns []Function, drivers []bool, holds func(A, D int) bool, why string) {
 	c := &a.stk
 	to := map[int]int{} // caller row -> callee row
 	for p := range a.rankedPairs(fns, drivers) {
 		A, D, ia, id, t := p.outer, p.inner, p.outerRow, p.innerRow, p.t
-		if !a.passesTo(A, D) {
+		if !holds(A, D) {
 			continue
 		}
 		fd := &fns[id]
@@ -117,6 +123,6 @@ func (a *Analyzer) passingCallers(fns []Function, drivers []bool) {
 			continue
 		}
 		fns[ia].Calibrated = math.Nextafter(fns[id].Calibrated, 0)
-		fns[ia].Placed = "just below " + fns[id].Name + ", all of its time and run under it: it ran only for it (its variables compare no values), has no loop, and the callee's loop went wrong (D26)"
+		fns[ia].Placed = "just below " + fns[id].Name + ", all of its time and run under it: " + why
 	}
 }

@@ -1,7 +1,6 @@
 package rank
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/vprof/vprof/analyze/debugsyms"
@@ -28,17 +27,8 @@ import (
 var wakeCalls = map[string]bool{"lll_lock_wake": true, "lll_lock_wake_private": true, "futex_wake": true}
 
 // wakeName reports whether a library symbol is one of wakeCalls, whatever
-// alias names it (see waitName).
-func wakeName(name string) bool {
-	if i := strings.IndexByte(name, '@'); i >= 0 {
-		name = name[:i]
-	}
-	name = strings.TrimLeft(name, "_")
-	if n, ok := strings.CutPrefix(name, "GI_"); ok {
-		name = strings.TrimLeft(n, "_")
-	}
-	return wakeCalls[name]
-}
+// alias names it (libBase).
+func wakeName(name string) bool { return wakeCalls[libBase(name)] }
 
 // libNames names library code from debug files for waking; runs are read
 // concurrently.

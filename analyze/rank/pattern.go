@@ -213,6 +213,11 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 		return PatternWrong, fmt.Sprintf("condition variable %s changes otherwise than normal (duration, not longer than the normal runs'): the condition is decided on other values", vv.Name)
 	case rule == 0 && best.R < o.DefaultDiscount && a.vars[best.Var].tags&(model.TagLoop|model.TagCond) == 0:
 		if c := a.normalControl(res, fn); c != "" {
+			if best.HasDim && best.Dim == DimDuration {
+				if loop := a.loopAtPace(res, fn); loop != "" {
+					return PatternScalability, fmt.Sprintf("%s went wrong (duration) while loop variable %s steps at its normal pace and the condition variables look normal (%s): each call on a value runs longer, over more data (D53)", best.Name, loop, c)
+				}
+			}
 			return PatternMissing, fmt.Sprintf("%s went wrong (%s) while the loop and condition variables look normal (%s): the same work, done more, with nothing to skip it", best.Name, dimName(best), c)
 		}
 	}

@@ -514,6 +514,34 @@ func TestPatternFromEvidence(t *testing.T) {
 			nNormal: 60, nSlow: 120, want: PatternMissing, wantVar: "p",
 		},
 		{
+			// D53: the argument p holds each value 20 ticks instead of 2
+			// (r = 0, duration; its values as in the normal runs) while
+			// the loop variable i steps every tick as in the normal runs:
+			// each call on a value runs longer, over more data (rule 6
+			// before D53: missing constraint).
+			name: "an argument held while the loop steps at its normal pace",
+			normal: func(i int) []model.Value {
+				return []model.Value{ptr(0, vP, 0x9000, int64(i/2%4)), val(0, vI, int64(i%10))}
+			},
+			buggy: func(i int) []model.Value {
+				return []model.Value{ptr(0, vP, 0x9000, int64(i/20%4)), val(0, vI, int64(i%10))}
+			},
+			nNormal: 60, nSlow: 200, want: PatternScalability, wantVar: "p",
+		},
+		{
+			// D53's bound: the same argument held longer in a function
+			// with no loop, whose condition looks normal: rule 6, the same
+			// work done more.
+			name: "an argument held, no loop, the condition normal",
+			normal: func(i int) []model.Value {
+				return []model.Value{ptr(0, vP, 0x9000, int64(i/2%4)), val(0, vFlag, int64(i%4))}
+			},
+			buggy: func(i int) []model.Value {
+				return []model.Value{ptr(0, vP, 0x9000, int64(i/20%4)), val(0, vFlag, int64(i%4))}
+			},
+			nNormal: 60, nSlow: 200, want: PatternMissing, wantVar: "p",
+		},
+		{
 			// D32: the condition flag is read in the normal runs only
 			// (absent when slow, r = DefaultDiscount): it says nothing
 			// about how work decided in the slow runs, so rule 6 does not

@@ -535,6 +535,13 @@ func TestRankingOrder(t *testing.T) {
 	}
 }
 
+// withDur adds to v a duration verdict with discount r and reason why (no
+// verdict when why is ReasonTooFew).
+func withDur(v *VarVerdict, r float64, why string) *VarVerdict {
+	v.Dims = append(v.Dims, DimVerdict{Dim: DimDuration, OK: why != ReasonTooFew, R: r, Reason: why})
+	return v
+}
+
 func TestClassify(t *testing.T) {
 	o := DefaultOptions()
 	L, C, A := model.TagLoop, model.TagCond, model.TagArgs
@@ -564,6 +571,12 @@ func TestClassify(t *testing.T) {
 		{"cond buggy only: rule 3", C, vv(0, DimValue, 0, 9), PatternWrong, false},
 		{"args value anomaly", A, vv(0.2, DimValue, 9, 9), "", false},
 		{"value default", L, vv(0.8, DimValue, 9, 9), "", false},
+		// D54: v* took its r from a delta or value by the tie order, and
+		// its durations were compared and look normal: rule 4.
+		{"4 delta default, durations normal", A, withDur(vv(0.8, DimDelta, 9, 9), 0.83, ReasonDiffer), PatternScalability, false},
+		{"4 value default, one duration each side", A, withDur(vv(0.8, DimValue, 9, 9), 0.8, ReasonOneValue), PatternScalability, false},
+		{"delta default, durations never change", A, withDur(vv(0.8, DimDelta, 9, 9), 0.8, ReasonNoChange), "", false},
+		{"delta default, durations not compared", A, withDur(vv(0.8, DimDelta, 9, 9), 0, ReasonTooFew), "", false},
 		{"absent when slow", L, &VarVerdict{OK: true, R: 0.8, Normal: 9}, "", false},
 	}
 	for _, c := range cases {

@@ -259,7 +259,7 @@ func ruleNumber(tags model.Tags, vv *VarVerdict, o *Options, longer bool) int {
 		return 2
 	case cond && low:
 		return 3
-	case vv.HasDim && vv.Dim == DimDuration && vv.R >= o.DefaultDiscount:
+	case vv.HasDim && vv.R >= o.DefaultDiscount && (vv.Dim == DimDuration || durationsNormal(vv, o)):
 		return 4
 	case vv.Normal == 0 && vv.Buggy > 0:
 		return 5
@@ -292,6 +292,22 @@ func classify(tags model.Tags, vv *VarVerdict, o *Options, longer bool) (pattern
 		return "", fmt.Sprintf("%s: %s", vv.Name, vv.Reason)
 	}
 	return "", fmt.Sprintf("its variables look normal (%s: %s, r %.2f)", vv.Name, dim, vv.R)
+}
+
+// durationsNormal reports whether vv's durations were compared and look
+// normal (r >= DefaultDiscount: the same distribution, a difference so
+// small that 1 - Hellinger stays above it, or one duration on both sides),
+// though another dimension gave v* its r by the tie order: the values
+// last as long as normal, which is what rule 4 reads (decision D54). A
+// value that never changed has one duration per run, the run's span
+// (D14): no comparison of how long values last.
+func durationsNormal(vv *VarVerdict, o *Options) bool {
+	for _, d := range vv.Dims {
+		if d.Dim == DimDuration && d.OK && d.R >= o.DefaultDiscount && d.Reason != ReasonNoChange {
+			return true
+		}
+	}
+	return false
 }
 
 func dimName(vv *VarVerdict) string {

@@ -41,22 +41,27 @@ func TestNormalScale(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name                 string
-		nWork, nHelper       int // normal run
-		bWork, bCmp          int // slow run
+		nWork, nHelper       int  // normal run
+		bWork, bCmp          int  // slow run
+		attached             bool // the normal run was recorded attached (--pid, --duration)
 		wantFirst            string
 		wantExtra, wantScale float64 // work's extra cost (ms); the factor
 	}{
 		// Normal 200 ms (work 160), slow 153 ms (work 150): work is 78%
 		// of a normal run and 98% of the slow one. Scaled by 153/200,
 		// work's normal cost is 122.4 ms: extra 27.6 ms.
-		{"normal runs longer", 160, 40, 150, 3, "work", 150 - 160*153.0/200, 153.0 / 200},
+		{"normal runs longer", 160, 40, 150, 3, false, "work", 150 - 160*153.0/200, 153.0 / 200},
 		// Normal 100 ms: the slow run is longer, its slowdown in seconds
 		// is what the extra cost explains (150 - 80 ms).
-		{"slow runs longer", 80, 20, 150, 3, "work", 70, 1},
+		{"slow runs longer", 80, 20, 150, 3, false, "work", 70, 1},
+		// An attached recording lasts what the user chose: its length says
+		// nothing of the work, and the costs are compared as measured.
+		{"attached", 160, 40, 150, 3, true, "cmp", -10, 1},
 	} {
 		a := New(DefaultOptions())
 		n := feed(t, a, Normal, "n", run(c.nWork, c.nHelper, 0, false))
 		b := feed(t, a, Buggy, "b", run(c.bWork, 0, c.bCmp, true))
+		n.hdr.Attached = c.attached
 		if got := normalScale([]*Run{n}, []*Run{b}); !near(got, c.wantScale) {
 			t.Errorf("%s: scale %g, want %g", c.name, got, c.wantScale)
 		}

@@ -174,6 +174,7 @@ func (a *Analyzer) Result() *Result {
 	// Normal runs longer than the slow ones are counted at the slow
 	// runs' length (D56, scale.go).
 	scale := normalScale(normal, buggy)
+	a.normalScale = scale
 	for f := range a.funcs {
 		fi := &a.funcs[f]
 		if !fi.program {

@@ -74,3 +74,30 @@ func TestNormalScale(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalScaleStackTime: D51's extra time on the stack is taken as the
+// extra cost is (D56): a callee that takes all of its caller's time in a
+// normal run of 100 ms and in a slow run of 60 ms has no extra time under
+// it (60 - 100 x 0.6), not -40 ms.
+func TestNormalScaleStackTime(t *testing.T) {
+	a := New(DefaultOptions())
+	stack := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+	mk := func(n int) []ev {
+		evs := make([]ev, n)
+		for i := range evs {
+			evs[i] = ev{tid: 1, tick: uint64(i), stack: stack}
+		}
+		return evs
+	}
+	feed(t, a, Normal, "n", mk(100))
+	feed(t, a, Buggy, "b", mk(60))
+	a.Result()
+	if !near(a.normalScale, 0.6) {
+		t.Fatalf("scale %g, want 0.6", a.normalScale)
+	}
+	nb, nn := a.kindCounts()
+	below, _ := a.extraBelow(int(a.funcIdx["work"]), nb, nn)
+	if got, ok := below[a.funcIdx["helper"]]; !ok || !near(got, 0) {
+		t.Errorf("helper's extra time under work %g ms, want 0", got*1e3)
+	}
+}

@@ -108,6 +108,7 @@ func (a *Analyzer) Result() *Result {
 	res.NormalRuns, res.BuggyRuns = len(normal), len(buggy)
 	res.Warnings = append(res.Warnings, a.buildWarnings(normal, buggy)...)
 	res.Warnings = append(res.Warnings, inputWarnings(normal, buggy)...) // checks.go
+	res.Warnings = append(res.Warnings, a.debugInfoWarnings()...)        // checks.go
 	if n := waitNote(buggy); n != "" {
 		res.Warnings = append(res.Warnings, n) // contention.go
 	}

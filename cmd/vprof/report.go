@@ -170,6 +170,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return report.Explain(stdout, res, *explain, *format)
 	}
 	fns := res.Functions
+	if len(fns) == 0 {
+		// An empty table alone reads as "nothing is wrong"; it means that no
+		// sample fell in a function vprof can name.
+		fmt.Fprintln(stderr, "vprof report: no function to rank: no sample of these runs is in a named function of the program (see the warnings above)")
+	}
 	if *top > 0 && len(fns) > *top {
 		fns = fns[:*top]
 	}

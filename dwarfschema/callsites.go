@@ -24,12 +24,13 @@ func (c *callScan) addCallParam(call int, pc uint64, loc, value []byte) {
 	if !ok || len(value) == 0 {
 		return
 	}
-	if c.siteCall != call || len(c.sites) == 0 {
+	last := c.siteCall == call && len(c.sites) > 0
+	if !last {
 		c.sites = append(c.sites, model.CallSite{ReturnPC: pc})
 		c.siteCall = call
 	}
 	s := &c.sites[len(c.sites)-1]
-	s.Params = append(s.Params, model.CallParam{Reg: reg, Value: value})
+	s.Params = blockAppend(&c.siteParams, s.Params, last, model.CallParam{Reg: reg, Value: value})
 }
 
 // finishCallSites sorts sites by return address, keeps the first record

@@ -783,3 +783,50 @@ func TestPatternClockSpacing(t *testing.T) {
 		})
 	}
 }
+
+// TestDriverOnlyWhenSlow: a function on every slow sample of its thread
+// that never ran in the normal runs is a driver frame only when nothing
+// around it ran there either (its thread left no normal samples, D9). When
+// main, around it, ran in the normal runs, the thread ran without it: it
+// covers the thread only when slow and is where the time went (D73); a
+// small decision function whose whole slow time is the costly call it
+// made is the shape (a flush that the wrong condition makes on every write).
+func TestDriverOnlyWhenSlow(t *testing.T) {
+	var normal, buggy, idle []ev
+	for i := range 60 {
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork), P(pcMain)}})
+		idle = append(idle, ev{tid: 2, tick: uint64(i), stack: []uint64{P(pcCmp)}})
+	}
+	for i := range 120 {
+		buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork), P(pcHelper), P(pcMain)},
+			vals: []model.Value{val(0, vI, int64(i%100))}})
+	}
+	for _, c := range []struct {
+		name   string
+		normal []ev
+		driver bool
+	}{
+		{"main ran in the normal runs", normal, false},
+		{"its thread left no normal samples", idle, true},
+	} {
+		a := New(DefaultOptions())
+		feed(t, a, Normal, "n", c.normal)
+		feed(t, a, Buggy, "b", buggy)
+		a.Result()
+		f := a.funcIdx[findKey(t, a, "helper")]
+		if got := a.drivers()[f]; got != c.driver {
+			t.Errorf("%s: helper a driver frame %v, want %v", c.name, got, c.driver)
+		}
+	}
+}
+
+func findKey(t *testing.T, a *Analyzer, display string) string {
+	t.Helper()
+	for _, f := range a.funcs {
+		if f.display == display {
+			return f.key
+		}
+	}
+	t.Fatalf("no function %q", display)
+	return ""
+}

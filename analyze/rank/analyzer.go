@@ -219,6 +219,10 @@ type Analyzer struct {
 	// deltas of values found normal; no parameter of it went wrong.
 	echo, givenNormal []bool
 
+	// Per function (presence.go, D60): every variable verdict of it is
+	// of presence, whatever its tags.
+	presenceOnly []bool
+
 	libNames libNames // library code named from debug files (wake.go, D44)
 
 	// Abnormal-sample counters, one table per worker: a variable's samples

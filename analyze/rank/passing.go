@@ -129,6 +129,10 @@ func (a *Analyzer) placeBelowCallee(fns []Function, drivers []bool, share float6
 			continue
 		}
 		fns[ia].Calibrated = math.Nextafter(fns[id].Calibrated, 0)
-		fns[ia].Placed = "just below " + fns[id].Name + ", all of its time and run under it: " + why
+		most := "all of its time"
+		if share < SoleCallee {
+			most = "most of its time"
+		}
+		fns[ia].Placed = "just below " + fns[id].Name + ", " + most + " and run under it: " + why
 	}
 }

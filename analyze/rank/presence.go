@@ -15,13 +15,17 @@ package rank
 // just below it, as D26 places a caller with no loop. Unlike D26, the
 // caller may have a loop of its own (its loop variables too are present
 // only when slow: the loop ran because the frame ran) and some time of its
-// own (the callee holds PresentShare of its time, not all of it); in
-// exchange, the callee's evidence must be only presence too: a callee
-// whose values were compared and found wrong leaves the pair to D10.
+// own (the callee holds PresentShare of its time, not all of it), and
+// variables compared with the normal runs' and found normal; in exchange,
+// the callee's anomalies must be only presence too: a callee whose values
+// were compared and found wrong leaves the pair to D10 and D26.
 
 // PresentShare is the share of a caller's slow-run stack time that its
-// callee holds for D60 to place the caller below it: the larger part.
-const PresentShare = 0.5
+// callee holds for D60 to place the caller below it: all but less than
+// D12's MergeShare, so that nothing else in the caller (its own
+// instructions, another callee) is large enough to count as a second
+// anomaly meeting there.
+const PresentShare = 1 - MergeShare
 
 // markPresence records, per function, whether its anomalies are only of
 // presence (anomalyPresence).

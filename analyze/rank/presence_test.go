@@ -26,7 +26,7 @@ func TestPresentCaller(t *testing.T) {
 		{"both only present, no loop in the caller", false, false, true, 150, 13, "helper"},
 		{"the callee's values compared", true, true, true, 150, 13, "work"},
 		{"no loop in the callee", true, false, false, 150, 13, "work"},
-		{"the callee holds less than half", true, false, true, 60, 90, "work"},
+		{"the callee holds less than three quarters", true, false, true, 100, 60, "work"},
 	} {
 		a := New(DefaultOptions())
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}

@@ -83,7 +83,7 @@ func inputWarnings(normal, buggy []*Run) []string {
 	if len(normal) > 0 && len(buggy) > 0 && !attached {
 		n, b := meanTotal(normal), meanTotal(buggy)
 		if b < n {
-			out = append(out, fmt.Sprintf("the buggy runs are not slower than the normal ones (%.3f s sampled against %.3f s, means per run): are NORMAL and BUGGY swapped?", b, n))
+			out = append(out, fmt.Sprintf("the buggy runs are not slower than the normal ones (%.3f s sampled against %.3f s, means per run): are NORMAL and BUGGY swapped? If not, each function's normal-run cost is counted at the slow runs' length (x %.2f) before its extra cost is taken (docs/method.md §4, D56)", b, n, normalScale(normal, buggy)))
 		}
 	}
 	for _, r := range all {
@@ -122,4 +122,27 @@ func sameFile(a, b string) bool {
 func sameRecording(x, y *Run) bool {
 	return x.hdr.StartUnixNS != 0 && x.hdr.StartUnixNS == y.hdr.StartUnixNS &&
 		x.hdr.PID == y.hdr.PID && x.hdr.Hostname == y.hdr.Hostname && x.hdr.Target == y.hdr.Target
+}
+
+// debugInfoWarnings names the program objects built without debugging
+// information: their functions are ranked on cost alone (no variables, so
+// every discount comes from the hist-discounter), and a stripped one has
+// no names at all, so its time is ranked under no function. Without this
+// a report of a binary built without -g is a table of hist verdicts, or
+// an empty one, with no word of why.
+func (a *Analyzer) debugInfoWarnings() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, o := range a.objs {
+		if !o.program || o.schema == nil || o.schema.HasDWARF || seen[o.path] {
+			continue
+		}
+		seen[o.path] = true
+		if len(o.schema.Funcs) == 0 {
+			out = append(out, fmt.Sprintf("%s has neither DWARF debugging information nor a symbol table (stripped): none of its functions can be named or ranked (rebuild it with -g, or install its debug file under /usr/lib/debug/.build-id before recording)", o.path))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s has no DWARF debugging information: its functions are ranked by their cost alone, with no variables (build with -g)", o.path))
+	}
+	return out
 }

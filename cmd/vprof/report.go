@@ -18,7 +18,8 @@ ranks the functions most likely to be the root cause of the slowness.
 
 Each function's raw cost (the larger of its PC cost and its variable-based
 cost) in the buggy runs, less its raw cost in the normal runs, is its
-extra cost; it is calibrated with a discount r in [0,1] and weighted by
+extra cost (normal runs longer than the buggy ones count at the buggy
+runs' length: docs/method.md D56); it is calibrated with a discount r in [0,1] and weighted by
 the share of the raw cost that is new: calibrated = (1 - r) x extra x
 (extra / raw). Three placements follow (docs/method.md §7): a caller that
 spends all its time in one callee, whose own variables went wrong while
@@ -172,6 +173,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return report.Explain(stdout, res, *explain, *format)
 	}
 	fns := res.Functions
+	if len(fns) == 0 {
+		// An empty table alone reads as "nothing is wrong"; it means that no
+		// sample fell in a function vprof can name.
+		fmt.Fprintln(stderr, "vprof report: no function to rank: no sample of these runs is in a named function of the program (see the warnings above)")
+	}
 	if *top > 0 && len(fns) > *top {
 		fns = fns[:*top]
 	}

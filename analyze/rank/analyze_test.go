@@ -958,7 +958,9 @@ func TestPresentOnlyWhenSlowLocations(t *testing.T) {
 // TestRareWhenNormal: a variable with 1 or 2 normal samples (MinSamples
 // is 3) gets r from the ratio of its shares of the samples of each kind
 // (method.md §5), continuous down to "present only when slow"; with 3 the
-// tests decide.
+// tests decide. A normal count that chance gives at Alpha or more, had the
+// variable taken the same share of the normal runs' samples as of the
+// slow runs', gives no verdict (D61, as D37 for "present only when slow").
 func TestRareWhenNormal(t *testing.T) {
 	for _, c := range []struct {
 		nNormal, fill int // normal samples of n, other normal samples
@@ -967,8 +969,9 @@ func TestRareWhenNormal(t *testing.T) {
 	}{
 		{0, 20, ReasonBuggyOnly, 0},
 		{1, 19, ReasonRare, 0},   // share 1/20 against 20/20: 0.05, below ValidDiscount
-		{2, 0, ReasonRare, 0.8},  // share 2/2 against 1: no evidence, DefaultDiscount
-		{2, 2, ReasonRare, 0.5},  // 2/4 against 1
+		{2, 0, "", 0},            // 20 slow samples would make 2 of 2 normal ones: no verdict (D61)
+		{2, 2, "", 0},            // 2 of 4 against 20 of 20: 4 expected, 2 or fewer has chance 0.24 (D61)
+		{2, 6, ReasonRare, 0.25}, // 2 of 8 against 20 of 20: 8 expected, 2 or fewer has chance 0.014
 		{3, 17, ReasonDiffer, 0}, // tested
 	} {
 		a := New(DefaultOptions())
@@ -987,6 +990,12 @@ func TestRareWhenNormal(t *testing.T) {
 		feed(t, a, Buggy, "b", buggy)
 		res := a.Result()
 		f := findFunc(t, res, "helper")
+		if c.reason == "" {
+			if f.Source == SourceVariable {
+				t.Errorf("%d of %d normal samples: %s r %g, want no variable verdict", c.nNormal, c.nNormal+c.fill, f.Reason, f.Discount)
+			}
+			continue
+		}
 		if f.Reason != c.reason || !near(f.Discount, c.r) {
 			t.Errorf("%d of %d normal samples: %s r %g, want %s r %g", c.nNormal, c.nNormal+c.fill, f.Reason, f.Discount, c.reason, c.r)
 		}

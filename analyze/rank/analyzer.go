@@ -222,6 +222,10 @@ type Analyzer struct {
 	// the slow runs' are compared with them (scale.go, D56); Result sets it.
 	normalScale float64
 
+	// Per function (presence.go, D60): every variable verdict of it is
+	// of presence, whatever its tags.
+	presenceOnly []bool
+
 	libNames libNames // library code named from debug files (wake.go, D44)
 
 	// Abnormal-sample counters, one table per worker: a variable's samples

@@ -90,6 +90,12 @@ func (a *Analyzer) passingCallers(fns []Function, drivers []bool) {
 // is all of the caller's time too) the outermost, with the most stack
 // time, is the one the caller called. why ends the row's Placed note.
 func (a *Analyzer) placeBelowSoleCallee(fns []Function, drivers []bool, holds func(A, D int) bool, why string) {
+	a.placeBelowCallee(fns, drivers, SoleCallee, holds, why)
+}
+
+// placeBelowCallee is placeBelowSoleCallee with the callee's share of the
+// caller's stack time at least share instead of SoleCallee (D60).
+func (a *Analyzer) placeBelowCallee(fns []Function, drivers []bool, share float64, holds func(A, D int) bool, why string) {
 	c := &a.stk
 	to := map[int]int{} // caller row -> callee row
 	for p := range a.rankedPairs(fns, drivers) {
@@ -101,7 +107,7 @@ func (a *Analyzer) placeBelowSoleCallee(fns []Function, drivers []bool, holds fu
 		if fd.Source != SourceVariable || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
 			continue
 		}
-		if t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
+		if t < SoleCallee*c.on[D] || c.on[D] < share*c.on[A] {
 			continue
 		}
 		if j, ok := to[ia]; !ok || cmp.Or(cmp.Compare(c.on[D], c.on[a.funcIdx[fns[j].Key]]), cmp.Compare(fns[j].Name, fd.Name)) > 0 {
@@ -123,6 +129,10 @@ func (a *Analyzer) placeBelowSoleCallee(fns []Function, drivers []bool, holds fu
 			continue
 		}
 		fns[ia].Calibrated = math.Nextafter(fns[id].Calibrated, 0)
-		fns[ia].Placed = "just below " + fns[id].Name + ", all of its time and run under it: " + why
+		most := "all of its time"
+		if share < SoleCallee {
+			most = "most of its time"
+		}
+		fns[ia].Placed = "just below " + fns[id].Name + ", " + most + " and run under it: " + why
 	}
 }

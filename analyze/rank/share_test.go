@@ -105,17 +105,21 @@ func TestWaitName(t *testing.T) {
 // above. A caller with a sampled loop variable, or whose variables were
 // compared with the normal runs' values, or whose callee shows no loop of
 // its own going wrong (the caller may have called it more often: D10
-// reads that as its decision), keeps D10's place above the callee.
+// reads that as its decision), keeps D10's place above the callee. When
+// the callee's evidence too is only presence, D60 places the caller below
+// it, loop or not (presence.go).
 func TestPassingCaller(t *testing.T) {
 	for _, c := range []struct {
-		name                     string
-		loop, normal, calleeLoop bool
-		want                     string
+		name                                   string
+		loop, normal, calleeLoop, calleeNormal bool
+		want, by                               string
 	}{
-		{"only passes control", false, false, true, "helper"},
-		{"a loop of its own", true, false, true, "work"},
-		{"values compared", false, true, true, "work"},
-		{"no loop in the callee", false, false, false, "work"},
+		{"only passes control", false, false, true, true, "helper", "D26"},
+		{"only passes control, the callee only present too", false, false, true, false, "helper", "D60"},
+		{"a loop of its own, the callee's values compared", true, false, true, true, "work", ""},
+		{"a loop of its own, the callee only present too", true, false, true, false, "helper", "D60"},
+		{"values compared", false, true, true, false, "work", ""},
+		{"no loop in the callee", false, false, false, false, "work", ""},
 	} {
 		a := New(DefaultOptions())
 		var normal, buggy []ev
@@ -128,6 +132,11 @@ func TestPassingCaller(t *testing.T) {
 			}
 		}
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+		if c.calleeNormal {
+			for i := range 20 { // helper ran, on small arguments; work's variables were not read
+				addEv(&normal, inHelper, val(0, vN, int64(i%5)))
+			}
+		}
 		for i := range 150 {
 			vals := []model.Value{val(0, vN, int64(100+i%5)), val(1, vFlag, int64(50+i%4))}
 			if c.calleeLoop {
@@ -155,7 +164,7 @@ func TestPassingCaller(t *testing.T) {
 			t.Errorf("%s: ranked %v, want %s first", c.name, got, c.want)
 		}
 		if c.want == "helper" {
-			if res.Functions[1].Name != "work" || !strings.Contains(w.Placed, "D26") || h.Placed != "" {
+			if res.Functions[1].Name != "work" || !strings.Contains(w.Placed, c.by) || h.Placed != "" {
 				t.Errorf("%s: ranked %v, work placed %q, helper placed %q: want work just below, said", c.name, names(res), w.Placed, h.Placed)
 			}
 		}

@@ -1,6 +1,8 @@
 package rank
 
 import (
+	"math"
+
 	"github.com/vprof/vprof/analyze/stats"
 	"github.com/vprof/vprof/runtime/model"
 )
@@ -119,6 +121,28 @@ func (a *Analyzer) absentByChance(buggy float64) bool {
 	return buggy*a.total[Normal]/a.total[Buggy] < float64(a.opt.MinSamples)
 }
 
+// rareByChance reports whether a variable seen normal times in the normal
+// runs (1 or 2: fewer than MinSamples) and buggy times in the slow runs
+// would be seen that rarely or more rarely in the normal runs with a like
+// chance at Alpha or more, if it took the same share of their samples as
+// of the slow runs' (method.md §5, decision D61): the count of a Poisson
+// law whose mean is buggy at the normal runs' share, at most normal. For
+// 0 this is D37's bound (absentByChance: e^-3 is 0.0498).
+func (a *Analyzer) rareByChance(normal, buggy float64) bool {
+	if normal < 1 || a.total[Normal] <= 0 || a.total[Buggy] <= 0 {
+		return false
+	}
+	lambda := buggy * a.total[Normal] / a.total[Buggy]
+	var p, term float64 = 0, math.Exp(-lambda)
+	for k := 0; float64(k) <= normal; k++ {
+		if k > 0 {
+			term *= lambda / float64(k)
+		}
+		p += term
+	}
+	return p >= a.opt.Alpha
+}
+
 // varVerdict computes r(v), method.md §5.
 func (a *Analyzer) varVerdict(i int32) VarVerdict {
 	o := &a.opt
@@ -137,6 +161,11 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 		return vv
 	case vv.Buggy == 0 && vv.Normal > 0:
 		vv.OK, vv.R, vv.Default, vv.Reason = true, o.DefaultDiscount, true, ReasonNormOnly
+		return vv
+	case vv.Normal < float64(o.MinSamples) && vv.Buggy >= float64(o.MinSamples) && a.rareByChance(vv.Normal, vv.Buggy):
+		// Rare when normal only as rare as chance makes it at the normal
+		// runs' length (D61): no verdict.
+		vv.Reason = ReasonTooFew
 		return vv
 	case vv.Normal < float64(o.MinSamples) && vv.Buggy >= float64(o.MinSamples) && a.total[Normal] > 0 && a.total[Buggy] > 0:
 		// Too few normal samples for a test, but a share of the slow runs'

@@ -30,7 +30,9 @@ them; a caller seen only in the slow runs, with no loop, all of whose
 time is one anomalous callee ranks just below it (it only passed
 control), and so does one whose variables held their normal values,
 only longer, while a callee given normal arguments looped more (its
-evidence is the callee's time); a thread's loop that spins (its own instructions take the extra
+evidence is the callee's time), and so does a caller seen only in the
+slow runs whose callee, holding three quarters of its time, was too and
+looped; a thread's loop that spins (its own instructions take the extra
 time, not its callees) ranks at its outermost level whose own variables
 went wrong. --explain and the JSON ("placed") say when one applied. Time
 spent waiting for a lock another thread held counts for no function,

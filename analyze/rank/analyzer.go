@@ -219,6 +219,11 @@ type Analyzer struct {
 	// deltas of values found normal; no parameter of it went wrong.
 	echo, givenNormal []bool
 
+	// Per function (runvalues.go, D70): every variable of it that went
+	// wrong kept one value through each run of both kinds (runOnly), or
+	// is one a frame above varied work has throughout (heldOnly).
+	runOnly, heldOnly []bool
+
 	libNames libNames // library code named from debug files (wake.go, D44)
 
 	// Abnormal-sample counters, one table per worker: a variable's samples

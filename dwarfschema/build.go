@@ -471,18 +471,10 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		}
 	}
 	l.locs = chunked[locRec]{}
-	slices.SortFunc(recs, func(a, b locRec) int {
-		if a.lo != b.lo {
-			return cmp.Compare(a.lo, b.lo)
-		}
-		if a.v != b.v {
-			return cmp.Compare(a.v, b.v)
-		}
-		return cmp.Compare(a.hi, b.hi)
-	})
+	order := locOrder(recs)
 	locs := make([]model.Loc, len(recs))
-	for i := range recs {
-		r := &recs[i]
+	for i, k := range order {
+		r := &recs[k]
 		v := &s.Vars[r.v]
 		loc := &locs[i]
 		*loc = model.Loc{Var: r.v, PCStart: r.lo, PCEnd: r.hi, Kind: r.kind, Reg: r.reg,
@@ -495,6 +487,53 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		}
 	}
 	s.Locs = locs
+}
+
+// locOrder returns the indices of recs ordered by start, variable and
+// end; records equal in all three (one variable over one range at two
+// locations: two DIEs of one source variable, seen in inlined C++
+// destructors) keep the order they were read in, their DIEs' order in
+// .debug_info (a stable sort: the sampler takes a variable's first Loc
+// at a PC, so the first DIE's location wins, whatever the sort's
+// internals). Two stable radix sorts (end, then start and variable
+// packed in one key) replace a comparison sort of the 40-byte records,
+// and the Locs are expanded in this order, with no record moved.
+func locOrder(recs []locRec) []int32 {
+	order := make([]int32, len(recs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	if len(recs) < 2 {
+		return order
+	}
+	minLo, maxLo := recs[0].lo, recs[0].lo
+	for i := range recs {
+		minLo, maxLo = min(minLo, recs[i].lo), max(maxLo, recs[i].lo)
+	}
+	if maxLo-minLo >= 1<<32 {
+		// Code over 4 GB: starts and variables do not fit in one key.
+		slices.SortStableFunc(order, func(a, b int32) int {
+			x, y := &recs[a], &recs[b]
+			if x.lo != y.lo {
+				return cmp.Compare(x.lo, y.lo)
+			}
+			if x.v != y.v {
+				return cmp.Compare(x.v, y.v)
+			}
+			return cmp.Compare(x.hi, y.hi)
+		})
+		return order
+	}
+	keys := make([]uint64, len(recs))
+	for i := range recs {
+		keys[i] = recs[i].hi
+	}
+	radixOrder(order, keys)
+	for i := range recs {
+		keys[i] = (recs[i].lo-minLo)<<32 | uint64(uint32(recs[i].v))
+	}
+	radixOrder(order, keys)
+	return order
 }
 
 // fieldCand is a variable that may have fields: a struct, or a pointer.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"debug/dwarf"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/vprof/vprof/runtime/dwarfexpr"
@@ -25,12 +24,13 @@ func (c *callScan) addCallParam(call int, pc uint64, loc, value []byte) {
 	if !ok || len(value) == 0 {
 		return
 	}
-	if c.siteCall != call || len(c.sites) == 0 {
+	last := c.siteCall == call && len(c.sites) > 0
+	if !last {
 		c.sites = append(c.sites, model.CallSite{ReturnPC: pc})
 		c.siteCall = call
 	}
 	s := &c.sites[len(c.sites)-1]
-	s.Params = append(s.Params, model.CallParam{Reg: reg, Value: value})
+	s.Params = blockAppend(&c.siteParams, s.Params, last, model.CallParam{Reg: reg, Value: value})
 }
 
 // finishCallSites sorts sites by return address, keeps the first record
@@ -158,6 +158,7 @@ func tailCalls(d *dieData, syms []model.Symbol, subs *offTable[csSub], edges []r
 	}
 	var bySym map[string]uint64 // linkage name -> the one symbol (0: several)
 	entryOf := map[dwarf.Offset]uint64{}
+	var lr *dieReader // for linkageName
 	resolve := func(off dwarf.Offset) uint64 {
 		if e, ok := entryOf[off]; ok {
 			return e
@@ -188,7 +189,10 @@ func tailCalls(d *dieData, syms []model.Symbol, subs *offTable[csSub], edges []r
 					}
 				}
 			}
-			entry = bySym[linkageName(d, off)]
+			if lr == nil {
+				lr = d.reader(0, 0)
+			}
+			entry = bySym[linkageName(lr, off)]
 		}
 		entryOf[off] = entry
 		return entry
@@ -222,12 +226,13 @@ func tailCalls(d *dieData, syms []model.Symbol, subs *offTable[csSub], edges []r
 // linkageName returns the linkage name of the subprogram DIE at off
 // (DW_AT_linkage_name, the older DW_AT_MIPS_linkage_name, else DW_AT_name),
 // following DW_AT_specification and DW_AT_abstract_origin, or "".
-func linkageName(d *dieData, off dwarf.Offset) string {
+// r is a reader of d, moved to each DIE of the chain.
+func linkageName(r *dieReader, off dwarf.Offset) string {
 	for hop := 0; hop < 8 && off != 0; hop++ {
-		if d.unitAt(uint64(off)) < 0 {
+		if !r.seek(uint64(off)) {
 			return ""
 		}
-		e, err := d.reader(uint64(off), math.MaxUint64).next()
+		e, err := r.next()
 		if err != nil || e == nil || e.off != off {
 			return ""
 		}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vprof/vprof/dwarfschema/cfg"
 	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
 )
@@ -264,5 +265,36 @@ func BenchmarkCallValue(b *testing.B) {
 			b.Fatal("miss")
 		}
 		i += 7919
+	}
+}
+
+// TestAddParam checks that callScan.addParam gives each call the
+// parameters a plain append per call would, across blocks filling up, a
+// call with more parameters than a block holds, and a call whose
+// parameters resume after another call's.
+func TestAddParam(t *testing.T) {
+	c := newCallScan()
+	want := map[int][]cfg.CallParam{}
+	add := func(call, n int) {
+		for len(c.calls) <= call {
+			c.calls = append(c.calls, cfg.CallSite{ReturnPC: uint64(len(c.calls))})
+		}
+		for k := 0; k < n; k++ {
+			p := cfg.CallParam{Loc: []cfg.ExprRef{{Kind: cfg.InReg, Reg: int16(k), Off: int64(call)}}}
+			c.addParam(call, p)
+			want[call] = append(want[call], p)
+		}
+	}
+	for i := 0; i < 3000; i++ {
+		add(i, i%7)
+	}
+	add(3000, 3*paramBlock) // more than a block
+	add(3001, 2)
+	add(3000, 5) // resumes after call 3001's
+	add(3001, 1)
+	for i := range c.calls {
+		if !reflect.DeepEqual(c.calls[i].Params, want[i]) {
+			t.Fatalf("call %d: %d parameters, want %d (or different ones)", i, len(c.calls[i].Params), len(want[i]))
+		}
 	}
 }

@@ -930,6 +930,19 @@ func (r *dieReader) next() (*die, error) {
 	return e, nil
 }
 
+// seek makes r read from the entry at off (in the unit that holds it) to
+// the end, reusing its buffers: a reader per look-up of one entry was
+// most of tailCalls' garbage. It reports whether a unit holds off.
+func (r *dieReader) seek(off uint64) bool {
+	r.err, r.kids, r.sibling, r.isUnit, r.stop = nil, false, 0, false, ^uint64(0)
+	r.unit, r.off = r.d.unitAt(off), off
+	if r.unit < 0 {
+		r.unit = len(r.d.units)
+		return false
+	}
+	return true
+}
+
 // addressSize is the address size of the current unit.
 func (r *dieReader) addressSize() int {
 	if r.unit < len(r.d.units) {

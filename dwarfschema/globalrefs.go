@@ -218,64 +218,55 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool, 
 	// The Locs kept are sorted by PCStart (Load's invariant): merge the
 	// new ones in, after the kept ones of the same PCStart, as a stable
 	// sort of kept then new would (sorting them all again was a tenth of
-	// Load).
+	// Load). The kept ones are read where they are, the dropped skipped,
+	// and the new ones made from the Locs they copy as they are merged
+	// (compacting the kept ones first, and copying the Locs the new ones
+	// copy out of the way of that compaction, were a third of this
+	// function's time).
 	order := stableOrder(len(add), func(i int32) uint64 { return add[i].lo })
-	// added returns the n-th new Loc in PCStart order (made as needed:
-	// a list of them beside the merged one was a third more Locs live).
-	// The Locs copied are dropped ones, overwritten as the kept ones are
-	// compacted: copied first, into srcs, and add's src becomes an index
-	// there (a map lookup per new Loc was a tenth of this function's time
-	// on redis-server). A global's records are consecutive: one lookup
-	// per run of them.
-	var srcs []model.Loc
-	srcAt := make(map[int32]int32)
-	last, lastK := int32(-1), int32(0)
-	for i := range add {
-		src := add[i].src
-		if src != last {
-			k, ok := srcAt[src]
-			if !ok {
-				k = int32(len(srcs))
-				srcAt[src] = k
-				srcs = append(srcs, s.Locs[src])
-			}
-			last, lastK = src, k
-		}
-		add[i].src = lastK
-	}
 	added := func(n int) model.Loc {
 		r := &add[order[n]]
-		l := srcs[r.src]
+		l := s.Locs[r.src]
 		l.PCStart, l.PCEnd = r.lo, r.hi
 		return l
 	}
-	kept := s.Locs[:0] // compacted in place
+	nkept := 0
 	sorted := true
+	last := uint64(0)
 	for i := range s.Locs {
 		if drop[i] {
 			continue
 		}
-		if n := len(kept); n > 0 && kept[n-1].PCStart > s.Locs[i].PCStart {
+		if nkept > 0 && last > s.Locs[i].PCStart {
 			sorted = false
 		}
-		kept = append(kept, s.Locs[i])
+		last = s.Locs[i].PCStart
+		nkept++
 	}
+	out := make([]model.Loc, 0, nkept+len(add))
 	if !sorted {
-		for n := range order {
-			kept = append(kept, added(n))
+		for i := range s.Locs {
+			if !drop[i] {
+				out = append(out, s.Locs[i])
+			}
 		}
-		s.Locs = kept
+		for n := range order {
+			out = append(out, added(n))
+		}
+		s.Locs = out
 		slices.SortStableFunc(s.Locs, func(a, b model.Loc) int { return cmp.Compare(a.PCStart, b.PCStart) })
 		return narrowed, unreferenced
 	}
-	out := make([]model.Loc, 0, len(kept)+len(add))
 	j := 0
-	for i := range kept {
-		for j < len(order) && add[order[j]].lo < kept[i].PCStart {
+	for i := range s.Locs {
+		if drop[i] {
+			continue
+		}
+		for j < len(order) && add[order[j]].lo < s.Locs[i].PCStart {
 			out = append(out, added(j))
 			j++
 		}
-		out = append(out, kept[i])
+		out = append(out, s.Locs[i])
 	}
 	for ; j < len(order); j++ {
 		out = append(out, added(j))

@@ -75,3 +75,48 @@ func TestSortVarIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestLocOrder checks locOrder against a stable comparison sort by start,
+// variable and end: records equal in all three (one variable over one
+// range at two locations) in their first order, on code spans that fit
+// its packed key and one that does not (over 4 GB).
+func TestLocOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		name       string
+		base, span uint64
+		nvar       int32
+		n          int
+	}{
+		{"empty", 0x401000, 1 << 20, 10, 0},
+		{"one", 0x401000, 1 << 20, 10, 1},
+		{"code", 0x401000, 1 << 22, 30000, 5000},
+		{"ties", 0x401000, 16, 3, 3000},
+		{"wide code", 0x1000, 1 << 40, 100, 2000},
+	} {
+		recs := make([]locRec, tc.n)
+		for i := range recs {
+			lo := tc.base + r.Uint64N(tc.span)
+			recs[i] = locRec{lo: lo, hi: lo + 1 + r.Uint64N(8), v: r.Int32N(tc.nvar),
+				kind: model.LocKind(1 + r.IntN(4)), reg: int16(r.IntN(16)), val: uint64(i)}
+		}
+		got := locOrder(recs)
+		want := make([]int32, tc.n)
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortStableFunc(want, func(a, b int32) int {
+			x, y := &recs[a], &recs[b]
+			if c := cmp.Compare(x.lo, y.lo); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(x.v, y.v); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.hi, y.hi)
+		})
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: locOrder differs from a stable sort by start, variable, end", tc.name)
+		}
+	}
+}

@@ -218,6 +218,9 @@ type Analyzer struct {
 	// Per function (echo.go, D43): its only anomalies are durations and
 	// deltas of values found normal; no parameter of it went wrong.
 	echo, givenNormal []bool
+	// normalScale multiplies the normal runs' costs and stack times before
+	// the slow runs' are compared with them (scale.go, D56); Result sets it.
+	normalScale float64
 
 	// Per function (runvalues.go, D70): every variable of it that went
 	// wrong kept one value through each run of both kinds (runOnly), or
@@ -248,6 +251,8 @@ func New(o Options) *Analyzer {
 		funcIdx:   map[string]int32{},
 		varIdx:    map[string]int32{},
 		objKey:    map[string]*objInfo{},
+
+		normalScale: 1,
 	}
 	// The feeding goroutine needs a core of its own (pipeline.go).
 	a.workers = max(1, min(runtime.GOMAXPROCS(0)-1, maxWorkers))

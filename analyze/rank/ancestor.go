@@ -102,15 +102,16 @@ func (a *Analyzer) abovePart(res *Result, drivers []bool) {
 }
 
 // extraBelow returns, for frame A, the extra time (the slow runs' mean
-// seconds minus the normal runs') that each function spent on the stack
-// under A, and the extra time of A's own instructions (A innermost).
+// seconds minus the normal runs', those counted at the slow runs' length
+// when they are the longer ones: D56) that each function spent on the
+// stack under A, and the extra time of A's own instructions (A innermost).
 func (a *Analyzer) extraBelow(A int, nb, nn float64) (map[int32]float64, float64) {
 	below := map[int32]float64{}
 	var self float64
 	for _, k := range [2]struct {
 		c *stackCover
 		w float64
-	}{{&a.stk, 1 / nb}, {&a.stkNormal, -1 / nn}} {
+	}{{&a.stk, 1 / nb}, {&a.stkNormal, -a.normalScale / nn}} {
 		for _, e := range k.c.lists {
 			i := slices.Index(e.funcs, int32(A))
 			if i < 0 {

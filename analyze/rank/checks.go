@@ -83,7 +83,7 @@ func inputWarnings(normal, buggy []*Run) []string {
 	if len(normal) > 0 && len(buggy) > 0 && !attached {
 		n, b := meanTotal(normal), meanTotal(buggy)
 		if b < n {
-			out = append(out, fmt.Sprintf("the buggy runs are not slower than the normal ones (%.3f s sampled against %.3f s, means per run): are NORMAL and BUGGY swapped?", b, n))
+			out = append(out, fmt.Sprintf("the buggy runs are not slower than the normal ones (%.3f s sampled against %.3f s, means per run): are NORMAL and BUGGY swapped? If not, each function's normal-run cost is counted at the slow runs' length (x %.2f) before its extra cost is taken (docs/method.md §4, D56)", b, n, normalScale(normal, buggy)))
 		}
 	}
 	for _, r := range all {

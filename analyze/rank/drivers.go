@@ -253,9 +253,50 @@ func (a *Analyzer) structuralDrivers() []bool {
 			continue
 		}
 		n := a.stkNormal.share(f)
-		out[f] = n == 0 || n >= NormalDriverShare
+		out[f] = n >= NormalDriverShare || n == 0 && !a.aroundRanNormal(f)
 	}
 	return out
+}
+
+// aroundRanNormal reports whether the work f covers in the slow runs ran
+// in the normal runs without f, inside the same frames: a frame around f
+// (on the stack outside f for DriverShare of f's slow-run time: main, its
+// thread's routine, the loop that calls it) was, in the normal runs, on
+// the stack outside a function that is under f for half of f's slow-run
+// time or more. f never ran there; if its work did, inside the frames
+// that now hold f, its thread did that work without f, which covers it
+// only in the slow runs: f is where the time went (decision D73), as D9
+// says of a function that covers its thread only when slow. When its
+// work did not run there (a thread idle in the normal runs, or one only
+// the slow runs start), nothing says that f is not structural, and it
+// stays a driver (D9).
+func (a *Analyzer) aroundRanNormal(f int) bool {
+	c, cn := &a.stk, &a.stkNormal
+	var around, work []int
+	for g := range c.on {
+		if g == f || c.on[g] < DriverShare*c.on[f] {
+			continue
+		}
+		if g < len(cn.on) && cn.on[g] > 0 && c.outside(g, f) >= DriverShare*c.on[f] {
+			around = append(around, g)
+		}
+	}
+	if len(around) == 0 {
+		return false
+	}
+	for h := range c.on {
+		if h != f && h < len(cn.on) && cn.on[h] > 0 && c.on[h] >= 0.5*c.on[f] && c.outside(f, h) >= 0.5*c.on[f] {
+			work = append(work, h)
+		}
+	}
+	for _, g := range around {
+		for _, h := range work {
+			if cn.outside(g, h) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // SpinShare is the share of the slow runs' whole extra time that the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/vprof/vprof/analyze/stats"
 	"github.com/vprof/vprof/runtime/model"
@@ -25,9 +26,95 @@ func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern
 		return pattern, reason
 	}
 	if d := a.decidedCall(res, fn, best); d != "" {
+		if clock := a.onlyClockSpacing(res, fn, best); clock != "" {
+			if c, ok := a.normalOrNoControl(res, fn); ok {
+				how := "it has no loop or condition variable read in the slow runs"
+				if c != "" {
+					how = "its loop and condition variables look normal (" + c + ")"
+				}
+				return PatternMissing, fmt.Sprintf("only clock %s went wrong (%s), which says how long %s took, not what the call was decided on; %s: the call is made as in the normal runs, with nothing to skip it (D52)", clock, dimName(best), d, how)
+			}
+		}
 		return PatternWrong, fmt.Sprintf("%s went wrong (%s) and was read during all of %s, which is all of its slow-run time: the call it decided is the cost (D10, D15)", best.Name, dimName(best), d)
 	}
 	return pattern, reason
+}
+
+// clockWords are the words of §5's name list that name a time (the
+// others, pid tid proc thread, name an identity).
+var clockWords = map[string]bool{"time": true, "clock": true, "now": true, "ts": true, "timestamp": true}
+
+// clockTypes are §5's types that hold a time.
+var clockTypes = map[string]bool{"time_t": true, "clock_t": true, "struct timespec": true, "struct timeval": true}
+
+// isClock reports whether a variable holds a time by its name or type, as
+// §5 names clocks: a word of its name (split as §5 splits names, and at
+// the '.' and '->' of a field's path, so that tp.time is a clock) is
+// one of clockWords, or its type is one of clockTypes.
+func isClock(name, typ string) bool {
+	parts := strings.FieldsFunc(name, func(r rune) bool {
+		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	})
+	for _, p := range parts {
+		for _, w := range nameWords(p) {
+			if clockWords[strings.ToLower(w)] {
+				return true
+			}
+		}
+	}
+	t := typ
+	for _, q := range []string{"const ", "volatile ", "restrict "} {
+		t = strings.ReplaceAll(t, q, "")
+	}
+	t = strings.Join(strings.Fields(t), " ")
+	return clockTypes[t]
+}
+
+// onlyClockSpacing returns the name of v* when v* and every variable
+// tied with it (§8's candidates) is a clock (isClock) whose verdict came
+// from its deltas or durations; "" otherwise. A clock's delta is the time
+// between two samples of the code that holds it, and its duration how
+// many ticks a stored time stays: a call that takes longer spreads both
+// by construction (a time read once before a walk is the same at every
+// sample of the walk: deltas of 0, long durations). They say how long
+// the code took, which the cost already measures, not a value that a
+// decision read (§5 leaves a clock's value out: it differs by nature);
+// decision D52.
+func (a *Analyzer) onlyClockSpacing(res *Result, fn *Function, best *VarVerdict) string {
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if vv != best && !(vv.OK && vv.R == best.R && vv.Default == best.Default) {
+			continue
+		}
+		vi := &a.vars[vv.Var]
+		if !isClock(vv.Name, vi.typ) || !vv.HasDim || vv.Dim == DimValue {
+			return ""
+		}
+	}
+	vi := &a.vars[best.Var]
+	if !isClock(best.Name, vi.typ) || !best.HasDim || best.Dim == DimValue {
+		return ""
+	}
+	return best.Name
+}
+
+// normalOrNoControl is normalControl that also answers when fn has no
+// loop or condition variable read in the slow runs: ok is false only
+// when one of them went wrong.
+func (a *Analyzer) normalOrNoControl(res *Result, fn *Function) (name string, ok bool) {
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if !vv.OK || vv.Buggy == 0 || a.vars[vv.Var].tags&(model.TagLoop|model.TagCond) == 0 {
+			continue
+		}
+		if vv.R < a.opt.DefaultDiscount {
+			return "", false
+		}
+		if name == "" {
+			name = vv.Name
+		}
+	}
+	return name, true
 }
 
 // decidedCall returns the callee D whose call fn decided, in the sense of
@@ -126,6 +213,11 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 		return PatternWrong, fmt.Sprintf("condition variable %s changes otherwise than normal (duration, not longer than the normal runs'): the condition is decided on other values", vv.Name)
 	case rule == 0 && best.R < o.DefaultDiscount && a.vars[best.Var].tags&(model.TagLoop|model.TagCond) == 0:
 		if c := a.normalControl(res, fn); c != "" {
+			if best.HasDim && best.Dim == DimDuration {
+				if loop := a.loopAtPace(res, fn); loop != "" {
+					return PatternScalability, fmt.Sprintf("%s went wrong (duration) while loop variable %s steps at its normal pace and the condition variables look normal (%s): each call on a value runs longer, over more data (D53)", best.Name, loop, c)
+				}
+			}
 			return PatternMissing, fmt.Sprintf("%s went wrong (%s) while the loop and condition variables look normal (%s): the same work, done more, with nothing to skip it", best.Name, dimName(best), c)
 		}
 	}
@@ -167,7 +259,7 @@ func ruleNumber(tags model.Tags, vv *VarVerdict, o *Options, longer bool) int {
 		return 2
 	case cond && low:
 		return 3
-	case vv.HasDim && vv.Dim == DimDuration && vv.R >= o.DefaultDiscount:
+	case vv.HasDim && vv.R >= o.DefaultDiscount && (vv.Dim == DimDuration || durationsNormal(vv, o)):
 		return 4
 	case vv.Normal == 0 && vv.Buggy > 0:
 		return 5
@@ -200,6 +292,22 @@ func classify(tags model.Tags, vv *VarVerdict, o *Options, longer bool) (pattern
 		return "", fmt.Sprintf("%s: %s", vv.Name, vv.Reason)
 	}
 	return "", fmt.Sprintf("its variables look normal (%s: %s, r %.2f)", vv.Name, dim, vv.R)
+}
+
+// durationsNormal reports whether vv's durations were compared and look
+// normal (r >= DefaultDiscount: the same distribution, a difference so
+// small that 1 - Hellinger stays above it, or one duration on both sides),
+// though another dimension gave v* its r by the tie order: the values
+// last as long as normal, which is what rule 4 reads (decision D54). A
+// value that never changed has one duration per run, the run's span
+// (D14): no comparison of how long values last.
+func durationsNormal(vv *VarVerdict, o *Options) bool {
+	for _, d := range vv.Dims {
+		if d.Dim == DimDuration && d.OK && d.R >= o.DefaultDiscount && d.Reason != ReasonNoChange {
+			return true
+		}
+	}
+	return false
 }
 
 func dimName(vv *VarVerdict) string {

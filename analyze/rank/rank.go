@@ -39,7 +39,7 @@ type Function struct {
 	Key        string // linkage name
 	Calibrated float64
 	Raw        float64 // raw cost in the buggy runs (method.md §4)
-	Extra      float64 // Raw minus the raw cost in the normal runs
+	Extra      float64 // Raw minus the raw cost in the normal runs (scaled to the slow runs' length when those are shorter: D56)
 	PCCost     float64
 	VarCost    float64
 	PlainRank  int     // by self time in the buggy runs, as `vprof flat` ranks; 0: no self time
@@ -171,13 +171,17 @@ func (a *Analyzer) Result() *Result {
 		runIndex[r] = i
 	}
 
+	// Normal runs longer than the slow ones are counted at the slow
+	// runs' length (D56, scale.go).
+	scale := normalScale(normal, buggy)
+	a.normalScale = scale
 	for f := range a.funcs {
 		fi := &a.funcs[f]
 		if !fi.program {
 			continue
 		}
 		raw := mean(buggy, costOf, f)
-		extra := raw - mean(normal, costOf, f)
+		extra := raw - scale*mean(normal, costOf, f)
 		if raw <= 0 {
 			continue
 		}

@@ -514,6 +514,34 @@ func TestPatternFromEvidence(t *testing.T) {
 			nNormal: 60, nSlow: 120, want: PatternMissing, wantVar: "p",
 		},
 		{
+			// D53: the argument p holds each value 20 ticks instead of 2
+			// (r = 0, duration; its values as in the normal runs) while
+			// the loop variable i steps every tick as in the normal runs:
+			// each call on a value runs longer, over more data (rule 6
+			// before D53: missing constraint).
+			name: "an argument held while the loop steps at its normal pace",
+			normal: func(i int) []model.Value {
+				return []model.Value{ptr(0, vP, 0x9000, int64(i/2%4)), val(0, vI, int64(i%10))}
+			},
+			buggy: func(i int) []model.Value {
+				return []model.Value{ptr(0, vP, 0x9000, int64(i/20%4)), val(0, vI, int64(i%10))}
+			},
+			nNormal: 60, nSlow: 200, want: PatternScalability, wantVar: "p",
+		},
+		{
+			// D53's bound: the same argument held longer in a function
+			// with no loop, whose condition looks normal: rule 6, the same
+			// work done more.
+			name: "an argument held, no loop, the condition normal",
+			normal: func(i int) []model.Value {
+				return []model.Value{ptr(0, vP, 0x9000, int64(i/2%4)), val(0, vFlag, int64(i%4))}
+			},
+			buggy: func(i int) []model.Value {
+				return []model.Value{ptr(0, vP, 0x9000, int64(i/20%4)), val(0, vFlag, int64(i%4))}
+			},
+			nNormal: 60, nSlow: 200, want: PatternMissing, wantVar: "p",
+		},
+		{
 			// D32: the condition flag is read in the normal runs only
 			// (absent when slow, r = DefaultDiscount): it says nothing
 			// about how work decided in the slow runs, so rule 6 does not
@@ -683,4 +711,122 @@ func workCallsHelper(n int) []ev {
 		addEv(&evs, []uint64{P(pcMain)})
 	}
 	return evs
+}
+
+// TestPatternClockSpacing pins decision D52: in a function that decided
+// the call that is all of its slow-run time (rule 7, D15), a clock whose
+// deltas or durations went wrong (a time read once before the call and
+// held through it: deltas of 0 at every sample of a longer call) is not
+// what the decision read: with its loop and condition variables normal or
+// none, the call is made as in the normal runs, with nothing to skip it:
+// missing constraint. The same values under a name that is no clock's (a
+// count of events: its delta is its rate) keep D15's wrong constraint, and
+// so does a clock whose function also has a condition gone wrong... which
+// rule 3 classifies first.
+func TestPatternClockSpacing(t *testing.T) {
+	cases := []struct {
+		name, varName, typ string
+		flagWrong          bool // work's condition flag goes wrong in the slow runs
+		want, inReason     string
+	}{
+		{"a clock held through the call", "tp.time", "long int", false, PatternMissing, "only clock tp.time went wrong ("},
+		{"a clock by its type", "tp.at", "time_t", false, PatternMissing, "only clock tp.at went wrong"},
+		{"a clock's word inside a name", "last_now_ms", "long", false, PatternMissing, "only clock last_now_ms"},
+		{"a count, not a clock", "tp.total", "long int", false, PatternWrong, "read during all of helper"},
+		{"a word that only contains a clock's letters", "tp.times_seen", "long int", false, PatternWrong, "read during all of helper"},
+		{"a clock and a condition gone wrong", "tp.time", "long int", true, PatternWrong, "read during all of helper"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hdr := header()
+			s := hdr[0].(*model.Object).Schema
+			vT := int32(len(s.Vars))
+			s.Vars = append(s.Vars, model.Var{Name: c.varName, Func: fWork, Line: 27, Type: c.typ, Kind: model.KindInt, Size: 8, Tags: model.TagArgs})
+			a := New(DefaultOptions())
+			// Normal: work calls helper briefly; its time, read at entry,
+			// is a new second at every sample (deltas of 3 to 9).
+			var n, b []ev
+			clock := int64(1_700_000_000)
+			for i := range 60 {
+				clock += 3 + int64(i%7)
+				vals := []model.Value{val(0, vN, int64(i%5)), val(1, vT, clock)}
+				if c.flagWrong {
+					vals = append(vals, val(1, vFlag, int64(i%4)))
+				}
+				addEv(&n, []uint64{P(pcHelper), P(pcWork), P(pcMain)}, vals...)
+				addEv(&n, []uint64{P(pcMain)})
+			}
+			// Slow: each call runs 20 ticks on one time value (deltas of
+			// 0, then the next call's second).
+			for i := range 200 {
+				if i%20 == 0 {
+					clock += 3 + int64(i/20%7)
+				}
+				vals := []model.Value{val(0, vN, int64(100+i%5)), val(1, vT, clock)}
+				if c.flagWrong {
+					vals = append(vals, val(1, vFlag, int64(i%6))) // wider: 0 < r < 0.8
+				}
+				addEv(&b, []uint64{P(pcHelper), P(pcWork), P(pcMain)}, vals...)
+			}
+			for range 60 {
+				addEv(&b, []uint64{P(pcMain)})
+			}
+			feedWith(t, a, Normal, "n", hdr, n)
+			feedWith(t, a, Buggy, "b", hdr, b)
+			w := findFunc(t, a.Result(), "work")
+			if w.Discount >= DefaultOptions().DefaultDiscount {
+				t.Fatalf("work: r %g, want its clock's anomaly", w.Discount)
+			}
+			if w.Pattern != c.want || !strings.Contains(w.PatternReason, c.inReason) {
+				t.Errorf("work: pattern %q (%s); want %q, reason with %q", w.Pattern, w.PatternReason, c.want, c.inReason)
+			}
+		})
+	}
+}
+
+// TestDriverOnlyWhenSlow: a function on every slow sample of its thread
+// that never ran in the normal runs is a driver frame only when nothing
+// around it ran there either (its thread left no normal samples, D9). When
+// main, around it, ran in the normal runs, the thread ran without it: it
+// covers the thread only when slow and is where the time went (D73); a
+// small decision function whose whole slow time is the costly call it
+// made is the shape (a flush that the wrong condition makes on every write).
+func TestDriverOnlyWhenSlow(t *testing.T) {
+	var normal, buggy, idle []ev
+	for i := range 60 {
+		normal = append(normal, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork), P(pcMain)}})
+		idle = append(idle, ev{tid: 2, tick: uint64(i), stack: []uint64{P(pcCmp)}})
+	}
+	for i := range 120 {
+		buggy = append(buggy, ev{tid: 1, tick: uint64(i), stack: []uint64{P(pcWork), P(pcHelper), P(pcMain)},
+			vals: []model.Value{val(0, vI, int64(i%100))}})
+	}
+	for _, c := range []struct {
+		name   string
+		normal []ev
+		driver bool
+	}{
+		{"main ran in the normal runs", normal, false},
+		{"its thread left no normal samples", idle, true},
+	} {
+		a := New(DefaultOptions())
+		feed(t, a, Normal, "n", c.normal)
+		feed(t, a, Buggy, "b", buggy)
+		a.Result()
+		f := a.funcIdx[findKey(t, a, "helper")]
+		if got := a.drivers()[f]; got != c.driver {
+			t.Errorf("%s: helper a driver frame %v, want %v", c.name, got, c.driver)
+		}
+	}
+}
+
+func findKey(t *testing.T, a *Analyzer, display string) string {
+	t.Helper()
+	for _, f := range a.funcs {
+		if f.display == display {
+			return f.key
+		}
+	}
+	t.Fatalf("no function %q", display)
+	return ""
 }

@@ -226,6 +226,15 @@ func TestDiagnosisClasses(t *testing.T) {
 		if f := res.Functions[0]; f.Name != "SSL_CTX_flush_sessions" || !strings.Contains(f.Placed, "D10") {
 			t.Errorf("ranked %v: want SSL_CTX_flush_sessions first, placed by D10", names)
 		}
+		// Its evidence is the flush's time, read once and held through
+		// the walk: a clock's deltas, which say how long the walk took,
+		// not what decided it. The walk is made as in the normal runs,
+		// with nothing to skip it (D52; before, D15's wrong constraint).
+		for _, f := range res.Functions {
+			if f.Name == "SSL_CTX_flush_sessions" && f.Pattern != rank.PatternMissing {
+				t.Errorf("SSL_CTX_flush_sessions: pattern %q (%s), want missing constraint", f.Pattern, f.PatternReason)
+			}
+		}
 	})
 
 	// Class 2, its exception: the root cause is a thread's main loop (the

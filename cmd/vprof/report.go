@@ -18,7 +18,8 @@ ranks the functions most likely to be the root cause of the slowness.
 
 Each function's raw cost (the larger of its PC cost and its variable-based
 cost) in the buggy runs, less its raw cost in the normal runs, is its
-extra cost; it is calibrated with a discount r in [0,1] and weighted by
+extra cost (normal runs longer than the buggy ones count at the buggy
+runs' length: docs/method.md D56); it is calibrated with a discount r in [0,1] and weighted by
 the share of the raw cost that is new: calibrated = (1 - r) x extra x
 (extra / raw). Three placements follow (docs/method.md §7): a caller that
 spends all its time in one callee, whose own variables went wrong while

@@ -44,7 +44,7 @@ func TestReportWarnings(t *testing.T) {
 		{"other spelling", []string{"--normal", p("n1") + "," + dir + "/./n1", "--buggy", p("b1")}, " is given twice among the normal runs"},
 		{"both sides", []string{p("n1"), p("n1")}, p("n1") + " is given as a normal and as a buggy run"},
 		{"copies", []string{p("r1"), p("r1copy")}, p("r1") + " and " + p("r1copy") + " are the same recording"},
-		{"swapped", []string{p("b1"), p("n1")}, "the buggy runs are not slower than the normal ones (0.490 s sampled against 0.730 s, means per run): are NORMAL and BUGGY swapped?"},
+		{"swapped", []string{p("b1"), p("n1")}, "the buggy runs are not slower than the normal ones (0.490 s sampled against 0.730 s, means per run): are NORMAL and BUGGY swapped? If not, each function's normal-run cost is counted at the slow runs' length (x 0.67)"},
 		{"builds", []string{p("n1"), p("b3")}, "are different builds"},
 		{"short", []string{p("short"), p("r1")}, p("short") + " has "},
 	} {

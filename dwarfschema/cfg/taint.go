@@ -140,24 +140,41 @@ type FieldKey struct {
 // Fields maps fields to the caller's variable numbers.
 type Fields struct {
 	byKey map[FieldKey]int32
-	ptrs  map[int32]bool
+	ptrs  []uint64 // bit p: variable p has fields (variables are small numbers)
+	n     int      // pointers with fields
 }
 
 // NewFields indexes fields: m[key] is the variable of the field key.
 func NewFields(m map[FieldKey]int32) *Fields {
-	// A pointer has several fields: a quarter of the keys is a guess
-	// that saves most of the growing.
-	f := &Fields{byKey: m, ptrs: make(map[int32]bool, len(m)/4)}
+	f := &Fields{byKey: m}
 	for k := range m {
-		f.ptrs[k.Ptr] = true
+		f.setPtr(k.Ptr)
 	}
 	return f
+}
+
+func (f *Fields) setPtr(p int32) {
+	if p < 0 {
+		return // no variable: its fields are never looked up
+	}
+	if w := int(p) / 64; w >= len(f.ptrs) {
+		f.ptrs = append(f.ptrs, make([]uint64, w+1-len(f.ptrs))...)
+	}
+	if f.ptrs[p/64]&(1<<(p%64)) == 0 {
+		f.ptrs[p/64] |= 1 << (p % 64)
+		f.n++
+	}
+}
+
+// isPtr reports whether variable p has fields.
+func (f *Fields) isPtr(p int32) bool {
+	return p >= 0 && int(p)/64 < len(f.ptrs) && f.ptrs[p/64]&(1<<(p%64)) != 0
 }
 
 // Add adds field key as variable v.
 func (f *Fields) Add(key FieldKey, v int32) {
 	f.byKey[key] = v
-	f.ptrs[key.Ptr] = true
+	f.setPtr(key.Ptr)
 }
 
 const (
@@ -843,7 +860,7 @@ func (a *Analyzer) buildEntries() {
 // pointer in another register, not a location of it, is not followed.
 func (a *Analyzer) fieldOps() {
 	fs := a.in.Fields
-	if fs == nil || len(fs.ptrs) == 0 {
+	if fs == nil || fs.n == 0 {
 		return
 	}
 	n := len(a.entries)
@@ -853,7 +870,7 @@ func (a *Analyzer) fieldOps() {
 			continue
 		}
 		ptr := a.vars[e.v]
-		if !fs.ptrs[ptr] {
+		if !fs.isPtr(ptr) {
 			continue
 		}
 		for i := e.start; i < e.end; i++ {

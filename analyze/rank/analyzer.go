@@ -225,6 +225,10 @@ type Analyzer struct {
 	// Per function (presence.go, D60): every variable verdict of it is
 	// of presence, whatever its tags.
 	presenceOnly []bool
+	// Per function (runvalues.go, D70): every variable of it that went
+	// wrong kept one value through each run of both kinds (runOnly), or
+	// is one a frame above varied work has throughout (heldOnly).
+	runOnly, heldOnly []bool
 
 	libNames libNames // library code named from debug files (wake.go, D44)
 

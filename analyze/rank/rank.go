@@ -239,9 +239,10 @@ func (a *Analyzer) Result() *Result {
 			a.stk.inner[a.funcIdx[res.Functions[i].Key]] = true
 		}
 	}
-	a.markPassers(res)  // passing.go
-	a.markEchoes(res)   // echo.go
-	a.markPresence(res) // presence.go
+	a.markPassers(res)     // passing.go
+	a.markEchoes(res)      // echo.go
+	a.markPresence(res)    // presence.go
+	a.markInputValues(res) // runvalues.go, D70
 	a.mergingCallers(res.Functions, drivers)
 	a.callerDecides(res.Functions, drivers, len(buggy))
 	a.presentCallers(res.Functions, drivers) // presence.go, D60
@@ -592,8 +593,8 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	for p := range a.rankedPairs(fns, drivers) {
 		A, D, ia, id, t := p.outer, p.inner, p.outerRow, p.innerRow, p.t
 		fa, fd := &fns[ia], &fns[id]
-		if fa.Source != SourceVariable || fa.Discount >= a.opt.DefaultDiscount || fd.Source != SourceVariable || a.passesTo(A, D) || a.echoesCallee(A, D) || a.bothPresent(A, D) {
-			continue // a caller that only passes control (D26) or echoes its callee's time (D43) decides nothing
+		if fa.Source != SourceVariable || fa.Discount >= a.opt.DefaultDiscount || fd.Source != SourceVariable || a.passesTo(A, D) || a.echoesCallee(A, D) || a.bothPresent(A, D) || a.describesInput(A, D) {
+			continue // a caller that only passes control (D26), echoes its callee's time (D43), is only present as its callee is (D60) or describes its input (D70) decides nothing
 		}
 		if t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
 			continue

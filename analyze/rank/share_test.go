@@ -127,8 +127,11 @@ func TestPassingCaller(t *testing.T) {
 			addEv(&normal, []uint64{P(pcMain)})
 		}
 		if c.normal {
+			// work's values compared, in the normal runs' calls of
+			// helper (its work there too: D70 reads a caller above
+			// other work in the normal runs otherwise).
 			for i := range 20 {
-				addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(i%4)))
+				addEv(&normal, []uint64{P(pcHelper), P(pcWork), P(pcMain)}, val(1, vFlag, int64(i%4)))
 			}
 		}
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}

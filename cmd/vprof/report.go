@@ -24,7 +24,9 @@ the share of the raw cost that is new: calibrated = (1 - r) x extra x
 (extra / raw). Three placements follow (docs/method.md §7): a caller that
 spends all its time in one callee, whose own variables went wrong while
 it did, takes that callee's place when the callee ranks higher, and
-ranks just above it at equal cost (it decided to make the costly call);
+ranks just above it at equal cost (it decided to make the costly call),
+unless what went wrong in it only describes its input (one value per
+run, or a frame above other work in the normal runs: D70);
 a caller where two anomalous callees meet ranks just below the better of
 them; a caller seen only in the slow runs, with no loop, all of whose
 time is one anomalous callee ranks just below it (it only passed

@@ -383,8 +383,8 @@ func (a *Analyzer) spinning(drv []bool) []bool {
 // timeout, a mode); the inner levels' anomalies are what they were given
 // (their parameters). It takes the largest calibrated cost of the loop's
 // levels, the level that had it taking its cost (just below it when
-// equal), as D10 does, but without D10's evidence share: every sample of
-// the loop is under the head, whose variables are read only where its
+// equal, as is any other level of the same cost), as D10 does, but
+// without D10's evidence share: every sample of the loop is under the head, whose variables are read only where its
 // frame is within the recorded depth.
 func (a *Analyzer) spinningLoop(fns []Function) {
 	spin := a.spinning(a.structuralDrivers())
@@ -450,6 +450,14 @@ func (a *Analyzer) spinningLoop(fns []Function) {
 			lo = math.Nextafter(hi, 0)
 		}
 		fns[pick].Calibrated, fns[top].Calibrated = hi, lo
+		// Another level at the same cost (the body that holds all of the
+		// loop's time, measured alike) goes just below the head too: the
+		// loop ranks at its head, not by the tie-break among its levels.
+		for _, x := range loop {
+			if x != pick && fns[x].Calibrated >= hi {
+				fns[x].Calibrated = math.Nextafter(hi, 0)
+			}
+		}
 		fns[pick].Placed = "in the place of " + fns[top].Name + ": the outermost level of a loop that spins, whose own variables went wrong (D23)"
 		fns[top].Placed = "in the place of " + fns[pick].Name + ", the outermost level of the loop that spins (D23)"
 	}

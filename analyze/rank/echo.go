@@ -66,23 +66,6 @@ func (a *Analyzer) paramsNormal(res *Result, fn *Function) bool {
 	return true
 }
 
-// markEchoes records, per function, whether its evidence is only an echo
-// of a callee's time (echoOnly) and whether it was given normal arguments
-// (paramsNormal), for echoesCallee.
-func (a *Analyzer) markEchoes(res *Result) {
-	a.echo = make([]bool, len(a.funcs))
-	a.givenNormal = make([]bool, len(a.funcs))
-	for i := range res.Functions {
-		fn := &res.Functions[i]
-		if fn.Source != SourceVariable {
-			continue
-		}
-		f := a.funcIdx[fn.Key]
-		a.echo[f] = a.echoOnly(res, fn)
-		a.givenNormal[f] = a.paramsNormal(res, fn)
-	}
-}
-
 // echoesCallee reports whether caller A's evidence is only an echo of
 // callee D's time and D's own loop went wrong on arguments that look
 // normal (D43): then D10 does not apply to the pair.

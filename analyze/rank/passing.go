@@ -27,29 +27,47 @@ import (
 // timestamp makes the watchdog call it again, has no evidence but
 // presence in some trials, and its callee no loop variable).
 
-// markPassers records, per function, whether it can only pass control
-// (see above: a variable verdict, every variable verdict of presence, no
-// value of it compared between the kinds, and no loop variable sampled),
-// and whether one of its loop variables went wrong (a verdict below
-// DefaultDiscount: it repeated work that it did not repeat, or not as
-// much, in the normal runs).
-func (a *Analyzer) markPassers(res *Result) {
-	a.passer = make([]bool, len(a.funcs))
-	a.loopWrong = make([]bool, len(a.funcs))
+// passerOf reports whether fn can only pass control (see above: a
+// variable verdict, every variable verdict of presence, no value of it
+// compared between the kinds, and no loop variable sampled), and whether
+// one of its loop variables went wrong (a verdict below DefaultDiscount:
+// it repeated work that it did not repeat, or not as much, in the normal
+// runs).
+func (a *Analyzer) passerOf(res *Result, fn *Function) (passer, loopWrong bool) {
+	loop := false
+	for _, j := range fn.Vars {
+		if vv := &res.Variables[j]; a.vars[vv.Var].tags&model.TagLoop != 0 {
+			loop = true
+			loopWrong = loopWrong || vv.OK && vv.R < a.opt.DefaultDiscount
+		}
+	}
+	return !loop && a.allPresence(res, fn), loopWrong
+}
+
+// markVerdicts records, per function with a variable verdict, what the
+// placements of §7 ask of its verdicts, in one pass: whether it only
+// passes control and whether its loop went wrong (D26, passing.go),
+// whether its evidence only echoes a callee's time and it was given
+// normal arguments (D43, echo.go), whether its anomalies are only of
+// presence (D60, presence.go), and whether they describe its input (D70,
+// runvalues.go).
+func (a *Analyzer) markVerdicts(res *Result) {
+	n := len(a.funcs)
+	a.passer, a.loopWrong = make([]bool, n), make([]bool, n)
+	a.echo, a.givenNormal = make([]bool, n), make([]bool, n)
+	a.presenceOnly = make([]bool, n)
+	a.runOnly, a.heldOnly = make([]bool, n), make([]bool, n)
 	for i := range res.Functions {
 		fn := &res.Functions[i]
 		if fn.Source != SourceVariable {
 			continue
 		}
 		f := a.funcIdx[fn.Key]
-		loop := false
-		for _, j := range fn.Vars {
-			if vv := &res.Variables[j]; a.vars[vv.Var].tags&model.TagLoop != 0 {
-				loop = true
-				a.loopWrong[f] = a.loopWrong[f] || vv.OK && vv.R < a.opt.DefaultDiscount
-			}
-		}
-		a.passer[f] = !loop && a.allPresence(res, fn)
+		a.passer[f], a.loopWrong[f] = a.passerOf(res, fn)
+		a.echo[f] = a.echoOnly(res, fn)
+		a.givenNormal[f] = a.paramsNormal(res, fn)
+		a.presenceOnly[f] = a.anomalyPresence(res, fn)
+		a.runOnly[f], a.heldOnly[f] = a.inputValues(res, fn)
 	}
 }
 

@@ -27,18 +27,6 @@ package rank
 // anomaly meeting there.
 const PresentShare = 1 - MergeShare
 
-// markPresence records, per function, whether its anomalies are only of
-// presence (anomalyPresence).
-func (a *Analyzer) markPresence(res *Result) {
-	a.presenceOnly = make([]bool, len(a.funcs))
-	for i := range res.Functions {
-		fn := &res.Functions[i]
-		if fn.Source == SourceVariable {
-			a.presenceOnly[a.funcIdx[fn.Key]] = a.anomalyPresence(res, fn)
-		}
-	}
-}
-
 // anomalyPresence reports whether fn has a variable verdict below
 // DefaultDiscount and every such verdict is of presence (present only when
 // slow, rare when normal), loop variables included: what went wrong in it

@@ -239,10 +239,7 @@ func (a *Analyzer) Result() *Result {
 			a.stk.inner[a.funcIdx[res.Functions[i].Key]] = true
 		}
 	}
-	a.markPassers(res)     // passing.go
-	a.markEchoes(res)      // echo.go
-	a.markPresence(res)    // presence.go
-	a.markInputValues(res) // runvalues.go, D70
+	a.markVerdicts(res) // passing.go
 	a.mergingCallers(res.Functions, drivers)
 	a.callerDecides(res.Functions, drivers, len(buggy))
 	a.presentCallers(res.Functions, drivers) // presence.go, D60

@@ -54,35 +54,25 @@ func (a *Analyzer) heldThroughout(vv *VarVerdict) bool {
 	return false
 }
 
-// markInputValues records, per function with a variable verdict, whether
-// every variable of it that went wrong kept one value through each run
-// (runOnly), and whether each is held throughout (heldOnly).
-func (a *Analyzer) markInputValues(res *Result) {
-	a.runOnly = make([]bool, len(a.funcs))
-	a.heldOnly = make([]bool, len(a.funcs))
-	for i := range res.Functions {
-		fn := &res.Functions[i]
-		if fn.Source != SourceVariable {
+// inputValues reports whether every variable of fn that went wrong kept
+// one value through each run (runOnly), and whether each is held
+// throughout (heldOnly); both false when none went wrong.
+func (a *Analyzer) inputValues(res *Result, fn *Function) (runOnly, heldOnly bool) {
+	n, run, held := 0, 0, 0
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if !vv.OK || vv.R >= a.opt.DefaultDiscount {
 			continue
 		}
-		n, run, held := 0, 0, 0
-		for _, j := range fn.Vars {
-			vv := &res.Variables[j]
-			if !vv.OK || vv.R >= a.opt.DefaultDiscount {
-				continue
-			}
-			n++
-			if a.runValue(vv.Var) {
-				run++
-			}
-			if a.heldThroughout(vv) {
-				held++
-			}
+		n++
+		if a.runValue(vv.Var) {
+			run++
 		}
-		f := a.funcIdx[fn.Key]
-		a.runOnly[f] = n > 0 && run == n
-		a.heldOnly[f] = n > 0 && held == n
+		if a.heldThroughout(vv) {
+			held++
+		}
 	}
+	return n > 0 && run == n, n > 0 && held == n
 }
 
 // describesInput reports whether caller A's evidence describes its input

@@ -63,11 +63,15 @@ func (a *Analyzer) ptrFieldOps() {
 		return
 	}
 	g := a.g
-	if a.loads == nil {
-		a.loads = map[symLoad]int32{}
+	// The epoch only grows, from function to function, so interned loads
+	// of earlier blocks are never found again: the map is dropped when
+	// large rather than cleared for every function (clearing costs its
+	// buckets, however few loads the function has).
+	if a.loads == nil || len(a.loads) > 1<<12 || a.epoch > 1<<30 {
+		a.loads = make(map[symLoad]int32, 64)
+		a.epoch = 0
 	}
-	clear(a.loads)
-	epoch := int32(0)
+	epoch := a.epoch
 	var regs [16]symVal
 	active := a.ptrActive[:0]
 	for b := range g.Blocks {
@@ -97,6 +101,7 @@ func (a *Analyzer) ptrFieldOps() {
 		}
 	}
 	a.ptrActive = active
+	a.epoch = epoch
 }
 
 // matchField looks for a memory operand of instruction i whose base

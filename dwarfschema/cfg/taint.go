@@ -270,6 +270,7 @@ type Analyzer struct {
 	stackArgs [8]int16
 	loads     map[symLoad]int32 // ptrFieldOps: interned loads
 	ptrActive []int32           // ptrFieldOps: PtrLocs overlapping a block
+	epoch     int32             // ptrFieldOps: the last memory epoch
 }
 
 // A derivedWrite is a value derived from variable v written into cell, in

@@ -407,3 +407,91 @@ func TestFieldsLocal(t *testing.T) {
 		}
 	}
 }
+
+// ptrWalkC is blocked_clients' walk (Redis-8668): a loop over a list whose
+// skip test reads a field behind a pointer local loaded from each node.
+// gcc keeps receiver in the memory it was loaded from ([[rbp]+16], the
+// node's value field) while the compare dereferences the register it was
+// loaded into: no location of receiver names that register.
+const ptrWalkC = `#include <stdio.h>
+#include <stdlib.h>
+struct client { int id; int btype; long served; };
+struct node { struct node *prev, *next; void *value; };
+struct list { struct node *head, *tail; unsigned long len; };
+__attribute__((noipa)) void rotate(struct list *l) {
+	struct node *h = l->head;
+	if (l->len <= 1) return;
+	l->head = h->next; l->head->prev = NULL;
+	l->tail->next = h; h->prev = l->tail; h->next = NULL; l->tail = h;
+}
+__attribute__((noinline)) static void walk(struct list *clients) {
+	unsigned long n = clients->len;
+	while (n--) {
+		struct node *cn = clients->head;
+		struct client *receiver = cn->value;
+		if (receiver->btype != 2) {
+			rotate(clients);
+			continue;
+		}
+	}
+}
+int main(int argc, char **argv) {
+	struct list l = { 0, 0, 0 };
+	int n = argc > 1 ? atoi(argv[1]) : 10;
+	for (int i = 0; i < n; i++) {
+		struct client *c = calloc(1, sizeof *c);
+		struct node *x = calloc(1, sizeof *x);
+		c->id = i; c->btype = 1; x->value = c;
+		x->prev = l.tail;
+		if (l.tail) l.tail->next = x; else l.head = x;
+		l.tail = x; l.len++;
+	}
+	for (int k = 0; k < 1000; k++) walk(&l);
+	printf("%d\n", ((struct client *)l.head->value)->id);
+	return 0;
+}
+`
+
+// TestFieldsBehindLocal: the field a condition reads behind a pointer
+// local that lives in memory (no location names the register the code
+// dereferences) is tagged cond, named receiver->btype, and lives at
+// receiver's value + 4 wherever receiver can be read (method.md §2, D82).
+func TestFieldsBehindLocal(t *testing.T) {
+	dir := t.TempDir()
+	bin := build(t, dir, "gcc", ".c", ptrWalkC, "-g", "-O2")
+	s, err := Load(bin, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk, _ := funcByName(s, "walk")
+	rv, r := varByName(s, walk, "receiver")
+	if r == nil {
+		t.Fatal("walk's receiver is not monitored (a field behind it is compared)")
+	}
+	bv, b := varByName(s, walk, "receiver->btype")
+	if b == nil {
+		t.Fatal("walk's receiver->btype is not monitored")
+	}
+	if b.Tags&model.TagCond == 0 || b.Field == nil || !b.Field.Deref || b.Field.Of != rv || b.Field.Offset != 4 || b.Kind != model.KindInt || b.Size != 4 {
+		t.Fatalf("receiver->btype: %+v %+v, want cond, 4 bytes behind receiver", b, b.Field)
+	}
+	// Fields the walk does not compare stay unmonitored.
+	for _, name := range []string{"receiver->id", "receiver->served"} {
+		if _, v := varByName(s, walk, name); v != nil {
+			t.Errorf("%s is monitored (%v), though walk never reads it", name, v.Tags)
+		}
+	}
+	// Read behind receiver wherever receiver can be read: no locations of
+	// its own (the sampler reads receiver's value + 4, method.md §2).
+	rl, bl := locsOf(s, rv), locsOf(s, bv)
+	if len(rl) == 0 || len(bl) != 0 {
+		t.Fatalf("receiver->btype: %d locations of its own, receiver %d", len(bl), len(rl))
+	}
+	memory := false
+	for _, l := range rl {
+		memory = memory || l.Kind != model.LocReg
+	}
+	if !memory {
+		t.Logf("gcc kept receiver in a register: the case needing a symbolic load did not arise (locations %+v)", rl)
+	}
+}

@@ -195,6 +195,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 			a := cfg.NewAnalyzer()
 			var ranges []cfg.Range
 			var locs []cfg.VarLoc
+			var plocs []cfg.PtrLoc
 			var reads []globalRead
 			var rbuf []decoded
 			in := cfg.Input{Calls: calls, Globals: cgl, Sigs: sigs, Fields: fields}
@@ -233,6 +234,8 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 				}
 				locs = varLocs(locs[:0], s, byFunc[start[f]:start[f+1]])
 				in.Locs = locs
+				plocs = ptrLocs(plocs[:0], s, fields, byFunc[start[f]:start[f+1]])
+				in.PtrLocs = plocs
 				in.FrameBase = cfg.FrameBase(fn.FrameBase)
 				res.tags = append(res.tags, a.Analyze(g, &in)...)
 			}
@@ -289,6 +292,21 @@ func varLocs(dst []cfg.VarLoc, s *model.Schema, idx []int32) []cfg.VarLoc {
 					dst = append(dst, vl)
 				}
 			}
+		}
+	}
+	return dst
+}
+
+// ptrLocs appends the locations s.Locs[idx...] of the pointers that have
+// fields, as expressions (cfg.PtrLoc).
+func ptrLocs(dst []cfg.PtrLoc, s *model.Schema, fields *cfg.Fields, idx []int32) []cfg.PtrLoc {
+	if fields == nil {
+		return dst
+	}
+	for _, i := range idx {
+		l := &s.Locs[i]
+		if len(l.Expr) > 0 && l.PCEnd > l.PCStart && fields.HasFields(int32(l.Var)) {
+			dst = append(dst, cfg.PtrLoc{Var: int32(l.Var), Lo: l.PCStart, Hi: l.PCEnd, Expr: l.Expr})
 		}
 	}
 	return dst

@@ -174,3 +174,35 @@ func TestFieldsAgreeWithGDB(t *testing.T) {
 	}
 	t.Logf("%d field values agree with gdb (%v)", compared, got)
 }
+
+// TestFieldsBehindLocal reads a field behind a pointer local that gcc keeps
+// in memory while it compares through a register (testdata/ptrwalk.c:
+// receiver->btype, 1 or 3 for every client), with both samplers.
+func TestFieldsBehindLocal(t *testing.T) {
+	for _, sampler := range []string{SamplerPtrace, SamplerPerf} {
+		t.Run(sampler, func(t *testing.T) {
+			if sampler == SamplerPerf {
+				perfOK(t)
+			}
+			exe := buildC(t, "ptrwalk", "-g")
+			res, p := record(t, Config{Args: []string{exe, "20000"}, Depth: 3, Sampler: sampler})
+			if res.ExitStatus != 0 {
+				t.Fatalf("exit status %d", res.ExitStatus)
+			}
+			bt := p.values("walk", "receiver->btype")
+			if len(bt) < 20 {
+				t.Fatalf("receiver->btype: %d values (fields read %d, faulted %d)", len(bt), res.Values.Fields, res.Values.Faulted)
+			}
+			seen := map[uint64]int{}
+			for _, v := range bt {
+				if v.Bits != 1 && v.Bits != 3 {
+					t.Fatalf("receiver->btype = %d in frame %d, want 1 or 3", int64(v.Bits), v.Frame)
+				}
+				seen[v.Bits]++
+			}
+			if len(seen) != 2 {
+				t.Errorf("receiver->btype: values %v, want both 1 and 3", seen)
+			}
+		})
+	}
+}

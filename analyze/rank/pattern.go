@@ -22,6 +22,11 @@ import (
 // sense), the decision is the wrong constraint (decision D15).
 func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern, reason string) {
 	pattern, reason = a.ownPattern(res, fn, best)
+	if pattern == PatternScalability {
+		if loop, field := a.idleWalk(res, fn); loop != "" {
+			return PatternMissing, idleReason(loop, field)
+		}
+	}
 	if pattern != "" {
 		return pattern, reason
 	}

@@ -114,7 +114,13 @@ func FuzzAnalyze(f *testing.F) {
 		for k := range int32(4) {
 			fields.Add(FieldKey{Ptr: int32((r >> (5 * k)) % 6), Off: int64(int8(r >> (8 * k)))}, 6+k)
 		}
-		in := &Input{Locs: locs, Calls: calls, Globals: NewGlobals(globals), Sigs: sigs, Fields: fields,
+		// Pointer locations as expressions: the code's own bytes, cut up.
+		var plocs []PtrLoc
+		for i, v := 0, int32(0); i < len(code) && v < 6; i, v = i+1+int(code[i]%8), v+1 {
+			lo := base + uint64(i)
+			plocs = append(plocs, PtrLoc{Var: v, Lo: lo, Hi: lo + 1 + uint64(code[i]), Expr: code[i:min(len(code), i+1+int(code[i]%8))]})
+		}
+		in := &Input{Locs: locs, Calls: calls, Globals: NewGlobals(globals), Sigs: sigs, Fields: fields, PtrLocs: plocs,
 			FrameBase: FrameBaseRule{Kind: FrameBaseKind(seed % 3), Reg: int16(seed % 8)}}
 		a := NewAnalyzer()
 		for _, vt := range a.Analyze(g, in) {

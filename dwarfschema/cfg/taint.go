@@ -129,6 +129,11 @@ type Input struct {
 	// holds pointer variable P (an exact location of P) reads or writes
 	// field (P, disp), which is then tagged like a global.
 	Fields *Fields
+	// PtrLocs are the locations of the pointers with Fields in this
+	// code, as expressions: a register that holds such a pointer's value
+	// where no location says so (a copy, a load of the pointer from the
+	// memory its location names) is found from them (ptrFieldOps).
+	PtrLocs []PtrLoc
 }
 
 // FieldKey names a field: pointer variable Ptr, byte offset Off.
@@ -165,6 +170,9 @@ func (f *Fields) setPtr(p int32) {
 		f.n++
 	}
 }
+
+// HasFields reports whether variable p has fields.
+func (f *Fields) HasFields(p int32) bool { return f != nil && f.isPtr(p) }
 
 // isPtr reports whether variable p has fields.
 func (f *Fields) isPtr(p int32) bool {
@@ -260,6 +268,9 @@ type Analyzer struct {
 	rpoPos    []int32
 	out       []VarTags
 	stackArgs [8]int16
+	loads     map[symLoad]int32 // ptrFieldOps: interned loads
+	ptrActive []int32           // ptrFieldOps: PtrLocs overlapping a block
+	epoch     int32             // ptrFieldOps: the last memory epoch
 }
 
 // A derivedWrite is a value derived from variable v written into cell, in
@@ -294,6 +305,7 @@ func (a *Analyzer) Analyze(g *Graph, in *Input) []VarTags {
 	a.buildUops()
 	a.buildEntries()
 	a.fieldOps()
+	a.ptrFieldOps()
 	if len(a.vars) == 0 {
 		return a.out
 	}
@@ -857,7 +869,7 @@ func (a *Analyzer) buildEntries() {
 // fieldOps makes the memory operands that address a field through its
 // pointer, while a register holds the pointer (an exact location), reads
 // and writes of that field: gsrc and gdst, as for a global. A copy of the
-// pointer in another register, not a location of it, is not followed.
+// pointer in another register, not a location of it, is ptrFieldOps'.
 func (a *Analyzer) fieldOps() {
 	fs := a.in.Fields
 	if fs == nil || fs.n == 0 {

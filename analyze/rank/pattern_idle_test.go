@@ -1,0 +1,80 @@
+package rank
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
+)
+
+// TestPatternIdleWalk pins decision D83: work's loop goes further in the
+// slow runs (rule 2, scalability), while the field its per-element test
+// reads behind a pointer local, elem->btype, keeps one value at every
+// step in both kinds of runs: the walk does nothing per element, a
+// missing constraint. A test whose field differs from element to
+// element, or a walk that passes the element on (elem->bkey to a call),
+// does work per element: scalability.
+func TestPatternIdleWalk(t *testing.T) {
+	n := int32(len(progSchema().Vars))
+	vElem, vBtype, vBkey := n, n+1, n+2
+	cases := []struct {
+		name    string
+		btype   func(i int) int64
+		passed  bool // elem->bkey is passed to a call
+		want    string
+		inWhy   string
+		normalN int
+	}{
+		{"one outcome at every step", func(int) int64 { return 1 }, false, PatternMissing, "elem->btype", 60},
+		{"the test differs by element", func(i int) int64 { return int64(1 + i%3) }, false, PatternScalability, "loop variable i", 60},
+		{"the element is passed on", func(int) int64 { return 1 }, true, PatternScalability, "loop variable i", 60},
+		// Without MinSamples normal samples of the test, nothing says the
+		// normal runs' walk had the same outcome: not D83 (rule 3 here).
+		{"too few normal samples of the test", func(int) int64 { return 1 }, false, "", "", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc := progSchema()
+			bkeyTags := model.Tags(0)
+			if c.passed {
+				bkeyTags = model.TagArgs
+			}
+			sc.Vars = append(sc.Vars,
+				model.Var{Name: "elem", Func: fWork, Line: 24, Type: "struct client *", Kind: model.KindPointer, Size: 8},
+				model.Var{Name: "elem->btype", Func: fWork, Line: 24, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagCond,
+					Field: &model.Field{Of: model.VarID(vElem), Offset: 4, Deref: true}},
+				model.Var{Name: "elem->bkey", Func: fWork, Line: 24, Type: "robj *", Kind: model.KindPointer, Size: 8, Tags: bkeyTags,
+					Field: &model.Field{Of: model.VarID(vElem), Offset: 8, Deref: true}})
+			hdr := header()
+			hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: sc}
+			run := func(n, steps int) []ev {
+				var evs []ev
+				for k := range n {
+					vals := []model.Value{val(0, vI, int64(k%steps)), val(0, vBtype, c.btype(k))}
+					if c.passed {
+						vals = append(vals, val(0, vBkey, 0x5000+int64(k)))
+					}
+					if k >= c.normalN && steps == 10 {
+						vals = vals[:1]
+					}
+					evs = append(evs, ev{tid: 1, tick: uint64(k), stack: []uint64{P(pcWork)}, vals: vals})
+				}
+				return evs
+			}
+			a := New(DefaultOptions())
+			feedWith(t, a, Normal, "n", hdr, run(60, 10))
+			feedWith(t, a, Buggy, "b", hdr, run(300, 100))
+			w := findFunc(t, a.Result(), "work")
+			if c.want == "" {
+				if strings.Contains(w.PatternReason, "D83") {
+					t.Errorf("work: pattern %q (%s), want no D83", w.Pattern, w.PatternReason)
+				}
+				return
+			}
+			if w.Pattern != c.want || !strings.Contains(w.PatternReason, c.inWhy) {
+				t.Errorf("work: pattern %q (%s), v* %s (%s, r %.2f); want %q, reason with %q",
+					w.Pattern, w.PatternReason, w.Variable, w.Dimension, w.Discount, c.want, c.inWhy)
+			}
+		})
+	}
+}

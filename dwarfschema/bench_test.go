@@ -59,26 +59,41 @@ func BenchmarkLoad(b *testing.B) {
 	b.ReportMetric(float64(len(s.Locs)), "locs")
 }
 
-// TestLoadSpeed catches what would make Load superlinear: a 400-function
-// -O2 program must load far below the 20,000-function budget pro rata
-// (5 s x 400/20,000 = 100 ms; the bound leaves room for a loaded machine).
+// TestLoadSpeed catches what would make Load superlinear: a program 4
+// times larger must load in well under 16 times the time (quadratic), the
+// two measured side by side, each the fastest of three loads, so that a
+// loaded machine slows both alike. An absolute bound failed on a 2-core
+// machine at load average 80 (2.2 s for 400 functions that load in 0.17 s
+// when it is idle): the speed goal itself is measured by BenchmarkLoad and
+// make bench-schema, as ratios.
 func TestLoadSpeed(t *testing.T) {
-	dir := t.TempDir()
-	bin := writeSynth(t, dir, 400, 200)
-	start := time.Now()
-	s, err := Load(bin, Options{})
-	took := time.Since(start)
-	if err != nil {
-		t.Fatal(err)
+	fastest := func(n int) (time.Duration, *model.Schema) {
+		bin := writeSynth(t, t.TempDir(), n, 200)
+		var best time.Duration
+		var s *model.Schema
+		for i := range 3 {
+			start := time.Now()
+			var err error
+			if s, err = Load(bin, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if took := time.Since(start); i == 0 || took < best {
+				best = took
+			}
+		}
+		checkInvariants(t, s)
+		if len(s.Funcs) < n || len(s.Vars) == 0 || len(s.Locs) == 0 {
+			t.Errorf("%d funcs, %d vars, %d locs", len(s.Funcs), len(s.Vars), len(s.Locs))
+		}
+		return best, s
 	}
-	checkInvariants(t, s)
-	if len(s.Funcs) < 400 || len(s.Vars) == 0 || len(s.Locs) == 0 {
-		t.Errorf("%d funcs, %d vars, %d locs", len(s.Funcs), len(s.Vars), len(s.Locs))
+	small, _ := fastest(100)
+	large, s := fastest(400)
+	ratio := float64(large) / float64(small)
+	t.Logf("%d functions, %d vars, %d locs in %v; 4 times fewer in %v (ratio %.1f)", len(s.Funcs), len(s.Vars), len(s.Locs), large, small, ratio)
+	if ratio > 10 {
+		t.Errorf("Load of a program 4 times larger took %.1f times as long (%v against %v): superlinear", ratio, large, small)
 	}
-	if limit := time.Second; took > limit {
-		t.Errorf("Load took %v for %d functions (limit 1s)", took, len(s.Funcs))
-	}
-	t.Logf("%d functions, %d vars, %d locs in %v", len(s.Funcs), len(s.Vars), len(s.Locs), took)
 }
 
 // BenchmarkLoadBinary loads the binary named by $VPROF_BENCH_BINARY (a real

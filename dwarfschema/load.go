@@ -315,6 +315,7 @@ type dwarfFile struct {
 	locl []byte // .debug_loclists (DWARF 5)
 	addr []byte // .debug_addr (DWARF 5)
 	str  []byte // .debug_str (read for a supplementary file's strings)
+	line []byte // .debug_line
 
 	// For dieData: the rest of what DIEs refer to.
 	abbrev, lineStr, strOffsets, rnglists, ranges []byte
@@ -328,7 +329,7 @@ type dwarfFile struct {
 // stays open until close).
 func (w *dwarfFile) release() {
 	w.d, w.dies = nil, nil
-	w.info, w.loc, w.locl, w.addr, w.str = nil, nil, nil, nil, nil
+	w.info, w.loc, w.locl, w.addr, w.str, w.line = nil, nil, nil, nil, nil, nil
 	w.abbrev, w.lineStr, w.strOffsets, w.rnglists, w.ranges = nil, nil, nil, nil, nil
 	if w.sup != nil {
 		w.sup.release()
@@ -393,7 +394,7 @@ func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 			return nil, fmt.Errorf("%s: bad DWARF section .debug_%s: %w", path, k, err)
 		}
 	}
-	w := &dwarfFile{ef: ef, d: d, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"], str: sec["str"],
+	w := &dwarfFile{ef: ef, d: d, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"], str: sec["str"], line: sec["line"],
 		abbrev: sec["abbrev"], lineStr: sec["line_str"], strOffsets: sec["str_offsets"], rnglists: sec["rnglists"], ranges: sec["ranges"]}
 	if w.dies, err = newDieData(w); err != nil {
 		return nil, fmt.Errorf("%s: bad DWARF: %w", path, err)

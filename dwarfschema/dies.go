@@ -155,7 +155,6 @@ type loader struct {
 	s    *model.Schema
 	opt  Options
 	w    *dwarfFile
-	d    *dwarf.Data
 	base dieOff // added to the offsets of the file being walked
 
 	units   []unitHdr
@@ -198,7 +197,7 @@ type loader struct {
 
 func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {
 	return &loader{
-		s: s, opt: opt, w: w, d: w.d,
+		s: s, opt: opt, w: w,
 		addrSec: parseAddr(w.addr),
 		fileIdx: map[string]int32{},
 		exprs:   map[string]int32{},
@@ -212,7 +211,7 @@ func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {
 // release drops what only the walk and build() use, keeping what Load
 // still asks of the loader (inComponent, replaced).
 func (l *loader) release() {
-	l.w, l.d, l.addrSec = nil, nil, nil
+	l.w, l.addrSec = nil, nil
 	l.subs, l.inls, l.vars, l.types = chunked[subRec]{}, chunked[inlRec]{}, chunked[varRec]{}, chunked[typeRec]{}
 	l.locs, l.rows, l.pending = chunked[locRec]{}, chunked[model.LineRow]{}, nil
 	l.cus, l.units, l.exprs, l.exprList, l.exprShort = nil, nil, nil, nil, nil
@@ -276,9 +275,9 @@ func (l *loader) read() error {
 		}
 		l.units = append(l.units, us...)
 		main := l.w
-		l.w, l.d, l.base = sup, sup.d, supBase
+		l.w, l.base = sup, supBase
 		err = l.walk()
-		l.w, l.d, l.base = main, main.d, 0
+		l.w, l.base = main, 0
 		if err != nil {
 			return fmt.Errorf("supplementary file: %w", err)
 		}

@@ -346,3 +346,92 @@ func TestLineTableSmall(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLineTables reads every line table of $VPROF_BENCH_BINARY both
+// ways: debug/dwarf (dwarf.New, as Load did, then a LineReader per unit)
+// and lineTable (on the units' offsets found beforehand).
+func BenchmarkLineTables(b *testing.B) {
+	bin := os.Getenv("VPROF_BENCH_BINARY")
+	if bin == "" {
+		b.Skip("VPROF_BENCH_BINARY is not set")
+	}
+	ef, err := elf.Open(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ef.Close()
+	secs := lineSectionsOf(b, ef)
+	sec := func(name string) []byte {
+		s := ef.Section(name)
+		if s == nil {
+			return nil
+		}
+		d, err := s.Data()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return d
+	}
+	abbrev, info, ranges := sec(".debug_abbrev"), sec(".debug_info"), sec(".debug_ranges")
+	type unit struct {
+		stmt    int64
+		asize   int
+		compDir string
+	}
+	var units []unit
+	d0, err := ef.DWARF()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := d0.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if v, ok := e.Val(dwarf.AttrStmtList).(int64); ok {
+			c, _ := e.Val(dwarf.AttrCompDir).(string)
+			units = append(units, unit{v, r.AddressSize(), c})
+		}
+		r.SkipChildren()
+	}
+	b.Run("debug-dwarf", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			d, err := dwarf.New(abbrev, nil, nil, info, secs.line, nil, ranges, secs.str)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := d.AddSection(".debug_line_str", secs.lineStr); err != nil {
+				b.Fatal(err)
+			}
+			r := d.Reader()
+			var le dwarf.LineEntry
+			for {
+				e, err := r.Next()
+				if err != nil || e == nil {
+					break
+				}
+				if lr, err := d.LineReader(e); err == nil && lr != nil {
+					for lr.Next(&le) == nil {
+					}
+				}
+				r.SkipChildren()
+			}
+		}
+	})
+	b.Run("lineTable", func(b *testing.B) {
+		b.ReportAllocs()
+		var row lineRow
+		for b.Loop() {
+			for _, u := range units {
+				lt, err := newLineTable(secs.line, u.stmt, secs.str, secs.lineStr, u.asize, u.compDir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for lt.next(&row) == nil {
+				}
+			}
+		}
+	})
+}

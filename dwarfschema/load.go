@@ -308,12 +308,12 @@ func readSymbols(ef *elf.File) ([]model.Symbol, error) {
 type dwarfFile struct {
 	ef   *elf.File
 	osf  *os.File // nil when ef is the binary itself (its file is closed by Load)
-	info []byte // .debug_info, for unit headers
-	loc  []byte // .debug_loc (DWARF 2-4)
-	locl []byte // .debug_loclists (DWARF 5)
-	addr []byte // .debug_addr (DWARF 5)
-	str  []byte // .debug_str (read for a supplementary file's strings)
-	line []byte // .debug_line
+	info []byte   // .debug_info, for unit headers
+	loc  []byte   // .debug_loc (DWARF 2-4)
+	locl []byte   // .debug_loclists (DWARF 5)
+	addr []byte   // .debug_addr (DWARF 5)
+	str  []byte   // .debug_str (read for a supplementary file's strings)
+	line []byte   // .debug_line
 
 	// For dieData: the rest of what DIEs refer to.
 	abbrev, lineStr, strOffsets, rnglists, ranges []byte

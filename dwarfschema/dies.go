@@ -155,7 +155,6 @@ type loader struct {
 	s    *model.Schema
 	opt  Options
 	w    *dwarfFile
-	d    *dwarf.Data
 	base dieOff // added to the offsets of the file being walked
 
 	units   []unitHdr
@@ -198,7 +197,7 @@ type loader struct {
 
 func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {
 	return &loader{
-		s: s, opt: opt, w: w, d: w.d,
+		s: s, opt: opt, w: w,
 		addrSec: parseAddr(w.addr),
 		fileIdx: map[string]int32{},
 		exprs:   map[string]int32{},
@@ -212,7 +211,7 @@ func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {
 // release drops what only the walk and build() use, keeping what Load
 // still asks of the loader (inComponent, replaced).
 func (l *loader) release() {
-	l.w, l.d, l.addrSec = nil, nil, nil
+	l.w, l.addrSec = nil, nil
 	l.subs, l.inls, l.vars, l.types = chunked[subRec]{}, chunked[inlRec]{}, chunked[varRec]{}, chunked[typeRec]{}
 	l.locs, l.rows, l.pending = chunked[locRec]{}, chunked[model.LineRow]{}, nil
 	l.cus, l.units, l.exprs, l.exprList, l.exprShort = nil, nil, nil, nil, nil
@@ -276,9 +275,9 @@ func (l *loader) read() error {
 		}
 		l.units = append(l.units, us...)
 		main := l.w
-		l.w, l.d, l.base = sup, sup.d, supBase
+		l.w, l.base = sup, supBase
 		err = l.walk()
-		l.w, l.d, l.base = main, main.d, 0
+		l.w, l.base = main, 0
 		if err != nil {
 			return fmt.Errorf("supplementary file: %w", err)
 		}
@@ -750,22 +749,19 @@ func (l *loader) startUnit(e *die, addrSize int) error {
 	if lb, ok := e.int(dwarf.AttrLoclistsBase); ok {
 		ci.loclistsBase = uint64(lb)
 	}
-	lr, err := l.d.LineReader(lineEntry(e))
+	lt, err := l.lineTable(e)
 	if err != nil {
 		return fmt.Errorf("unit at offset %#x: line table: %w", e.off, err)
 	}
-	if lr != nil {
-		files := lr.Files()
-		ci.fileMap = make([]int32, len(files))
-		byPtr := make(map[*dwarf.LineFile]int32, len(files))
-		for i, f := range files {
+	if lt != nil {
+		ci.fileMap = make([]int32, len(lt.files))
+		for i := range lt.files {
 			ci.fileMap[i] = -1
-			if f != nil {
-				ci.fileMap[i] = l.intern(f.Name, ci.compDir)
-				byPtr[f] = ci.fileMap[i]
+			if lt.fileOf(i) >= 0 {
+				ci.fileMap[i] = l.intern(lt.files[i], ci.compDir)
 			}
 		}
-		if err := l.lines(lr, byPtr, ci.compDir); err != nil {
+		if err := l.lines(lt, ci.fileMap, ci.compDir); err != nil {
 			return fmt.Errorf("unit at offset %#x: line table: %w", e.off, err)
 		}
 	}
@@ -773,17 +769,20 @@ func (l *loader) startUnit(e *die, addrSize int) error {
 	return nil
 }
 
-// lines appends the rows of one unit's line table. The end of a sequence
-// becomes a row with File -1: no source line from there on.
-func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, compDir string) error {
-	var le dwarf.LineEntry
-	var last *dwarf.LineFile
+// lines appends the rows of one unit's line table, whose files fileMap
+// maps to Schema.Files (those DW_LNE_define_file adds are interned here).
+// The end of a sequence becomes a row with File -1: no source line from
+// there on.
+func (l *loader) lines(lt *lineTable, fileMap []int32, compDir string) error {
+	var le lineRow
+	last := -1 // file number of the last row
 	lastIdx := int32(-1)
 	rows := &l.rows
 	start := rows.len() // rows of the current sequence start here
 	lastStmt := false   // the last row kept is a statement (is_stmt)
+	var defined []int32 // Schema.Files index+1 of files numbered from len(fileMap)
 	for {
-		if err := lr.Next(&le); err != nil {
+		if err := lt.next(&le); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -796,15 +795,21 @@ func (l *loader) lines(lr *dwarf.LineReader, byPtr map[*dwarf.LineFile]int32, co
 		}
 		if le.File != last {
 			last = le.File
-			i, ok := byPtr[le.File]
-			if !ok {
-				i = -1
-				if le.File != nil {
-					i = l.intern(le.File.Name, compDir)
-					byPtr[le.File] = i
+			switch {
+			case le.File < 0:
+				lastIdx = -1
+			case le.File < len(fileMap):
+				lastIdx = fileMap[le.File]
+			default:
+				k := le.File - len(fileMap)
+				for len(defined) <= k {
+					defined = append(defined, 0)
 				}
+				if defined[k] == 0 {
+					defined[k] = l.intern(lt.files[le.File], compDir) + 1
+				}
+				lastIdx = defined[k] - 1
 			}
-			lastIdx = i
 		}
 		row := model.LineRow{PC: le.Address, File: lastIdx, Line: int32(le.Line)}
 		// Within a sequence addresses only grow. Several rows at one PC
@@ -1019,15 +1024,20 @@ func parseAddr(b []byte) *godwarf.DebugAddrSection {
 	return godwarf.ParseAddr(b)
 }
 
-// lineEntry is the unit entry as debug/dwarf's LineReader reads it: its
-// offset, DW_AT_stmt_list and DW_AT_comp_dir.
-func lineEntry(e *die) *dwarf.Entry {
-	le := &dwarf.Entry{Offset: e.off, Tag: e.tag, Children: e.children}
-	if f := e.field(dwarf.AttrStmtList); f != nil && f.kind == kInt {
-		le.Field = append(le.Field, dwarf.Field{Attr: dwarf.AttrStmtList, Val: int64(f.u), Class: f.class})
+// lineTable opens the line table of unit e (DW_AT_stmt_list, with
+// DW_AT_comp_dir as debug/dwarf's LineReader reads them); nil when there
+// is none.
+func (l *loader) lineTable(e *die) (*lineTable, error) {
+	if l.w.line == nil {
+		return nil, nil
 	}
-	if f := e.field(dwarf.AttrCompDir); f != nil && f.kind == kString {
-		le.Field = append(le.Field, dwarf.Field{Attr: dwarf.AttrCompDir, Val: string(f.b), Class: f.class})
+	f := e.field(dwarf.AttrStmtList)
+	if f == nil || f.kind != kInt {
+		return nil, nil
 	}
-	return le
+	var compDir string
+	if c := e.field(dwarf.AttrCompDir); c != nil && c.kind == kString {
+		compDir = string(c.b)
+	}
+	return newLineTable(l.w.line, int64(f.u), l.w.str, l.w.lineStr, e.unit.asize, compDir)
 }

@@ -2,7 +2,6 @@ package dwarfschema
 
 import (
 	"bytes"
-	"debug/dwarf"
 	"debug/elf"
 	"encoding/hex"
 	"errors"
@@ -309,12 +308,12 @@ func readSymbols(ef *elf.File) ([]model.Symbol, error) {
 type dwarfFile struct {
 	ef   *elf.File
 	osf  *os.File // nil when ef is the binary itself (its file is closed by Load)
-	d    *dwarf.Data
-	info []byte // .debug_info, for unit headers
-	loc  []byte // .debug_loc (DWARF 2-4)
-	locl []byte // .debug_loclists (DWARF 5)
-	addr []byte // .debug_addr (DWARF 5)
-	str  []byte // .debug_str (read for a supplementary file's strings)
+	info []byte   // .debug_info, for unit headers
+	loc  []byte   // .debug_loc (DWARF 2-4)
+	locl []byte   // .debug_loclists (DWARF 5)
+	addr []byte   // .debug_addr (DWARF 5)
+	str  []byte   // .debug_str (read for a supplementary file's strings)
+	line []byte   // .debug_line
 
 	// For dieData: the rest of what DIEs refer to.
 	abbrev, lineStr, strOffsets, rnglists, ranges []byte
@@ -327,8 +326,8 @@ type dwarfFile struct {
 // release drops the section data once the DIEs are read (the file
 // stays open until close).
 func (w *dwarfFile) release() {
-	w.d, w.dies = nil, nil
-	w.info, w.loc, w.locl, w.addr, w.str = nil, nil, nil, nil, nil
+	w.dies = nil
+	w.info, w.loc, w.locl, w.addr, w.str, w.line = nil, nil, nil, nil, nil, nil
 	w.abbrev, w.lineStr, w.strOffsets, w.rnglists, w.ranges = nil, nil, nil, nil, nil
 	if w.sup != nil {
 		w.sup.release()
@@ -344,8 +343,10 @@ func (w *dwarfFile) close() {
 	}
 }
 
-// loadDWARF reads the DWARF sections of ef. It returns nil, nil when ef has
-// no .debug_info.
+// loadDWARF reads the DWARF sections of ef that the DIE reader and the line
+// tables use (not through debug/dwarf: dwarf.New parsed every unit and
+// abbreviation table a second time, for nothing the schema reads). It
+// returns nil, nil when ef has no .debug_info.
 func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 	sec := map[string][]byte{}
 	for _, s := range ef.Sections {
@@ -357,6 +358,11 @@ func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 			suffix = s.Name[len(".zdebug_"):]
 		default:
 			continue
+		}
+		switch suffix {
+		case "info", "abbrev", "str", "line", "line_str", "str_offsets", "addr", "rnglists", "ranges", "loc", "loclists":
+		default:
+			continue // not read (aranges, macro, types, frame, ...)
 		}
 		if s.Type == elf.SHT_NOBITS {
 			continue
@@ -370,31 +376,9 @@ func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 	if len(sec["info"]) == 0 {
 		return nil, nil
 	}
-	d, err := dwarf.New(sec["abbrev"], nil, nil, sec["info"], sec["line"], nil, sec["ranges"], sec["str"])
-	if err != nil {
-		return nil, fmt.Errorf("%s: bad DWARF: %w", path, err)
-	}
-	// Sorted for a deterministic order of AddTypes.
-	names := make([]string, 0, len(sec))
-	for k := range sec {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		switch k {
-		case "abbrev", "info", "line", "ranges", "str":
-			continue
-		case "types":
-			err = d.AddTypes("types", sec[k])
-		case "addr", "line_str", "str_offsets", "rnglists", "loclists":
-			err = d.AddSection(".debug_"+k, sec[k])
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: bad DWARF section .debug_%s: %w", path, k, err)
-		}
-	}
-	w := &dwarfFile{ef: ef, d: d, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"], str: sec["str"],
+	w := &dwarfFile{ef: ef, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"], str: sec["str"], line: sec["line"],
 		abbrev: sec["abbrev"], lineStr: sec["line_str"], strOffsets: sec["str_offsets"], rnglists: sec["rnglists"], ranges: sec["ranges"]}
+	var err error
 	if w.dies, err = newDieData(w); err != nil {
 		return nil, fmt.Errorf("%s: bad DWARF: %w", path, err)
 	}

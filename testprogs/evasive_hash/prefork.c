@@ -82,7 +82,9 @@ static void child_main(int slot, int fd)
 	res.blocked = evasive_blocked();
 	if (write(fd, &res, sizeof res) != (ssize_t)sizeof res)
 		_exit(1);
-	_exit(0);
+	/* clean_child_exit: exit() as httpd's children do (atexit handlers
+	 * run: a -pg build writes the child's gmon.out) */
+	exit(0);
 }
 
 /* The parent: fork the children, then wait for them as the supervisor. */

@@ -301,13 +301,19 @@ func (a *Analyzer) aroundRanNormal(f int) bool {
 
 // SpinShare is the share of the slow runs' whole extra time that the
 // driver frames' own instructions under a driver must take for its loop
-// to spin (decision D23).
-const SpinShare = 0.5
+// to spin (decisions D23, D88): a quarter, the middle (geometric) of the
+// gap measured between spinning loops (0.40 and up) and every other
+// driver whose own part grows at least 1.5 times faster than its work
+// (0.075 at most).
+const SpinShare = 0.25
 
 // SpinOdds is how many times more the driver frames' own time under a
 // driver must grow, slow runs against normal runs, than the time of the
-// work below them for its loop to spin (decision D23).
-const SpinOdds = 4
+// work below them for its loop to spin (decisions D23, D88): a loop that
+// does more of the same work grows both alike (odds about 1); twice as
+// fast leaves room for a spinning thread that starves the threads
+// consuming its work, whose backlog grows the work below it too.
+const SpinOdds = 2
 
 // spinning returns, per function, whether the driver frame's loop itself
 // spins. Its time on the stack is of two parts: the instructions of

@@ -241,6 +241,7 @@ func (a *Analyzer) Result() *Result {
 	}
 	a.markVerdicts(res) // passing.go
 	a.mergingCallers(res.Functions, drivers)
+	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
 	a.callerDecides(res.Functions, drivers, len(buggy))
 	a.presentCallers(res.Functions, drivers) // presence.go, D60
 	a.passingCallers(res.Functions, drivers)

@@ -1,6 +1,10 @@
 package rank
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
+)
 
 // TestRareWalk: a loop variable whose values cannot be compared (a
 // pointer iterator: always non-null, each address held one tick, so every
@@ -49,6 +53,44 @@ func TestRareWalk(t *testing.T) {
 		}
 		if !c.rare && vv.R != DefaultOptions().DefaultDiscount {
 			t.Errorf("%s: r %g (%s), want DefaultDiscount", c.name, vv.R, vv.Reason)
+		}
+	}
+}
+
+// TestNextLocations: a row whose v* is a presence verdict with normal
+// samples (rare when normal), whose samples are never counted as
+// abnormal, names where the function's next strongest anomalous variable
+// was read abnormally; without such a variable it names none.
+func TestNextLocations(t *testing.T) {
+	for _, withN := range []bool{true, false} {
+		a := New(DefaultOptions())
+		walk := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+		run := func(n int, nv int64) []ev {
+			var evs []ev
+			for i := range n {
+				vals := []model.Value{ptr(0, vNode, uint64(0x10000+64*i), 0)}
+				if withN {
+					vals = append(vals, val(0, vN, nv+int64(i%3)))
+				}
+				addEv(&evs, walk, vals...)
+			}
+			for len(evs) < 200 {
+				addEv(&evs, []uint64{P(pcMain)})
+			}
+			return evs
+		}
+		feed(t, a, Normal, "n", run(10, 5))
+		feed(t, a, Buggy, "b", run(150, 6)) // n: 6-8 against 5-7, wrong but less than node
+		res := a.Result()
+		h := findFunc(t, res, "helper")
+		if h.Variable != "node" || h.Reason != ReasonRare {
+			t.Fatalf("withN %v: helper's v* %s (%s), want node, rare when normal", withN, h.Variable, h.Reason)
+		}
+		if withN && (len(h.Locations) != 1 || h.Locations[0].String() != "prog.c:50") {
+			t.Errorf("helper: locations %+v, want prog.c:50 (where n went wrong)", h.Locations)
+		}
+		if !withN && len(h.Locations) != 0 {
+			t.Errorf("helper without n: locations %+v, want none", h.Locations)
 		}
 	}
 }

@@ -241,6 +241,7 @@ func (a *Analyzer) Result() *Result {
 	}
 	a.markVerdicts(res) // passing.go
 	a.mergingCallers(res.Functions, drivers)
+	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
 	a.callerDecides(res.Functions, drivers, len(buggy))
 	a.presentCallers(res.Functions, drivers) // presence.go, D60
 	a.passingCallers(res.Functions, drivers)
@@ -290,11 +291,43 @@ func (a *Analyzer) Result() *Result {
 		if vv.HasDim {
 			fn.Locations = a.locations(ab[abGroup{vv.Var, vv.Dim}], f, vv.Global, o.Locations)
 		}
+		if len(fn.Locations) == 0 {
+			fn.Locations = a.nextLocations(res, fn, vv, f, ab)
+		}
 		if i < o.PatternTop {
 			fn.Pattern, fn.PatternReason = a.pattern(res, fn, vv)
 		}
 	}
 	return res
+}
+
+// nextLocations locates fn's row when v* (vv) has no located sample: a
+// verdict of presence with normal samples (rare when normal, D4 and D75)
+// counts none as abnormal. The row then names where the next strongest of
+// fn's anomalous variables (r below DefaultDiscount, in the order better
+// ranks them) was read abnormally, if any was.
+func (a *Analyzer) nextLocations(res *Result, fn *Function, vv *VarVerdict, f int32, ab map[abGroup][]abEntry) []Location {
+	var cand []*VarVerdict
+	for _, j := range fn.Vars {
+		if x := &res.Variables[j]; x != vv && x.OK && x.HasDim && x.R < a.opt.DefaultDiscount {
+			cand = append(cand, x)
+		}
+	}
+	slices.SortFunc(cand, func(x, y *VarVerdict) int {
+		switch {
+		case better(x, y):
+			return -1
+		case better(y, x):
+			return 1
+		}
+		return 0
+	})
+	for _, x := range cand {
+		if l := a.locations(ab[abGroup{x.Var, x.Dim}], f, x.Global, a.opt.Locations); len(l) > 0 {
+			return l
+		}
+	}
+	return nil
 }
 
 // bestOf returns the verdict that gave fn its discount.

@@ -220,7 +220,55 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 		return vv
 	}
 	vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = true, best.R, best.Dim, true, best.Default, best.Reason
+	if best.Default && vi.tags&model.TagLoop != 0 {
+		a.rareWalk(&vv)
+	}
 	return vv
+}
+
+// rareWalk gives loop variable vv, every dimension of which got
+// DefaultDiscount without a test (one value pooled, or a value that never
+// changed: a pointer iterator, always non-null, each address held for a
+// tick), the verdict "rare when normal" (D4) with r its share ratio when
+// its share of the normal runs' samples is below DefaultDiscount times its
+// share of the slow runs' beyond chance: a Poisson count whose mean is its
+// slow-run samples at the normal runs' share is at most its normal samples
+// with chance below Alpha (method.md §5, decision D75). Its values cannot
+// say that the loop went further; how often it was read can. It reports
+// whether it gave the verdict.
+func (a *Analyzer) rareWalk(vv *VarVerdict) bool {
+	o := &a.opt
+	for j := range vv.Dims {
+		if dv := &vv.Dims[j]; dv.OK && !dv.Default {
+			return false
+		}
+	}
+	if a.total[Normal] <= 0 || a.total[Buggy] <= 0 || vv.Normal <= 0 || vv.Buggy <= 0 {
+		return false
+	}
+	share := (vv.Normal / a.total[Normal]) / (vv.Buggy / a.total[Buggy])
+	if share >= o.DefaultDiscount || poissonAtMost(vv.Normal, vv.Buggy*a.total[Normal]/a.total[Buggy]) >= o.Alpha {
+		return false
+	}
+	vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = share, DimValue, true, false, ReasonRare
+	if vv.R < o.ValidDiscount {
+		vv.R = 0
+	}
+	return true
+}
+
+// poissonAtMost is P(X <= k) for X Poisson with mean lambda, summed in
+// logarithms so that large means do not underflow.
+func poissonAtMost(k, lambda float64) float64 {
+	if lambda <= 0 {
+		return 1
+	}
+	var p float64
+	for i := 0.0; i <= k; i++ {
+		lg, _ := math.Lgamma(i + 1)
+		p += math.Exp(i*math.Log(lambda) - lambda - lg)
+	}
+	return min(p, 1)
 }
 
 // runSetLimit bounds a run's value set of one variable (Run.vsets).

@@ -1,0 +1,128 @@
+package rank
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/vprof/vprof/runtime/model"
+)
+
+// A callee that holds nothing, repeats nothing and calls nothing
+// (method.md §7, decision D74). A function with no variable verdict is
+// judged by the hist-discounter (§6): one that ran only in the slow runs,
+// or far more prominently there, gets r = 0, and all of its extra time
+// counts. When that function has no loop of its own (no variable of it is
+// tagged loop), and all of its time on the stack is its own instructions
+// (no program function runs under it, no library function carries its
+// cost), each call of it does a bounded piece of work: an accessor, a
+// predicate, a type test behind a virtual call. How much of that work the
+// slow runs did is how many times it was called, and nothing in it can
+// have decided that. What decided is the loop that called it: a caller
+// under which it runs (SoleCallee of its time on the stack), no driver
+// frame, whose own loop went wrong (a loop variable with a verdict below
+// DefaultDiscount: it repeated work it did not repeat in the normal
+// runs). The caller takes the callee's calibrated cost if it is larger,
+// and the callee takes the caller's (just below it when they are equal),
+// as D10 places a caller that decided. Of several such callers (nested
+// loops) the innermost, with the least time on the stack: the loop that
+// makes the call. A callee with a loop of its own, with program callees
+// or with library time (a flush or rebuild, a scan through memcmp) can do
+// any amount of work per call, and keeps its place: its cost may be
+// where the slowdown is made.
+
+// leafCallers applies D74 (see above) to fns; it runs before D10, so that
+// a caller that takes a leaf's place may pass it on to the caller that
+// decided to call it.
+func (a *Analyzer) leafCallers(fns []Function, drivers []bool) {
+	c := &a.stk
+	row := make(map[int32]int, len(fns))
+	for i := range fns {
+		row[a.funcIdx[fns[i].Key]] = i
+	}
+	type pair struct{ ia, id int }
+	var pairs []pair
+	for id := range fns {
+		fd := &fns[id]
+		if fd.Source != SourceHist || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
+			continue
+		}
+		D := int(a.funcIdx[fd.Key])
+		if D >= len(c.on) || c.on[D] <= 0 || a.hasLoop(D) {
+			continue
+		}
+		if a.selfSlow(D) < SoleCallee*c.on[D] {
+			continue // a program function runs under it
+		}
+		var lib float64
+		for _, v := range fd.Via {
+			lib += v.Share
+		}
+		if lib > 1-SoleCallee {
+			continue // a library function carries its cost
+		}
+		best := -1
+		for A, t := range c.callersOf(D) {
+			ia, ok := row[int32(A)]
+			if !ok || A >= len(drivers) || drivers[A] || fns[ia].Source != SourceVariable || !a.loopWrong[A] {
+				continue
+			}
+			if t < SoleCallee*c.on[D] {
+				continue
+			}
+			// The innermost caller; the name only makes the choice the
+			// same from run to run.
+			if best < 0 || cmp.Or(cmp.Compare(c.on[A], c.on[a.funcIdx[fns[best].Key]]), strings.Compare(fns[ia].Name, fns[best].Name)) < 0 {
+				best = ia
+			}
+		}
+		if best >= 0 {
+			pairs = append(pairs, pair{best, id})
+		}
+	}
+	// The costliest callee first: a caller of several such leaves takes
+	// the largest cost.
+	slices.SortFunc(pairs, func(x, y pair) int {
+		return cmp.Or(cmp.Compare(fns[y.id].Calibrated, fns[x.id].Calibrated), cmp.Compare(x.id, y.id))
+	})
+	for _, p := range pairs {
+		hi, lo := fns[p.id].Calibrated, fns[p.ia].Calibrated
+		if hi < lo || hi <= 0 {
+			continue // the caller already ranks above
+		}
+		if lo == hi {
+			lo = math.Nextafter(hi, 0)
+		}
+		fns[p.ia].Calibrated, fns[p.id].Calibrated = hi, lo
+		fns[p.ia].Placed = "in the place of " + fns[p.id].Name + ", which holds no variable, has no loop and calls nothing, and which its loop called (D74)"
+		fns[p.id].Placed = "in the place of its caller " + fns[p.ia].Name + ", whose loop called it (D74)"
+	}
+}
+
+// hasLoop reports whether function f has a variable tagged loop in its
+// schema, sampled or not.
+func (a *Analyzer) hasLoop(f int) bool {
+	for _, v := range a.funcs[f].locals {
+		if a.vars[v].tags&model.TagLoop != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// callersOf returns, for function D, the seconds (summed over the slow
+// runs, as on) that each program function was on the stack outside it.
+func (c *stackCover) callersOf(D int) map[int]float64 {
+	out := map[int]float64{}
+	for _, e := range c.lists {
+		i := slices.Index(e.funcs, int32(D))
+		if i < 0 {
+			continue
+		}
+		for _, f := range e.funcs[i+1:] {
+			out[int(f)] += e.w
+		}
+	}
+	return out
+}

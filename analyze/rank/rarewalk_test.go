@@ -1,0 +1,96 @@
+package rank
+
+import (
+	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
+)
+
+// TestRareWalk: a loop variable whose values cannot be compared (a
+// pointer iterator: always non-null, each address held one tick, so every
+// dimension is one value pooled) but which was read far more often in the
+// slow runs than in the normal ones, beyond chance, gets "rare when
+// normal" with r its share ratio (method.md §5, D75); the same variable
+// read at a like share, or at a lower share only as chance allows, keeps
+// DefaultDiscount, and so does a pointer that is no loop's.
+func TestRareWalk(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		v            int32 // vNode: helper's loop iterator; vCur: work's argument
+		fn, pc       string
+		normal, slow int // samples in the walk, of 200 per run
+		rare         bool
+	}{
+		{"a walk that ran far more when slow", vNode, "helper", "helper", 10, 150, true},
+		{"a walk at the normal runs' share", vNode, "helper", "helper", 100, 100, false},
+		{"fewer when normal, as chance allows", vNode, "helper", "helper", 7, 10, false},
+		{"no loop's pointer", vCur, "work", "work", 10, 150, false},
+	} {
+		a := New(DefaultOptions())
+		walk := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+		if c.pc == "work" {
+			walk = walk[1:]
+		}
+		run := func(n int) []ev {
+			var evs []ev
+			for i := range n {
+				addEv(&evs, walk, ptr(0, c.v, uint64(0x10000+64*len(evs)+i), 0))
+			}
+			for len(evs) < 200 {
+				addEv(&evs, []uint64{P(pcMain)})
+			}
+			return evs
+		}
+		feed(t, a, Normal, "n", run(c.normal))
+		feed(t, a, Buggy, "b", run(c.slow))
+		res := a.Result()
+		vv := findVar(t, res, c.fn, map[int32]string{vNode: "node", vCur: "cur"}[c.v])
+		if got := vv.Reason == ReasonRare; got != c.rare {
+			t.Errorf("%s: %s r %g (%s), want rare when normal: %v", c.name, vv.Name, vv.R, vv.Reason, c.rare)
+		}
+		if c.rare && !near(vv.R, 0) {
+			t.Errorf("%s: r %g, want 0 (share ratio %g below ValidDiscount)", c.name, vv.R, (10.0/200)/(150.0/200))
+		}
+		if !c.rare && vv.R != DefaultOptions().DefaultDiscount {
+			t.Errorf("%s: r %g (%s), want DefaultDiscount", c.name, vv.R, vv.Reason)
+		}
+	}
+}
+
+// TestNextLocations: a row whose v* is a presence verdict with normal
+// samples (rare when normal), whose samples are never counted as
+// abnormal, names where the function's next strongest anomalous variable
+// was read abnormally; without such a variable it names none.
+func TestNextLocations(t *testing.T) {
+	for _, withN := range []bool{true, false} {
+		a := New(DefaultOptions())
+		walk := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+		run := func(n int, nv int64) []ev {
+			var evs []ev
+			for i := range n {
+				vals := []model.Value{ptr(0, vNode, uint64(0x10000+64*i), 0)}
+				if withN {
+					vals = append(vals, val(0, vN, nv+int64(i%3)))
+				}
+				addEv(&evs, walk, vals...)
+			}
+			for len(evs) < 200 {
+				addEv(&evs, []uint64{P(pcMain)})
+			}
+			return evs
+		}
+		feed(t, a, Normal, "n", run(10, 5))
+		feed(t, a, Buggy, "b", run(150, 6)) // n: 6-8 against 5-7, wrong but less than node
+		res := a.Result()
+		h := findFunc(t, res, "helper")
+		if h.Variable != "node" || h.Reason != ReasonRare {
+			t.Fatalf("withN %v: helper's v* %s (%s), want node, rare when normal", withN, h.Variable, h.Reason)
+		}
+		if withN && (len(h.Locations) != 1 || h.Locations[0].String() != "prog.c:50") {
+			t.Errorf("helper: locations %+v, want prog.c:50 (where n went wrong)", h.Locations)
+		}
+		if !withN && len(h.Locations) != 0 {
+			t.Errorf("helper without n: locations %+v, want none", h.Locations)
+		}
+	}
+}

@@ -182,6 +182,11 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 		}
 		return 0
 	})
+	// An identity's durations are left out while another candidate
+	// remains (D81).
+	if kept := slices.DeleteFunc(slices.Clone(tied), a.identityDuration); len(kept) > 0 && len(kept) < len(tied) {
+		tied = kept
+	}
 	// The first rule that one of them matches.
 	var vv *VarVerdict
 	rule := 0
@@ -638,4 +643,27 @@ func (a *Analyzer) oneObjectWalked(res *Result, fn *Function, vv *VarVerdict) st
 		}
 	}
 	return ""
+}
+
+// identityDuration reports whether vv's verdict came from the durations of
+// an identity: a pointer (compared as null or not, §5) or a number whose
+// values differ from run to run as much as between the kinds (address
+// bits, a hash of a pointer: ReasonRunNoise). Its durations say how long
+// one object stayed in use, which a longer call makes longer by
+// construction, not a value that a loop stepped through or a condition
+// read. Among candidates tied at v*'s r, such a candidate is left out as
+// long as another remains (decision D81).
+func (a *Analyzer) identityDuration(vv *VarVerdict) bool {
+	if !vv.HasDim || vv.Dim != DimDuration {
+		return false
+	}
+	if a.vars[vv.Var].mode == modePtrNull {
+		return true
+	}
+	for _, d := range vv.Dims {
+		if d.Dim == DimValue && d.Reason == ReasonRunNoise {
+			return true
+		}
+	}
+	return false
 }

@@ -179,3 +179,40 @@ func TestPatternOneObjectWalked(t *testing.T) {
 		})
 	}
 }
+
+// TestPatternIdentityDuration pins decision D81: a pointer whose durations
+// went wrong (one page held ten ticks in the slow runs, one tick in the
+// normal ones) tied at r = 0 with a condition variable whose values went
+// wrong: the pointer's durations say how long one object stayed in use,
+// not a value a condition read, and the condition decides the pattern
+// (rule 3, wrong constraint) rather than the pointer's longer durations
+// (rule 1). Alone, the pointer's durations keep rule 1.
+func TestPatternIdentityDuration(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		withCond     bool
+		want, reason string
+	}{
+		{"beside a condition gone wrong", true, PatternWrong, "condition variable wake takes abnormal values"},
+		{"alone", false, PatternMissing, "page (cond) holds its values longer"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			vars := []model.Var{
+				{Name: "page", Func: fHelper, Line: 53, Type: "struct page *", Kind: model.KindPointer, Size: 8, Tags: model.TagCond},
+				{Name: "wake", Func: fHelper, Line: 54, Type: "long", Kind: model.KindInt, Size: 8, Tags: model.TagCond},
+			}
+			wake := func(v []int32, x int64) []model.Value {
+				if !c.withCond {
+					return nil
+				}
+				return []model.Value{val(0, v[1], x)}
+			}
+			f := patternCase(t, vars, 1, func(v []int32, i int) []model.Value {
+				return append(wake(v, int64(i%10)), val(0, v[0], int64(0x10000+64*i)))
+			}, func(v []int32, i int) []model.Value {
+				return append(wake(v, int64(1000+i%10)), val(0, v[0], int64(0x10000+64*(i/10))))
+			})
+			checkPattern(t, f, c.want, c.reason)
+		})
+	}
+}

@@ -182,10 +182,12 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 		}
 		return 0
 	})
-	// An identity's durations are left out while another candidate
-	// remains (D81).
-	if kept := slices.DeleteFunc(slices.Clone(tied), a.identityDuration); len(kept) > 0 && len(kept) < len(tied) {
-		tied = kept
+	// An identity's durations are left out of anomalous candidates while
+	// another remains (D81); normal ones are rule 4's.
+	if best.R < o.DefaultDiscount {
+		if kept := slices.DeleteFunc(slices.Clone(tied), a.identityDuration); len(kept) > 0 && len(kept) < len(tied) {
+			tied = kept
+		}
 	}
 	// The first rule that one of them matches.
 	var vv *VarVerdict
@@ -651,8 +653,9 @@ func (a *Analyzer) oneObjectWalked(res *Result, fn *Function, vv *VarVerdict) st
 // bits, a hash of a pointer: ReasonRunNoise). Its durations say how long
 // one object stayed in use, which a longer call makes longer by
 // construction, not a value that a loop stepped through or a condition
-// read. Among candidates tied at v*'s r, such a candidate is left out as
-// long as another remains (decision D81).
+// read. Among candidates tied at v*'s r below DefaultDiscount, such a
+// candidate is left out as long as another remains (decision D81); at
+// DefaultDiscount, durations that look normal are what rule 4 reads.
 func (a *Analyzer) identityDuration(vv *VarVerdict) bool {
 	if !vv.HasDim || vv.Dim != DimDuration {
 		return false

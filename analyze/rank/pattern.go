@@ -648,20 +648,19 @@ func (a *Analyzer) oneObjectWalked(res *Result, fn *Function, vv *VarVerdict) st
 }
 
 // identityDuration reports whether vv's verdict came from the durations of
-// an identity: a pointer (compared as null or not, §5) or a number whose
-// values differ from run to run as much as between the kinds (address
-// bits, a hash of a pointer: ReasonRunNoise). Its durations say how long
-// one object stayed in use, which a longer call makes longer by
-// construction, not a value that a loop stepped through or a condition
-// read. Among candidates tied at v*'s r below DefaultDiscount, such a
-// candidate is left out as long as another remains (decision D81); at
-// DefaultDiscount, durations that look normal are what rule 4 reads.
+// a number whose values differ from run to run as much as between the
+// kinds (address bits, a hash of a pointer: ReasonRunNoise, §5). §5 found
+// its values to be no evidence: they name an object, as an address does,
+// and its durations say how long one object stayed in use, which a
+// longer call makes longer by construction, not a value that a loop
+// stepped through or a condition read. Among candidates tied at v*'s r
+// below DefaultDiscount, such a candidate is left out as long as another
+// remains (decision D81). A pointer's durations are the evidence §5 gives
+// a pointer on purpose (rule 4, D79, and rule 1's loop that runs longer
+// at its normal pace read them): they stay.
 func (a *Analyzer) identityDuration(vv *VarVerdict) bool {
 	if !vv.HasDim || vv.Dim != DimDuration {
 		return false
-	}
-	if a.vars[vv.Var].mode == modePtrNull {
-		return true
 	}
 	for _, d := range vv.Dims {
 		if d.Dim == DimValue && d.Reason == ReasonRunNoise {

@@ -144,6 +144,9 @@ type varInfo struct {
 	// a function-scope static, a field behind a pointer): the state a
 	// call finds and leaves (decision D31).
 	outlives bool
+	// derefOf: for a field behind a pointer (model.Field.Deref), the
+	// pointer's variable + 1; 0 otherwise (decision D80).
+	derefOf int32
 
 	abLast    [numDims]abKey // cache of the last abnormal counter used
 	abLastIdx [numDims]int32 // its index + 1
@@ -500,6 +503,15 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 		oi.varMap[i] = a.internVar(fkey+"\x00"+name, name, fn, v)
 		if isParam(s, v) {
 			a.vars[oi.varMap[i]].param = true
+		}
+	}
+	for i := range s.Vars {
+		v := &s.Vars[i]
+		if v.Field == nil || !v.Field.Deref || v.Field.Of < 0 || int(v.Field.Of) >= len(s.Vars) {
+			continue
+		}
+		if f, p := oi.varMap[i], oi.varMap[v.Field.Of]; f >= 0 && p >= 0 {
+			a.vars[f].derefOf = p + 1
 		}
 	}
 	if key != "" {

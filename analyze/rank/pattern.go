@@ -103,6 +103,12 @@ func (a *Analyzer) onlyClockSpacing(res *Result, fn *Function, best *VarVerdict)
 	return best.Name
 }
 
+// clockSpacing reports whether vv is a clock (isClock) whose verdict came
+// from its deltas or durations (D52).
+func (a *Analyzer) clockSpacing(vv *VarVerdict) bool {
+	return vv.HasDim && vv.Dim != DimValue && isClock(vv.Name, a.vars[vv.Var].typ)
+}
+
 // normalOrNoControl is normalControl that also answers when fn has no
 // loop or condition variable read in the slow runs: ok is false only
 // when one of them went wrong.
@@ -111,6 +117,9 @@ func (a *Analyzer) normalOrNoControl(res *Result, fn *Function) (name string, ok
 		vv := &res.Variables[j]
 		if !vv.OK || vv.Buggy == 0 || a.vars[vv.Var].tags&(model.TagLoop|model.TagCond) == 0 {
 			continue
+		}
+		if a.clockSpacing(vv) {
+			continue // says how long, not what was decided (D52, D78)
 		}
 		if vv.R < a.opt.DefaultDiscount {
 			return "", false
@@ -178,6 +187,13 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 		}
 		return 0
 	})
+	// An identity's durations are left out of anomalous candidates while
+	// another remains (D81); normal ones are rule 4's.
+	if best.R < o.DefaultDiscount {
+		if kept := slices.DeleteFunc(slices.Clone(tied), a.identityDuration); len(kept) > 0 && len(kept) < len(tied) {
+			tied = kept
+		}
+	}
 	// The first rule that one of them matches.
 	var vv *VarVerdict
 	rule := 0
@@ -187,12 +203,26 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 			vv, rule = x, k
 		}
 	}
+	if rule == 3 {
+		if clock := a.onlyClockSpacing(res, fn, best); clock != "" {
+			if c, ok := a.normalOrNoControl(res, fn); ok {
+				how := "it has no other loop or condition variable read in the slow runs"
+				if c != "" {
+					how = "its other loop and condition variables look normal (" + c + ")"
+				}
+				return PatternMissing, fmt.Sprintf("only clock %s went wrong (%s), which says how often the code that holds it was sampled, not a value its condition read; %s: the same work as in the normal runs, done more, with nothing to skip it (D78)", clock, dimName(best), how)
+			}
+		}
+	}
 	if rule == 2 || rule == 3 || rule == 5 {
 		if loop, cond := a.repeatedWalk(res, fn); loop != "" {
 			return PatternMissing, fmt.Sprintf("loop variable %s runs in the slow runs only, while condition variable %s keeps one value through them, a value the normal runs never had: the same walk, repeated on state that does not change, with nothing to skip it (D31)", loop, cond)
 		}
 	}
 	switch {
+	case rule == 2 && a.vars[vv.Var].tags&model.TagLoop == 0:
+		it := a.vars[a.vars[vv.Var].derefOf-1].name
+		return PatternScalability, fmt.Sprintf("%s, read through loop variable %s, takes other values (%s): the walk reaches elements the normal runs did not have, it goes further (D80)", vv.Name, it, dimName(vv))
 	case rule == 1:
 		tags := a.vars[vv.Var].tags
 		if tags&model.TagLoop == 0 {
@@ -209,6 +239,9 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 		}
 	case rule == 3 && vv.HasDim && vv.Dim == DimDuration:
 		// Durations that differ but are not longer (D14).
+		if loop := a.oneObjectWalked(res, fn, vv); loop != "" {
+			return PatternScalability, fmt.Sprintf("pointer %s keeps one object through each slow run, where the normal runs moved from one to the next, and its condition sees only whether it is null: each call finds the same object, grown by the calls before, and loop variable %s walks it (D79)", vv.Name, loop)
+		}
 		if !a.vars[vv.Var].changed[Buggy] {
 			return PatternWrong, fmt.Sprintf("condition variable %s keeps one value through each slow run, where it changed in the normal runs: the condition is decided on a value stuck", vv.Name)
 		}
@@ -244,6 +277,9 @@ func (a *Analyzer) ruleOf(res *Result, fn *Function, vv *VarVerdict) int {
 	}
 	tags := a.vars[vv.Var].tags
 	k := ruleNumber(tags, vv, &a.opt, a.longer(vv))
+	if k == 3 && a.walkElement(fn, vv) {
+		return 2
+	}
 	if k == 3 && tags&model.TagLoop == 0 && vv.HasDim && vv.Dim == DimDuration &&
 		vv.R < a.opt.DefaultDiscount && a.loopAtPace(res, fn) != "" {
 		return 1
@@ -570,4 +606,71 @@ func (a *Analyzer) repeatedWalk(res *Result, fn *Function) (loop, cond string) {
 		return loop, vv.Name
 	}
 	return "", ""
+}
+
+// walkElement reports whether vv, a condition variable gone wrong in value
+// or delta, is a field read through a pointer that is a loop variable of
+// fn (simple_key->token_number of a walk over simple_key): the data of
+// the element the walk is at. A walk that reaches other elements reads
+// other values there, so the values differ when the walk goes further, as
+// the iterator's own values would (rule 2) if a pointer's value were
+// compared (§5 compares only null or not). Decision D80.
+func (a *Analyzer) walkElement(fn *Function, vv *VarVerdict) bool {
+	if !vv.HasDim || vv.Dim == DimDuration || vv.R >= a.opt.DefaultDiscount {
+		return false
+	}
+	vi := &a.vars[vv.Var]
+	if vi.derefOf == 0 || vi.tags&model.TagLoop != 0 {
+		return false
+	}
+	p := &a.vars[vi.derefOf-1]
+	f, ok := a.funcIdx[fn.Key]
+	return ok && p.fn == f && vi.fn == f && p.tags&model.TagLoop != 0 && p.mode == modePtrNull
+}
+
+// oneObjectWalked returns a loop variable of fn read in the slow runs when
+// vv is a pointer (compared as null or not, §5) whose durations gave its
+// verdict because it kept one address through each slow run (or changed
+// about once per (run, thread), D20) where it changed in the normal runs;
+// "" otherwise. The condition that reads such a pointer sees only whether
+// it is null, which did not change: no value it decided on was stuck
+// (D14's reading). What kept one address is the object: every call of the
+// slow runs finds the one the calls before it left and grew, where the
+// normal runs moved to a new one, and fn's loop walks it: scalability.
+// Decision D79.
+func (a *Analyzer) oneObjectWalked(res *Result, fn *Function, vv *VarVerdict) string {
+	vi := &a.vars[vv.Var]
+	if vi.mode != modePtrNull || !vi.changed[Normal] || vi.changed[Buggy] && !a.fewChanges(vv.Var) {
+		return ""
+	}
+	for _, j := range fn.Vars {
+		x := &res.Variables[j]
+		if x != vv && x.OK && x.Buggy > 0 && a.vars[x.Var].tags&model.TagLoop != 0 {
+			return x.Name
+		}
+	}
+	return ""
+}
+
+// identityDuration reports whether vv's verdict came from the durations of
+// a number whose values differ from run to run as much as between the
+// kinds (address bits, a hash of a pointer: ReasonRunNoise, §5). §5 found
+// its values to be no evidence: they name an object, as an address does,
+// and its durations say how long one object stayed in use, which a
+// longer call makes longer by construction, not a value that a loop
+// stepped through or a condition read. Among candidates tied at v*'s r
+// below DefaultDiscount, such a candidate is left out as long as another
+// remains (decision D81). A pointer's durations are the evidence §5 gives
+// a pointer on purpose (rule 4, D79, and rule 1's loop that runs longer
+// at its normal pace read them): they stay.
+func (a *Analyzer) identityDuration(vv *VarVerdict) bool {
+	if !vv.HasDim || vv.Dim != DimDuration {
+		return false
+	}
+	for _, d := range vv.Dims {
+		if d.Dim == DimValue && d.Reason == ReasonRunNoise {
+			return true
+		}
+	}
+	return false
 }

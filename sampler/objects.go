@@ -137,7 +137,7 @@ func loadProgram(path, display string, opt loadOptions) (*object, error) {
 	if s.HasDWARF {
 		o.index = pcindex.New(s)
 		o.prepare()
-		o.tails = tailIndex(o)
+		o.tails = tailIndex(o, path)
 		o.restore = opt.tails
 	}
 	if t, err := unwind.Load(path); err == nil {

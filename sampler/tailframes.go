@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/tailcall"
 	"github.com/vprof/vprof/sampler/unwind"
 )
@@ -52,10 +53,19 @@ func (sm *sampling) restoreTailFrames(frames []unwind.Frame, n int) int {
 	return n
 }
 
-// tailIndex indexes the tail calls of a program object's schema, or nil.
-func tailIndex(o *object) *tailcall.Index {
+// tailIndex indexes the tail calls of a program object's schema, or nil,
+// and what its file at path says of its indirect calls (decision D85):
+// a frame under an indirect call that its callee's tail call left there
+// is restored too, and takes no entry values from the call's record.
+func tailIndex(o *object, path string) *tailcall.Index {
 	if o.schema == nil {
 		return nil
 	}
-	return tailcall.New(o.schema, o.schema.TailCalls)
+	x := tailcall.New(o.schema, o.schema.TailCalls)
+	if x != nil && o.schema.BuildID != "" {
+		if in, err := dwarfschema.LoadIndirect(path, o.schema.BuildID, dwarfschema.Options{}); err == nil {
+			x.AddIndirect(in)
+		}
+	}
+	return x
 }

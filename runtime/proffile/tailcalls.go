@@ -13,6 +13,12 @@ import (
 // the readers' goroutines at once.
 var TailCallSource func(o *model.Object) []model.CallEdge
 
+// IndirectSource, when set, gives what restores the tail-call frames under
+// an indirect call in object o (tailcall.Indirect, method.md §3, D85), or
+// nil: vprof reads it from the object's file when its build ID is the
+// recorded one. Called as TailCallSource is.
+var IndirectSource func(o *model.Object) *tailcall.Indirect
+
 // maxTailStack bounds the frames of a stack with its restored tail-call
 // frames: a Value's Frame is a byte.
 const maxTailStack = 250
@@ -44,6 +50,9 @@ func (t *tailFrames) object(o *model.Object) {
 		edges = TailCallSource(o)
 	}
 	if x := tailcall.New(s, edges); x != nil {
+		if IndirectSource != nil {
+			x.AddIndirect(IndirectSource(o))
+		}
 		t.idx[o.ID] = x
 	}
 }

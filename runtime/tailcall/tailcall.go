@@ -37,6 +37,7 @@ type Index struct {
 	funcs []frange          // out-of-line code by address, disjoint
 	edges []model.CallEdge  // sorted by ReturnPC
 	tails map[int32][]int32 // function -> its tail calls (indices in edges)
+	ind   *indirect         // AddIndirect's, or nil
 }
 
 type frange struct {
@@ -103,17 +104,24 @@ func (x *Index) edgeAt(ret uint64) *model.CallEdge {
 // as Between takes it): then the function under that call is not the one
 // its call-site record describes, and the record's argument values are
 // not its entry values. Calls to functions that make no tail call are
-// not indexed: their callee is the frame under them.
+// not indexed: their callee is the frame under them. With AddIndirect's
+// data, an indirect call mismatches a function whose address is never
+// taken: the call cannot have reached it.
 func (x *Index) Mismatch(pc uint64, inner bool, ret uint64) bool {
 	if x == nil {
 		return false
 	}
-	call := x.edgeAt(ret)
-	if call == nil {
-		return false
-	}
 	if !inner {
 		pc--
+	}
+	call := x.edgeAt(ret)
+	if call == nil {
+		d := x.ind
+		if d == nil || !d.isIndirect(ret) {
+			return false
+		}
+		f := x.funcAt(pc)
+		return f >= 0 && !d.taken[f]
 	}
 	target, f := x.funcAt(call.Callee), x.funcAt(pc)
 	return target >= 0 && f >= 0 && target != f
@@ -138,13 +146,15 @@ func (x *Index) IsTail(pc uint64) bool {
 // address, looked up at pc - 1). All addresses are link-time addresses of
 // this Index's object. Nothing is appended unless the call at ret names
 // its callee, the callee is not pc's function, and exactly one chain of
-// at most MaxChain tail calls leads from it to pc's function.
+// at most MaxChain tail calls leads from it to pc's function; or, with
+// AddIndirect's data, the call at ret is an indirect one and exactly one
+// function it can reach leads to pc's function (underIndirect).
 func (x *Index) Between(dst []uint64, pc uint64, inner bool, ret uint64) []uint64 {
 	if x == nil {
 		return dst
 	}
 	call := x.edgeAt(ret)
-	if call == nil || call.Tail {
+	if call != nil && call.Tail {
 		return dst
 	}
 	if !inner {
@@ -152,6 +162,12 @@ func (x *Index) Between(dst []uint64, pc uint64, inner bool, ret uint64) []uint6
 			return dst
 		}
 		pc--
+	}
+	if call == nil {
+		if f := x.funcAt(pc); f >= 0 {
+			return x.underIndirect(dst, f, ret)
+		}
+		return dst
 	}
 	target, f := x.funcAt(call.Callee), x.funcAt(pc)
 	if target < 0 || f < 0 || target == f {

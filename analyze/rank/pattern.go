@@ -560,19 +560,9 @@ func (a *Analyzer) normalControl(res *Result, fn *Function) string {
 // a value read once says nothing about what held during the walk).
 func (a *Analyzer) repeatedWalk(res *Result, fn *Function) (loop, cond string) {
 	o := &a.opt
-	var loopN float64
-	for _, j := range fn.Vars {
-		vv := &res.Variables[j]
-		if !vv.OK || a.vars[vv.Var].tags&model.TagLoop == 0 || vv.R >= o.DefaultDiscount {
-			continue
-		}
-		if vv.Reason != ReasonBuggyOnly && vv.Reason != ReasonRare {
-			continue
-		}
-		if vv.Buggy > loopN {
-			loop, loopN = vv.Name, vv.Buggy
-		}
-	}
+	loop, loopN := a.busiestLoop(res, fn, func(vv *VarVerdict) bool {
+		return vv.OK && vv.R < o.DefaultDiscount && (vv.Reason == ReasonBuggyOnly || vv.Reason == ReasonRare)
+	})
 	if loop == "" {
 		return "", ""
 	}
@@ -673,4 +663,16 @@ func (a *Analyzer) identityDuration(vv *VarVerdict) bool {
 		}
 	}
 	return false
+}
+
+// busiestLoop returns the loop variable of fn, among those keep accepts,
+// read in the most slow-run samples, and that count; "" if none.
+func (a *Analyzer) busiestLoop(res *Result, fn *Function, keep func(*VarVerdict) bool) (loop string, n float64) {
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if a.vars[vv.Var].tags&model.TagLoop != 0 && keep(vv) && vv.Buggy > n {
+			loop, n = vv.Name, vv.Buggy
+		}
+	}
+	return loop, n
 }

@@ -34,13 +34,7 @@ const IdleShare = 0.95
 // list walk before Redis-8668's, passes the element to its calls). It
 // returns the loop and field variables' names, "" if none.
 func (a *Analyzer) idleWalk(res *Result, fn *Function) (loop, field string) {
-	var loopN float64
-	for _, j := range fn.Vars {
-		vv := &res.Variables[j]
-		if a.vars[vv.Var].tags&model.TagLoop != 0 && vv.Buggy > loopN {
-			loop, loopN = vv.Name, vv.Buggy
-		}
-	}
+	loop, loopN := a.busiestLoop(res, fn, func(*VarVerdict) bool { return true })
 	if loop == "" {
 		return "", ""
 	}

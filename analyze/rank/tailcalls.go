@@ -109,7 +109,7 @@ func (a *Analyzer) tailCallNotes(res *Result) []string {
 	for _, f := range fs {
 		mean := on[f] / float64(nb)
 		note := fmt.Sprintf("%s was on the slow runs' stacks through a tail call for %.3f s (%.0f%% of their time): "+
-			"its frame there is restored from the DWARF call-site records (docs/method.md §3)", a.funcs[f].display, mean, 100*on[f]/total)
+			"its frame there is restored from the DWARF call-site records, or under a call through a function pointer from the functions whose address the code takes (docs/method.md §3, D85)", a.funcs[f].display, mean, 100*on[f]/total)
 		switch fn := row[f]; {
 		case fn == nil:
 			note += "; none of its variables was read there and it has no samples of its own frame, so no row"

@@ -14,64 +14,46 @@ import (
 // them from the recorded object's file if it is still the one recorded
 // (same build ID), so that `vprof report`, `flat`, `timeline` and `export`
 // restore the frames that tail calls removed from its stacks too
-// (method.md §3). Each object is read once per process.
-func init() {
-	var (
-		mu   sync.Mutex
-		memo = map[[2]string]*tailCallsOnce{}
-	)
-	proffile.TailCallSource = func(o *model.Object) []model.CallEdge {
-		if o.Schema == nil || !o.Schema.HasDWARF || o.BuildID == "" || o.Path == "" {
-			return nil
-		}
-		k := [2]string{o.Path, o.BuildID}
-		mu.Lock()
-		e := memo[k]
-		if e == nil {
-			e = &tailCallsOnce{}
-			memo[k] = e
-		}
-		mu.Unlock()
-		e.once.Do(func() {
-			e.edges, _ = dwarfschema.LoadTailCalls(o.Path, o.BuildID, dwarfschema.Options{})
-		})
-		return e.edges
-	}
-}
-
-// The tail-call frames under an indirect call are restored from what the
-// recorded object's code and data say (dwarfschema.LoadIndirect, method.md
+// (method.md §3). The tail-call frames under an indirect call are restored
+// from what the recorded object's code and data say (dwarfschema.LoadIndirect,
 // §3, D85), for every recording whose object is still the one recorded.
 func init() {
+	proffile.TailCallSource = perObject(func(path, buildID string) []model.CallEdge {
+		edges, _ := dwarfschema.LoadTailCalls(path, buildID, dwarfschema.Options{})
+		return edges
+	})
+	proffile.IndirectSource = perObject(func(path, buildID string) *tailcall.Indirect {
+		ind, _ := dwarfschema.LoadIndirect(path, buildID, dwarfschema.Options{})
+		return ind
+	})
+}
+
+// perObject returns a source that reads, with load, what a recorded object
+// with DWARF still has in its file (same build ID), once per object and
+// process; the zero T for an object it cannot read.
+func perObject[T any](load func(path, buildID string) T) func(*model.Object) T {
+	type once struct {
+		sync.Once
+		v T
+	}
 	var (
 		mu   sync.Mutex
-		memo = map[[2]string]*indirectOnce{}
+		memo = map[[2]string]*once{}
 	)
-	proffile.IndirectSource = func(o *model.Object) *tailcall.Indirect {
+	return func(o *model.Object) T {
 		if o.Schema == nil || !o.Schema.HasDWARF || o.BuildID == "" || o.Path == "" {
-			return nil
+			var zero T
+			return zero
 		}
 		k := [2]string{o.Path, o.BuildID}
 		mu.Lock()
 		e := memo[k]
 		if e == nil {
-			e = &indirectOnce{}
+			e = &once{}
 			memo[k] = e
 		}
 		mu.Unlock()
-		e.once.Do(func() {
-			e.ind, _ = dwarfschema.LoadIndirect(o.Path, o.BuildID, dwarfschema.Options{})
-		})
-		return e.ind
+		e.Do(func() { e.v = load(o.Path, o.BuildID) })
+		return e.v
 	}
-}
-
-type indirectOnce struct {
-	once sync.Once
-	ind  *tailcall.Indirect
-}
-
-type tailCallsOnce struct {
-	once  sync.Once
-	edges []model.CallEdge
 }

@@ -40,6 +40,10 @@ type indirect struct {
 	calls []uint64
 	taken map[int32]bool
 	into  map[int32][]back
+	// chains: per function whose address is never taken, the chain of
+	// tail calls to restore under an indirect call (chainUnder); functions
+	// with none are absent.
+	chains map[int32][]uint64
 }
 
 // AddIndirect lets x restore tail-call frames under indirect calls too,
@@ -80,6 +84,14 @@ func (x *Index) AddIndirect(in *Indirect) {
 	for _, bs := range d.into {
 		slices.SortFunc(bs, func(a, b back) int { return cmp.Compare(a.ret, b.ret) })
 	}
+	d.chains = map[int32][]uint64{}
+	for f := range d.into {
+		if !d.taken[f] {
+			if c := d.chainUnder(f); c != nil {
+				d.chains[f] = c
+			}
+		}
+	}
 	x.ind = d
 }
 
@@ -101,9 +113,22 @@ func (d *indirect) isIndirect(ret uint64) bool {
 // restores that chain; two or more restore nothing.
 func (x *Index) underIndirect(dst []uint64, f int32, ret uint64) []uint64 {
 	d := x.ind
-	if d == nil || d.taken[f] || !d.isIndirect(ret) {
+	if d == nil {
 		return dst
 	}
+	c, ok := d.chains[f]
+	if !ok || !d.isIndirect(ret) {
+		return dst
+	}
+	return append(dst, c...)
+}
+
+// chainUnder is the search underIndirect describes, for function f whose
+// address is never taken: the chain of return addresses (innermost first)
+// to restore under an indirect call that f's frame sits under, or nil.
+// It depends on f alone, so AddIndirect runs it once per function a tail
+// call reaches, off the per-sample path.
+func (d *indirect) chainUnder(f int32) []uint64 {
 	var (
 		path            [MaxChain]uint64 // return addresses, innermost first
 		found           [MaxChain]uint64
@@ -143,7 +168,7 @@ func (x *Index) underIndirect(dst []uint64, f int32, ret uint64) []uint64 {
 		return true
 	}
 	if !walk(f, 0) || nfounds != 1 {
-		return dst
+		return nil
 	}
-	return append(dst, found[:nfound]...)
+	return slices.Clone(found[:nfound])
 }

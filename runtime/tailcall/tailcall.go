@@ -164,6 +164,9 @@ func (x *Index) Between(dst []uint64, pc uint64, inner bool, ret uint64) []uint6
 		pc--
 	}
 	if call == nil {
+		if x.ind == nil {
+			return dst
+		}
 		if f := x.funcAt(pc); f >= 0 {
 			return x.underIndirect(dst, f, ret)
 		}

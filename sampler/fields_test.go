@@ -177,7 +177,9 @@ func TestFieldsAgreeWithGDB(t *testing.T) {
 
 // TestFieldsBehindLocal reads a field behind a pointer local that gcc keeps
 // in memory while it compares through a register (testdata/ptrwalk.c:
-// receiver->btype, 1 or 3 for every client), with both samplers.
+// receiver->btype, 1 or 3 for every client), with both samplers. 100000
+// walks run about half a second: a loaded 2-core CI machine gave 13 values
+// from the 0.1 s that 20000 walks take.
 func TestFieldsBehindLocal(t *testing.T) {
 	for _, sampler := range []string{SamplerPtrace, SamplerPerf} {
 		t.Run(sampler, func(t *testing.T) {
@@ -185,11 +187,12 @@ func TestFieldsBehindLocal(t *testing.T) {
 				perfOK(t)
 			}
 			exe := buildC(t, "ptrwalk", "-g")
-			res, p := record(t, Config{Args: []string{exe, "20000"}, Depth: 3, Sampler: sampler})
+			res, p := record(t, Config{Args: []string{exe, "100000"}, Depth: 3, Sampler: sampler})
 			if res.ExitStatus != 0 {
 				t.Fatalf("exit status %d", res.ExitStatus)
 			}
 			bt := p.values("walk", "receiver->btype")
+			t.Logf("receiver->btype: %d values", len(bt))
 			if len(bt) < 20 {
 				t.Fatalf("receiver->btype: %d values (fields read %d, faulted %d)", len(bt), res.Values.Fields, res.Values.Faulted)
 			}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/go-delve/delve/pkg/dwarf/op"
@@ -571,7 +572,11 @@ func (l *loader) walk() error {
 			// C++: static data members (declarations, completed by a
 			// definition with DW_AT_specification), member functions and
 			// nested types. Nothing here belongs to a function.
-			next = frame{container: noContainer, prefix: l.qualify(tr.name, "::"), inType: int32(l.types.len())}
+			scope := tr.name
+			if scope == "" {
+				scope = l.unnamedScope(e, cu, parent)
+			}
+			next = frame{container: noContainer, prefix: l.qualify(scope, "::"), inType: int32(l.types.len())}
 
 		case dwarf.TagMember, dwarf.TagInheritance:
 			if parent.inType > 0 {
@@ -902,6 +907,45 @@ func (l *loader) subprogram(e *die, cu int32, parent *frame) subRec {
 		}
 	}
 	return sr
+}
+
+// unnamedScope names a C++ class, struct or union that has no name, for
+// the functions defined in it. A lambda's closure type is such a class
+// (neither gcc nor clang names it), so without this every lambda's body
+// would be the one function "::operator()" in every report, whatever
+// function it is written in. The name says where the type is defined, as
+// clang's diagnostics do: "setup(long)::(lambda at jobs.cpp:7)" for one
+// written in function setup (an unnamed class with code, inside a
+// function, is a lambda's), "ns::(unnamed at x.h:3)" elsewhere.
+func (l *loader) unnamedScope(e *die, cu int32, parent *frame) string {
+	where := ""
+	if f, ok := e.int(dwarf.AttrDeclFile); ok {
+		if i := l.cuFile(cu, f); i >= 0 && int(i) < len(l.s.Files) {
+			where = filepath.Base(l.s.Files[i])
+		}
+	}
+	if n, ok := e.int(dwarf.AttrDeclLine); ok {
+		where += ":" + strconv.FormatInt(n, 10)
+	}
+	if where == "" {
+		where = "?"
+	}
+	if parent.container >= 0 && int(parent.container) < l.subs.len() {
+		// A function defined outside its class or namespace names itself
+		// through its declaration (DW_AT_specification), met earlier.
+		for i, n := int(parent.container), 0; i >= 0 && n < maxOriginChain; n++ {
+			sr := l.subs.at(i)
+			if sr.name != "" {
+				return sr.name + "::(lambda at " + where + ")"
+			}
+			if sr.origin == 0 {
+				break
+			}
+			i = l.subAt(sr.origin)
+		}
+		return "(lambda at " + where + ")"
+	}
+	return parent.prefix + "(unnamed at " + where + ")"
 }
 
 func (l *loader) typeRec(e *die, prefix string) typeRec {

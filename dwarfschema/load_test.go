@@ -412,6 +412,70 @@ func TestLoadCPlusPlus(t *testing.T) {
 	}
 }
 
+// lambdaCC has lambdas in two functions of a namespace and one in main,
+// inlined and not: each body must be a function of its own, named where it
+// is written (a lambda's closure type has no DW_AT_name).
+const lambdaCC = `#include <functional>
+#include <vector>
+static std::vector<std::function<long(long)>> jobs;
+namespace pool {
+__attribute__((noinline)) void add_a(long k) {
+  jobs.push_back([k](long n) { long s = 0; for (long i = 0; i < n; i++) s += i * k; return s; });
+}
+__attribute__((noinline)) void add_b(long k) {
+  jobs.push_back([k](long n) { long s = 1; for (long i = 1; i < n; i++) s ^= s * 31 + i / k; return s; });
+}
+}
+int main(int argc, char **) {
+  pool::add_a(3); pool::add_b(5);
+  long t = 0;
+  for (auto &j : jobs) t += j(argc * 1000);
+  auto spin = [&](long m) __attribute__((noinline)) { for (long i = 0; i < m; i++) t += i % 7; };
+  spin(argc * 100);
+  return (int)t;
+}
+`
+
+func TestLoadLambdas(t *testing.T) {
+	for _, cc := range []string{"g++", "clang++"} {
+		t.Run(cc, func(t *testing.T) {
+			if _, err := exec.LookPath(cc); err != nil {
+				t.Skipf("%s not installed", cc)
+			}
+			bin := build(t, t.TempDir(), cc, ".cc", lambdaCC, "-g", "-O2")
+			s, err := Load(bin, Options{All: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, s)
+			// gcc gives the closure's operator() no linkage name: its name
+			// is ours. clang gives one (main::$_2::operator()(long) const).
+			want := map[string]string{
+				"pool::add_a": "pool::add_a::(lambda at prog.cc:6)::operator()",
+				"pool::add_b": "pool::add_b::(lambda at prog.cc:9)::operator()",
+				"main":        "main::(lambda at prog.cc:16)::operator()",
+			}
+			seen := map[string]int{}
+			for _, f := range s.Funcs {
+				if strings.HasPrefix(f.Name, "::") || strings.HasPrefix(f.Display, "::") {
+					t.Errorf("function named from nowhere: %q (%q)", f.Name, f.Display)
+				}
+				for in, name := range want {
+					if f.Display == name || cc == "clang++" && (strings.HasPrefix(f.Display, in+"(") || strings.HasPrefix(f.Display, in+"::")) &&
+						strings.Contains(f.Display, "::$_") && strings.Contains(f.Display, "::operator()") {
+						seen[in]++
+					}
+				}
+			}
+			for in := range want {
+				if seen[in] != 1 {
+					t.Errorf("%d functions for the lambda in %s, want 1", seen[in], in)
+				}
+			}
+		})
+	}
+}
+
 func TestLoadSharedObject(t *testing.T) {
 	src := `int counter;
 static int limit = 10;

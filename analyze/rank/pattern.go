@@ -23,8 +23,8 @@ import (
 func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern, reason string) {
 	pattern, reason = a.ownPattern(res, fn, best)
 	if pattern == PatternScalability {
-		if loop, field, nv, bv := a.idleWalk(res, fn); loop != "" {
-			return PatternMissing, idleReason(loop, field, nv, bv)
+		if loop, field := a.idleWalk(res, fn); loop != "" {
+			return PatternMissing, idleReason(loop, field)
 		}
 	}
 	if pattern != "" {

@@ -23,27 +23,20 @@ const IdleShare = 0.95
 // whose pointer the walk only tests (neither it nor a field behind it is
 // passed to a call: elementPassed),
 // whose commonest value holds IdleShare of its samples in the normal runs
-// (MinSamples at least) and in the slow ones, the same value or not
-// (D92). Every element the slow runs visit then gets the same outcome of
-// the walk's test: the walk learns nothing from the elements it visits,
-// and the slow runs pay for more of them where one check before the walk
-// would skip it (Redis-8668: every client is rotated because none is blocked by a
+// (MinSamples at least) and in the slow ones, the same value. Every
+// element then gets the same outcome of the walk's test, in both kinds of
+// runs: the walk learns nothing from the elements it visits, and the slow
+// runs pay for more of them where one check before the walk would skip
+// it (Redis-8668: every client is rotated because none is blocked by a
 // module; a walk that does work per element, cluster_nodes' description
 // of each node, reads fields that differ from element to element, and
 // passes the node on; a walk that serves each element it finds, as the
-// list walk before Redis-8668's, passes the element to its calls). When
-// the normal runs' one value is another (D92: DAOS-8343, whose flush
-// evicted every unreferenced item it met in the normal runs and meets
-// only referenced ones, which it leaves, in the slow runs), the normal
-// runs' walk had one outcome per element too: the test sorts no element
-// from another in either kind, and the slow runs' walks are of elements
-// on which it does the one thing it does to all of them. It returns the
-// loop and field variables' names, "" if none, and both one-values
-// (same: they are equal).
-func (a *Analyzer) idleWalk(res *Result, fn *Function) (loop, field string, normal, slow float64) {
+// list walk before Redis-8668's, passes the element to its calls). It
+// returns the loop and field variables' names, "" if none.
+func (a *Analyzer) idleWalk(res *Result, fn *Function) (loop, field string) {
 	loop, loopN := a.busiestLoop(res, fn, func(*VarVerdict) bool { return true })
 	if loop == "" {
-		return "", "", 0, 0
+		return "", ""
 	}
 	for _, j := range fn.Vars {
 		vv := &res.Variables[j]
@@ -64,11 +57,11 @@ func (a *Analyzer) idleWalk(res *Result, fn *Function) (loop, field string, norm
 		}
 		nv, nok := commonest(vi.sets[Normal][DimValue].dist())
 		bv, bok := commonest(vi.sets[Buggy][DimValue].dist())
-		if nok && bok {
-			return loop, vv.Name, nv, bv
+		if nok && bok && nv == bv {
+			return loop, vv.Name
 		}
 	}
-	return "", "", 0, 0
+	return "", ""
 }
 
 // elementPassed reports whether the pointer that field variable vi lies
@@ -105,9 +98,6 @@ func commonest(d stats.Dist) (float64, bool) {
 }
 
 // idleReason is the reason an idle walk gives its missing constraint.
-func idleReason(loop, field string, normal, slow float64) string {
-	if normal != slow {
-		return fmt.Sprintf("loop variable %s walks more elements in the slow runs, while condition field %s, behind the element's pointer, keeps one value at every step in each kind of run (%g in the normal runs, %g in the slow ones): every element the slow runs visit gets the same outcome, so the walk does nothing per element that a check before it would not (D83, D92)", loop, field, normal, slow)
-	}
+func idleReason(loop, field string) string {
 	return fmt.Sprintf("loop variable %s walks more elements in the slow runs, while condition field %s, behind the element's pointer, keeps one value at every step in both kinds of runs: every element gets the same outcome, so the walk does nothing per element that a check before it would not (D83)", loop, field)
 }

@@ -248,36 +248,36 @@ type Analyzer struct {
 	locCells   []int16
 	entryMask  []uint64 // per register cell (0..31): params in it at entry
 
-	ncells, w   int
-	state       []uint64 // per block entry state: nb * ncells * w
-	s           []uint64 // current state
-	val, tmp    []uint64
-	tmp2        []uint64
-	maskE       []uint64 // active exact locations per cell
-	maskD       []uint64 // active derived locations per cell
-	cond        []uint64
-	stored      []uint64 // variables written by an instruction of the function (TagStored)
-	args        []uint64
-	upd         []uint64 // per block: variables updated (v = f(v)) in it
-	cnt         []uint64 // per block: variables stepped by a constant (v += c) in it
-	everLoc     []uint64 // per cell: variables located in it somewhere in the function
-	hullLo      []int32  // per variable: the first and past-the-last instruction of its locations
-	hullHi      []int32
-	dwrites     []derivedWrite
-	innermost   []int32 // per block: its innermost loop, or -1
-	dwSeen      map[derivedWrite]struct{}
-	exitT       []uint64 // per block: taint of its conditional jump
-	loopBits    []uint64
-	tmp3        []uint64 // collect: what a loop's own blocks update
-	counterBits []uint64
-	cur         []int32 // active entries during a block
-	pending     []bool
-	rpoPos      []int32
-	out         []VarTags
-	stackArgs   [8]int16
-	loads       map[symLoad]int32 // ptrFieldOps: interned loads
-	ptrActive   []int32           // ptrFieldOps: PtrLocs overlapping a block
-	epoch       int32             // ptrFieldOps: the last memory epoch
+	ncells, w int
+	state     []uint64 // per block entry state: nb * ncells * w
+	s         []uint64 // current state
+	val, tmp  []uint64
+	tmp2      []uint64
+	maskE     []uint64 // active exact locations per cell
+	maskD     []uint64 // active derived locations per cell
+	cond      []uint64
+	stored    []uint64 // variables written by an instruction of the function (TagStored)
+	args      []uint64
+	upd       []uint64 // per block: variables updated (v = f(v)) in it
+	cnt       []uint64 // per block: variables stepped by a constant (v += c) in it
+	tmp3      []uint64 // collect: what a loop's own blocks step
+	cntBits   []uint64 // counters of loops whose bound is in memory (TagCounter)
+	everLoc   []uint64 // per cell: variables located in it somewhere in the function
+	hullLo    []int32  // per variable: the first and past-the-last instruction of its locations
+	hullHi    []int32
+	dwrites   []derivedWrite
+	innermost []int32 // per block: its innermost loop, or -1
+	dwSeen    map[derivedWrite]struct{}
+	exitT     []uint64 // per block: taint of its conditional jump
+	loopBits  []uint64
+	cur       []int32 // active entries during a block
+	pending   []bool
+	rpoPos    []int32
+	out       []VarTags
+	stackArgs [8]int16
+	loads     map[symLoad]int32 // ptrFieldOps: interned loads
+	ptrActive []int32           // ptrFieldOps: PtrLocs overlapping a block
+	epoch     int32             // ptrFieldOps: the last memory epoch
 }
 
 // A derivedWrite is a value derived from variable v written into cell, in
@@ -1385,8 +1385,8 @@ func (a *Analyzer) collect() {
 	w := a.w
 	a.loopBits = resize(a.loopBits, w)
 	clear(a.loopBits)
-	a.counterBits = resize(a.counterBits, w)
-	clear(a.counterBits)
+	a.cntBits = resize(a.cntBits, w)
+	clear(a.cntBits)
 	if len(g.Loops) > 0 {
 		a.innermost = resize(a.innermost, len(g.Blocks))
 		for b := range a.innermost {
@@ -1448,7 +1448,7 @@ func (a *Analyzer) collect() {
 		// iterations (consumed++), and stands for the loop's dimension.
 		if !iv {
 			for k := range own {
-				a.counterBits[k] |= own[k]
+				a.cntBits[k] |= own[k]
 			}
 		}
 	}
@@ -1461,7 +1461,7 @@ func (a *Analyzer) collect() {
 		if a.cond[d/64]&bit != 0 {
 			t |= TagCond
 		}
-		if a.counterBits[d/64]&bit != 0 {
+		if a.cntBits[d/64]&bit != 0 {
 			t |= TagCounter
 		}
 		if a.args[d/64]&bit != 0 {

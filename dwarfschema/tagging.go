@@ -249,7 +249,10 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 		st.Unresolved += r.unresolved
 		for _, t := range r.tags {
 			if int(t.Var) < len(s.Vars) {
-				s.Vars[t.Var].Tags |= model.Tags(t.Tags &^ cfg.TagStored)
+				s.Vars[t.Var].Tags |= model.Tags(t.Tags &^ (cfg.TagStored | cfg.TagCounter))
+				if t.Tags&cfg.TagCounter != 0 && countsIterations(&s.Vars[t.Var]) {
+					s.Vars[t.Var].Tags |= model.TagLoop
+				}
 				if t.Tags&cfg.TagStored != 0 {
 					if stored == nil {
 						stored = make([]bool, len(s.Vars))
@@ -780,4 +783,15 @@ func symbolAt(syms []model.Symbol, addr uint64) (string, bool) {
 // symbols (__x86.get_pc_thunk.bx) have no source signature either.
 func isClone(name string) bool {
 	return strings.Contains(name, ".")
+}
+
+// countsIterations reports whether a counter of a loop whose bound lives
+// in memory (cfg.TagCounter) stands for the loop's dimension (D96): an
+// integer local or parameter of the function, read by a condition. A
+// field, a global or a pointer updated in such a loop is state the loop
+// changes, not a count of its iterations.
+func countsIterations(v *model.Var) bool {
+	return v.Field == nil && v.Func != model.NoFunc && !v.Static &&
+		(v.Kind == model.KindInt || v.Kind == model.KindUint) &&
+		v.Tags&model.TagCond != 0
 }

@@ -253,3 +253,97 @@ int main(int argc, char **argv) { (void)argv; return run(argc) & 1; }
 		}
 	}
 }
+
+// counterSrc has loops whose exits test no variable that they update: the
+// bound lives in memory behind a pointer (D96).
+const counterSrc = `
+#include <string.h>
+#ifdef __clang__
+#define NOIPA __attribute__((noinline))
+#else
+#define NOIPA __attribute__((noipa))
+#endif
+NOIPA void work(long x) { __asm__ volatile("" :: "r"(x)); }
+struct queue { long *items; long n; };
+NOIPA void pop_front(struct queue *q) {
+	memmove(q->items, q->items + 1, (size_t)(q->n - 1) * sizeof *q->items);
+	q->n--;
+}
+/* The queue's length is a field that pop_front changes: no variable of
+   drain moves toward the exit; consumed counts the iterations. */
+NOIPA int drain(struct queue *q, long limit) {
+	unsigned consumed = 0;
+	long sum = 0;
+	while (q->n > 0) {
+		long x = q->items[0];
+		if (x > limit)
+			break;
+		sum += x * 3;
+		work(x);
+		pop_front(q);
+		consumed++;
+	}
+	if (consumed == 0 || sum > 1000)
+		work(-1);
+	return (int)consumed;
+}
+/* i is the loop's variable: hits is a count of some iterations, not the
+   loop's dimension. */
+NOIPA int scan(const long *a, int n) {
+	int hits = 0;
+	for (int i = 0; i < n; i++)
+		if (a[i] > 3) {
+			work(a[i]);
+			hits++;
+		}
+	if (hits > 2)
+		work(hits);
+	return hits;
+}
+int main(int argc, char **argv) {
+	(void)argv;
+	long items[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	struct queue q = {items, 8};
+	return drain(&q, argc + 4) + scan(items, 8);
+}
+`
+
+// TestCounterOfMemoryBoundLoop: a loop whose exit tests read no variable
+// that it updates has its bound in memory; an integer local that its own
+// body steps by a constant and a condition reads is its loop variable
+// (D96). A sum is no step, and a loop with an induction variable keeps
+// only that one.
+func TestCounterOfMemoryBoundLoop(t *testing.T) {
+	cases := []struct {
+		fn, v string
+		want  model.Tags
+		not   model.Tags
+		skip  string // a build whose code the pass does not read so
+	}{
+		// clang -O0 steps consumed through a register (load, add, store):
+		// only an in-place step counts.
+		{"drain", "consumed", model.TagLoop | model.TagCond, 0, "clang-O0"},
+		{"drain", "sum", model.TagCond, model.TagLoop, ""},
+		{"scan", "i", model.TagLoop | model.TagCond, 0, ""},
+		{"scan", "hits", model.TagCond, model.TagLoop, ""},
+	}
+	for _, build := range [][2]string{{"gcc", "-O2"}, {"gcc", "-O0"}, {"clang", "-O2"}, {"clang", "-O0"}} {
+		cc, opt := build[0], build[1]
+		t.Run(cc+opt, func(t *testing.T) {
+			bin := buildWith(t, cc, counterSrc, opt)
+			s, err := Load(bin, Options{All: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cases {
+				if c.skip == cc+opt {
+					continue
+				}
+				got := varTags(t, s, c.fn, c.v)
+				if got&c.want != c.want || got&c.not != 0 {
+					t.Errorf("%s %s: tags %q, want %q and none of %q", c.fn, c.v, got, c.want, c.not)
+				}
+			}
+		})
+	}
+}

@@ -42,6 +42,9 @@ var keyTags = map[[3]string]model.Tags{
 	{"var_range", "get_actual_variable_range", "page"}:                                                  model.TagLoop | model.TagCond,
 	{"var_range", "get_actual_variable_range", "i"}:                                                     model.TagLoop | model.TagCond,
 	{"var_range", "#global", "n_dead_tail"}:                                                             model.TagCond,
+	// The erase loop's bound is the vector's begin and end behind this;
+	// consumed counts its iterations (D96).
+	{"gpu_query_erase", "_ZN5Lumix11GPUProfiler5frameEv", "consumed"}: model.TagLoop | model.TagCond,
 }
 
 // keyGaps are key variables the binary alone cannot tag (method.md §2:

@@ -28,7 +28,10 @@ object built with -g; its debug file is found by build-id or
 static, and every local or parameter that steers performance, with
 its tags:
 
-  loop   an induction variable (updated in a loop, used in its exit test)
+  loop   an induction variable (updated in a loop, used in its exit test),
+         or, in a loop whose exit tests read no variable it updates (its
+         bound is in memory), an integer local it steps by a constant and
+         a condition reads (its counter: consumed++)
   cond   read by a conditional branch, select or switch
   args   passed to a call
 

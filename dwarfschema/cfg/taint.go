@@ -63,6 +63,10 @@ const (
 	// variable lives (not a model tag: dwarfschema keeps the fields of a
 	// struct local only where the function stores them, method.md §2).
 	TagStored
+	// TagCounter: updated from itself in the own blocks of a loop whose
+	// exits test no variable that the loop updates (not a model tag:
+	// dwarfschema makes it TagLoop for an integer local, method.md §2, D96).
+	TagCounter
 )
 
 // VarTags is the result for one variable.
@@ -255,6 +259,9 @@ type Analyzer struct {
 	stored    []uint64 // variables written by an instruction of the function (TagStored)
 	args      []uint64
 	upd       []uint64 // per block: variables updated (v = f(v)) in it
+	cnt       []uint64 // per block: variables stepped by a constant (v += c) in it
+	tmp3      []uint64 // collect: what a loop's own blocks step
+	cntBits   []uint64 // counters of loops whose bound is in memory (TagCounter)
 	everLoc   []uint64 // per cell: variables located in it somewhere in the function
 	hullLo    []int32  // per variable: the first and past-the-last instruction of its locations
 	hullHi    []int32
@@ -969,8 +976,10 @@ func (a *Analyzer) dataflow() {
 	clear(a.args)
 	clear(a.stored)
 	a.upd = resize(a.upd, nb*w)
+	a.cnt = resize(a.cnt, nb*w)
 	a.exitT = resize(a.exitT, nb*w)
 	clear(a.upd)
+	clear(a.cnt)
 	clear(a.exitT)
 	a.everLoc = resize(a.everLoc, a.ncells*w)
 	clear(a.everLoc)
@@ -1267,8 +1276,13 @@ func (a *Analyzer) noteUpdate(b int, dst int16, i int32, next int, copyOf int16)
 	for k := range me {
 		a.stored[k] |= me[k]
 	}
+	step := steps(&a.g.Insts[i].Inst)
+	cnt := a.cnt[b*w : (b+1)*w]
 	for k := range val {
 		upd[k] |= val[k] & (me[k] | md[k])
+		if step {
+			cnt[k] |= val[k] & me[k]
+		}
 		m := val[k] & ever[k] &^ (me[k] | md[k])
 		if same != nil {
 			m &^= same[k]
@@ -1371,7 +1385,9 @@ func (a *Analyzer) collect() {
 	w := a.w
 	a.loopBits = resize(a.loopBits, w)
 	clear(a.loopBits)
-	if len(a.dwrites) > 0 {
+	a.cntBits = resize(a.cntBits, w)
+	clear(a.cntBits)
+	if len(g.Loops) > 0 {
 		a.innermost = resize(a.innermost, len(g.Blocks))
 		for b := range a.innermost {
 			a.innermost[b] = -1
@@ -1387,10 +1403,13 @@ func (a *Analyzer) collect() {
 	u := a.tmp
 	a.tmp2 = resize(a.tmp2, w)
 	e := a.tmp2
+	a.tmp3 = resize(a.tmp3, w)
+	own := a.tmp3
 	for li := range g.Loops {
 		l := &g.Loops[li]
 		clear(u)
 		clear(e)
+		clear(own)
 		for _, d := range a.dwrites {
 			// A write in a nested loop advances that loop's variable
 			// (often an inlined callee's copy of v), not v in this one.
@@ -1400,6 +1419,9 @@ func (a *Analyzer) collect() {
 		}
 		for _, b := range l.Body {
 			orInto(u, a.upd[int(b)*w:int(b+1)*w])
+			if a.innermost[b] == int32(li) {
+				orInto(own, a.cnt[int(b)*w:int(b+1)*w])
+			}
 			blk := &g.Blocks[b]
 			if blk.Term != TermCond {
 				continue
@@ -1414,8 +1436,20 @@ func (a *Analyzer) collect() {
 				orInto(e, a.exitT[int(b)*w:int(b+1)*w])
 			}
 		}
+		iv := false
 		for k := range u {
 			a.loopBits[k] |= u[k] & e[k]
+			iv = iv || u[k]&e[k] != 0
+		}
+		// A loop whose exits test no variable it updates keeps its bound
+		// in memory (a container's begin and end fields behind a pointer,
+		// a list's next pointers: method.md §2, D96). A variable that its
+		// own body (not a nested loop's) updates from itself counts its
+		// iterations (consumed++), and stands for the loop's dimension.
+		if !iv {
+			for k := range own {
+				a.cntBits[k] |= own[k]
+			}
 		}
 	}
 	for d, v := range a.vars {
@@ -1427,6 +1461,9 @@ func (a *Analyzer) collect() {
 		if a.cond[d/64]&bit != 0 {
 			t |= TagCond
 		}
+		if a.cntBits[d/64]&bit != 0 {
+			t |= TagCounter
+		}
 		if a.args[d/64]&bit != 0 {
 			t |= TagArgs
 		}
@@ -1437,4 +1474,34 @@ func (a *Analyzer) collect() {
 			a.out = append(a.out, VarTags{v, t})
 		}
 	}
+}
+
+// steps reports whether inst adds a constant to its destination in place
+// (inc, dec, add or sub of an immediate, lea of the same register plus a
+// displacement): a counter's step (D96).
+func steps(inst *x86asm.Inst) bool {
+	switch inst.Op {
+	case x86asm.INC, x86asm.DEC:
+		return true
+	case x86asm.ADD, x86asm.SUB:
+		_, ok := inst.Args[1].(x86asm.Imm)
+		return ok
+	case x86asm.LEA:
+		d, ok := inst.Args[0].(x86asm.Reg)
+		m, ok2 := inst.Args[1].(x86asm.Mem)
+		return ok && ok2 && m.Index == 0 && m.Base != 0 && sameReg(d, m.Base)
+	}
+	return false
+}
+
+// sameReg reports whether two registers are views of one (eax, rax).
+func sameReg(a, b x86asm.Reg) bool {
+	full := func(r x86asm.Reg) x86asm.Reg {
+		switch {
+		case r >= x86asm.EAX && r <= x86asm.R15L:
+			return r - x86asm.EAX + x86asm.RAX
+		}
+		return r
+	}
+	return full(a) == full(b)
 }

@@ -107,6 +107,17 @@ type valueStats struct {
 	FieldsOver  uint64 // fields not read: past MaxFieldReads in one sample
 }
 
+// maxEntryHops bounds the call-site records one DW_OP_entry_value may
+// follow (method.md §3, decision D116): a record's value may itself be
+// an entry value of the caller, given by the caller's caller's record,
+// and so on. gcc -O2 writes such chains for a parameter handed on
+// unchanged through tail calls and calls after which it is dead; four
+// records cover every chain found in the corpus and in libxml2. Each
+// hop takes the same checks as the first (a record that names no value
+// for the register, a caller frame a tail call no unique chain restores
+// left there): any of them leaves the value unknown.
+const maxEntryHops = 4
+
 // evaluator resolves DW_OP_entry_value for the frame being read: a
 // callee-saved register's entry value is the caller frame's (as unwound),
 // an argument register's is the caller's call-site value for it.
@@ -114,14 +125,14 @@ type evaluator struct {
 	sm     *sampling
 	frames []unwind.Frame
 	idx    int // frame whose entry values are asked
-	nest   int
-	regs   [4]unwind.Regs // per nesting level: the caller's registers, carried-over ones included
+	nest   int // call-site records being followed, below maxEntryHops
+	regs   [maxEntryHops]unwind.Regs // per nesting level: the caller's registers, carried-over ones included
 }
 
 func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	r, ok := dwarfexpr.Register(sub)
 	reg := int(r)
-	if !ok || reg >= unwind.NumRegs || e.idx+1 >= len(e.frames) || e.nest > 2 {
+	if !ok || reg >= unwind.NumRegs || e.idx+1 >= len(e.frames) || e.nest >= maxEntryHops {
 		return 0, unwind.ErrEntryValue
 	}
 	callee, caller := &e.frames[e.idx], &e.frames[e.idx+1]

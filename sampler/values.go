@@ -124,8 +124,8 @@ const maxEntryHops = 4
 type evaluator struct {
 	sm     *sampling
 	frames []unwind.Frame
-	idx    int // frame whose entry values are asked
-	nest   int // call-site records being followed, below maxEntryHops
+	idx    int                       // frame whose entry values are asked
+	nest   int                       // call-site records being followed, below maxEntryHops
 	regs   [maxEntryHops]unwind.Regs // per nesting level: the caller's registers, carried-over ones included
 }
 

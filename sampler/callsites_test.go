@@ -101,6 +101,9 @@ func TestEntryValueChain(t *testing.T) {
 		if n < inLeaf*9/10 {
 			t.Errorf("d's p->n read in %d of %d samples in leaf, want most (entry values unknown: %d)", n, inLeaf, res.Values.EntryValue)
 		}
+		if res.Values.EntryLast == 0 {
+			t.Errorf("no location counted as found through the last call-site record (EntryLast)")
+		}
 		// The same pointer in every frame of the chain.
 		ptr := map[int]map[string]uint64{}
 		for _, fn := range []string{"d", "c", "b", "a"} {

@@ -99,6 +99,8 @@ type valueStats struct {
 	Read        uint64 // value samples taken
 	Unavailable uint64 // register not recoverable in a caller frame, no CFA
 	EntryValue  uint64 // DW_OP_entry_value with no caller or call-site value
+	EntryBound  uint64 // of EntryValue: the chain of call-site records went past maxEntryHops
+	EntryLast   uint64 // locations found through the last record maxEntryHops allows
 	Unsupported uint64 // expression the evaluator does not implement
 	Faulted     uint64 // memory read failed
 	Pointees    uint64 // pointees read
@@ -118,6 +120,9 @@ type valueStats struct {
 // left there): any of them leaves the value unknown.
 const maxEntryHops = 4
 
+// MaxEntryHops is maxEntryHops, for the recording's summary.
+const MaxEntryHops = maxEntryHops
+
 // evaluator resolves DW_OP_entry_value for the frame being read: a
 // callee-saved register's entry value is the caller frame's (as unwound),
 // an argument register's is the caller's call-site value for it.
@@ -126,13 +131,19 @@ type evaluator struct {
 	frames []unwind.Frame
 	idx    int                       // frame whose entry values are asked
 	nest   int                       // call-site records being followed, below maxEntryHops
+	hops   int                       // most records one of the value's entry values took
+	bound  bool                      // a chain was refused at maxEntryHops
 	regs   [maxEntryHops]unwind.Regs // per nesting level: the caller's registers, carried-over ones included
 }
 
 func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	r, ok := dwarfexpr.Register(sub)
 	reg := int(r)
-	if !ok || reg >= unwind.NumRegs || e.idx+1 >= len(e.frames) || e.nest >= maxEntryHops {
+	if !ok || reg >= unwind.NumRegs || e.idx+1 >= len(e.frames) {
+		return 0, unwind.ErrEntryValue
+	}
+	if e.nest >= maxEntryHops {
+		e.bound = true
 		return 0, unwind.ErrEntryValue
 	}
 	callee, caller := &e.frames[e.idx], &e.frames[e.idx+1]
@@ -183,6 +194,7 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	if err != nil || res.N != 1 {
 		return 0, unwind.ErrEntryValue
 	}
+	e.hops = max(e.hops, e.nest+1)
 	p := res.Pieces[0]
 	switch p.Kind {
 	case unwind.PieceMem: // the expression's result is the value itself
@@ -420,12 +432,15 @@ func (sm *sampling) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc
 	if o.index != nil {
 		ctx.FrameBase, ctx.HasFB = sm.frameBase(o, f)
 	}
-	sm.eval.idx, sm.eval.nest = i, 0
+	sm.eval.idx, sm.eval.nest, sm.eval.hops, sm.eval.bound = i, 0, 0, false
 	var res unwind.Result
 	if err := unwind.Eval(expr, &ctx, &res); err != nil {
 		switch err {
 		case unwind.ErrEntryValue:
 			sm.vstats.EntryValue++
+			if sm.eval.bound {
+				sm.vstats.EntryBound++
+			}
 		case unwind.ErrUnsupported:
 			sm.vstats.Unsupported++
 		case unwind.ErrUnreadable:
@@ -434,6 +449,9 @@ func (sm *sampling) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc
 			sm.vstats.Unavailable++
 		}
 		return
+	}
+	if sm.eval.hops == maxEntryHops {
+		sm.vstats.EntryLast++
 	}
 	if res.N == 1 && res.Pieces[0].Size == 0 {
 		p := res.Pieces[0]

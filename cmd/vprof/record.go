@@ -262,6 +262,10 @@ func printSummary(w io.Writer, res *sampler.Result) {
 		fmt.Fprintf(w, "  unreadable: %d not recoverable in a caller frame, %d entry values unknown, %d unsupported expressions, %d faulted reads\n",
 			v.Unavailable, v.EntryValue, v.Unsupported, v.Faulted)
 	}
+	if v := res.Values; v.EntryLast > 0 || v.EntryBound > 0 {
+		fmt.Fprintf(w, "  entry values: %d found at the %dth call-site record of a chain (the last followed), %d unknown past it\n",
+			v.EntryLast, sampler.MaxEntryHops, v.EntryBound)
+	}
 	if b := res.Blocked; b.Samples > 0 {
 		fmt.Fprintf(w, "  blocked threads: %d samples, %d with registers (%d stops: one per wait in a call the kernel restarts unseen)\n",
 			b.Samples, b.WithRegs, b.Stops)

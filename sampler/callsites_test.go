@@ -101,8 +101,11 @@ func TestEntryValueChain(t *testing.T) {
 		if n < inLeaf*9/10 {
 			t.Errorf("d's p->n read in %d of %d samples in leaf, want most (entry values unknown: %d)", n, inLeaf, res.Values.EntryValue)
 		}
-		if res.Values.EntryLast == 0 {
-			t.Errorf("no location counted as found through the last call-site record (EntryLast)")
+		if v := res.Values; v.EntryLast == 0 || v.EntryNoValueDeep == 0 || v.EntryBound != 0 {
+			// d's p takes the 4th record; d's n stops at main's, the
+			// 5th, for want of %rsi there, not at the bound.
+			t.Errorf("entry values: %d found at the last record (want some), %d stopped at a deeper record without the register (want some), %d past the bound (want 0)",
+				v.EntryLast, v.EntryNoValueDeep, v.EntryBound)
 		}
 		// The same pointer in every frame of the chain.
 		ptr := map[int]map[string]uint64{}

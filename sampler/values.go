@@ -99,14 +99,22 @@ type valueStats struct {
 	Read        uint64 // value samples taken
 	Unavailable uint64 // register not recoverable in a caller frame, no CFA
 	EntryValue  uint64 // DW_OP_entry_value with no caller or call-site value
-	EntryBound  uint64 // of EntryValue: the chain of call-site records went past maxEntryHops
 	EntryLast   uint64 // locations found through the last record maxEntryHops allows
-	Unsupported uint64 // expression the evaluator does not implement
-	Faulted     uint64 // memory read failed
-	Pointees    uint64 // pointees read
-	Fields      uint64 // fields behind pointers read (counted in Read too)
-	FieldsNull  uint64 // fields not read: their pointer was NULL
-	FieldsOver  uint64 // fields not read: past MaxFieldReads in one sample
+	// Why entry values were unknown (each of EntryValue counts under the
+	// first reason its chain met; the rest are the registers the
+	// unwinder did not recover and call-site values reading what is not
+	// at hand):
+	EntryNoValue     uint64 // the caller's call-site record gives no value for the register (or there is no record)
+	EntryNoValueDeep uint64 // of EntryNoValue: at the 2nd or a later record of a chain
+	EntryTail        uint64 // the frame under the call is one a tail call left there, no unique chain restoring it
+	EntryNoCaller    uint64 // no caller frame, or one in no mapped object
+	EntryBound       uint64 // the chain went past maxEntryHops records
+	Unsupported      uint64 // expression the evaluator does not implement
+	Faulted          uint64 // memory read failed
+	Pointees         uint64 // pointees read
+	Fields           uint64 // fields behind pointers read (counted in Read too)
+	FieldsNull       uint64 // fields not read: their pointer was NULL
+	FieldsOver       uint64 // fields not read: past MaxFieldReads in one sample
 }
 
 // maxEntryHops bounds the call-site records one DW_OP_entry_value may
@@ -132,19 +140,42 @@ type evaluator struct {
 	idx    int                       // frame whose entry values are asked
 	nest   int                       // call-site records being followed, below maxEntryHops
 	hops   int                       // most records one of the value's entry values took
-	bound  bool                      // a chain was refused at maxEntryHops
+	why    entryWhy                  // the first reason an entry value was unknown
 	regs   [maxEntryHops]unwind.Regs // per nesting level: the caller's registers, carried-over ones included
+}
+
+// entryWhy is why an entry value is unknown (valueStats).
+type entryWhy uint8
+
+const (
+	entryKnown entryWhy = iota
+	entryOther
+	entryNoValue
+	entryNoValueDeep
+	entryTail
+	entryNoCaller
+	entryBound
+)
+
+// unknown notes why the entry value is unknown, unless a deeper hop has.
+func (e *evaluator) unknown(w entryWhy) (uint64, error) {
+	if e.why == entryKnown {
+		e.why = w
+	}
+	return 0, unwind.ErrEntryValue
 }
 
 func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	r, ok := dwarfexpr.Register(sub)
 	reg := int(r)
-	if !ok || reg >= unwind.NumRegs || e.idx+1 >= len(e.frames) {
-		return 0, unwind.ErrEntryValue
+	if !ok || reg >= unwind.NumRegs {
+		return e.unknown(entryOther)
+	}
+	if e.idx+1 >= len(e.frames) {
+		return e.unknown(entryNoCaller)
 	}
 	if e.nest >= maxEntryHops {
-		e.bound = true
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryBound)
 	}
 	callee, caller := &e.frames[e.idx], &e.frames[e.idx+1]
 	switch reg {
@@ -153,15 +184,15 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 		if v, ok := caller.Regs.Get(reg); ok {
 			return v, nil
 		}
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryOther)
 	case unwind.RSP:
 		if callee.HasCFA {
 			return callee.CFA - 8, nil // at entry %rsp points at the return address, just below the CFA
 		}
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryOther)
 	}
 	if caller.Map == nil {
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryNoCaller)
 	}
 	o := e.sm.objs.list[caller.Map.Obj]
 	if callee.Map != nil && callee.Map.Obj == caller.Map.Obj &&
@@ -169,11 +200,14 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 		// The caller called another function, which jumped to this one
 		// by a tail call no unique chain restores (restoreTailFrames):
 		// its call-site values are that function's arguments.
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryTail)
 	}
 	expr, ok := o.schema.CallValue(caller.PC-caller.Map.Bias, reg)
 	if !ok {
-		return 0, unwind.ErrEntryValue
+		if e.nest > 0 {
+			return e.unknown(entryNoValueDeep)
+		}
+		return e.unknown(entryNoValue)
 	}
 	// Evaluate the call-site value in the caller's frame.
 	// gcc writes call-site values only in terms of what survives the call,
@@ -192,7 +226,7 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	err := unwind.Eval(expr, &ctx, &res)
 	e.idx, e.nest = saved, e.nest-1
 	if err != nil || res.N != 1 {
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryOther)
 	}
 	e.hops = max(e.hops, e.nest+1)
 	p := res.Pieces[0]
@@ -206,7 +240,7 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 			return v, nil
 		}
 	}
-	return 0, unwind.ErrEntryValue
+	return e.unknown(entryOther)
 }
 
 // frameBase is DW_AT_frame_base of the function whose code holds frame f.
@@ -432,13 +466,23 @@ func (sm *sampling) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc
 	if o.index != nil {
 		ctx.FrameBase, ctx.HasFB = sm.frameBase(o, f)
 	}
-	sm.eval.idx, sm.eval.nest, sm.eval.hops, sm.eval.bound = i, 0, 0, false
+	sm.eval.idx, sm.eval.nest, sm.eval.hops, sm.eval.why = i, 0, 0, entryKnown
 	var res unwind.Result
 	if err := unwind.Eval(expr, &ctx, &res); err != nil {
 		switch err {
 		case unwind.ErrEntryValue:
 			sm.vstats.EntryValue++
-			if sm.eval.bound {
+			switch sm.eval.why {
+			case entryNoValueDeep:
+				sm.vstats.EntryNoValueDeep++
+				sm.vstats.EntryNoValue++
+			case entryNoValue:
+				sm.vstats.EntryNoValue++
+			case entryTail:
+				sm.vstats.EntryTail++
+			case entryNoCaller:
+				sm.vstats.EntryNoCaller++
+			case entryBound:
 				sm.vstats.EntryBound++
 			}
 		case unwind.ErrUnsupported:

@@ -105,6 +105,7 @@ type valueStats struct {
 	// unwinder did not recover and call-site values reading what is not
 	// at hand):
 	EntryNoValue     uint64 // the caller's call-site record gives no value for the register (or there is no record)
+	EntryNoRecords   uint64 // of EntryNoValue: the caller's object has no call-site records (a library without DWARF)
 	EntryNoValueDeep uint64 // of EntryNoValue: at the 2nd or a later record of a chain
 	EntryTail        uint64 // the frame under the call is one a tail call left there, no unique chain restoring it
 	EntryNoCaller    uint64 // no caller frame, or one in no mapped object
@@ -152,6 +153,7 @@ const (
 	entryOther
 	entryNoValue
 	entryNoValueDeep
+	entryNoRecords
 	entryTail
 	entryNoCaller
 	entryBound
@@ -204,8 +206,11 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	}
 	expr, ok := o.schema.CallValue(caller.PC-caller.Map.Bias, reg)
 	if !ok {
-		if e.nest > 0 {
+		switch {
+		case e.nest > 0:
 			return e.unknown(entryNoValueDeep)
+		case len(o.schema.CallSites) == 0:
+			return e.unknown(entryNoRecords)
 		}
 		return e.unknown(entryNoValue)
 	}
@@ -477,6 +482,9 @@ func (sm *sampling) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc
 				sm.vstats.EntryNoValueDeep++
 				sm.vstats.EntryNoValue++
 			case entryNoValue:
+				sm.vstats.EntryNoValue++
+			case entryNoRecords:
+				sm.vstats.EntryNoRecords++
 				sm.vstats.EntryNoValue++
 			case entryTail:
 				sm.vstats.EntryTail++

@@ -99,13 +99,38 @@ type valueStats struct {
 	Read        uint64 // value samples taken
 	Unavailable uint64 // register not recoverable in a caller frame, no CFA
 	EntryValue  uint64 // DW_OP_entry_value with no caller or call-site value
-	Unsupported uint64 // expression the evaluator does not implement
-	Faulted     uint64 // memory read failed
-	Pointees    uint64 // pointees read
-	Fields      uint64 // fields behind pointers read (counted in Read too)
-	FieldsNull  uint64 // fields not read: their pointer was NULL
-	FieldsOver  uint64 // fields not read: past MaxFieldReads in one sample
+	EntryLast   uint64 // locations found through the last record maxEntryHops allows
+	// Why entry values were unknown (each of EntryValue counts under the
+	// first reason its chain met; the rest are the registers the
+	// unwinder did not recover and call-site values reading what is not
+	// at hand):
+	EntryNoValue     uint64 // the caller's call-site record gives no value for the register (or there is no record)
+	EntryNoRecords   uint64 // of EntryNoValue: the caller's object has no call-site records (a library without DWARF)
+	EntryNoValueDeep uint64 // of EntryNoValue: at the 2nd or a later record of a chain
+	EntryTail        uint64 // the frame under the call is one a tail call left there, no unique chain restoring it
+	EntryNoCaller    uint64 // no caller frame, or one in no mapped object
+	EntryBound       uint64 // the chain went past maxEntryHops records
+	Unsupported      uint64 // expression the evaluator does not implement
+	Faulted          uint64 // memory read failed
+	Pointees         uint64 // pointees read
+	Fields           uint64 // fields behind pointers read (counted in Read too)
+	FieldsNull       uint64 // fields not read: their pointer was NULL
+	FieldsOver       uint64 // fields not read: past MaxFieldReads in one sample
 }
+
+// maxEntryHops bounds the call-site records one DW_OP_entry_value may
+// follow (method.md §3, decision D116): a record's value may itself be
+// an entry value of the caller, given by the caller's caller's record,
+// and so on. gcc -O2 writes such chains for a parameter handed on
+// unchanged through tail calls and calls after which it is dead; four
+// records cover every chain found in the corpus and in libxml2. Each
+// hop takes the same checks as the first (a record that names no value
+// for the register, a caller frame a tail call no unique chain restores
+// left there): any of them leaves the value unknown.
+const maxEntryHops = 4
+
+// MaxEntryHops is maxEntryHops, for the recording's summary.
+const MaxEntryHops = maxEntryHops
 
 // evaluator resolves DW_OP_entry_value for the frame being read: a
 // callee-saved register's entry value is the caller frame's (as unwound),
@@ -113,16 +138,46 @@ type valueStats struct {
 type evaluator struct {
 	sm     *sampling
 	frames []unwind.Frame
-	idx    int // frame whose entry values are asked
-	nest   int
-	regs   [4]unwind.Regs // per nesting level: the caller's registers, carried-over ones included
+	idx    int                       // frame whose entry values are asked
+	nest   int                       // call-site records being followed, below maxEntryHops
+	hops   int                       // most records one of the value's entry values took
+	why    entryWhy                  // the first reason an entry value was unknown
+	regs   [maxEntryHops]unwind.Regs // per nesting level: the caller's registers, carried-over ones included
+}
+
+// entryWhy is why an entry value is unknown (valueStats).
+type entryWhy uint8
+
+const (
+	entryKnown entryWhy = iota
+	entryOther
+	entryNoValue
+	entryNoValueDeep
+	entryNoRecords
+	entryTail
+	entryNoCaller
+	entryBound
+)
+
+// unknown notes why the entry value is unknown, unless a deeper hop has.
+func (e *evaluator) unknown(w entryWhy) (uint64, error) {
+	if e.why == entryKnown {
+		e.why = w
+	}
+	return 0, unwind.ErrEntryValue
 }
 
 func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	r, ok := dwarfexpr.Register(sub)
 	reg := int(r)
-	if !ok || reg >= unwind.NumRegs || e.idx+1 >= len(e.frames) || e.nest > 2 {
-		return 0, unwind.ErrEntryValue
+	if !ok || reg >= unwind.NumRegs {
+		return e.unknown(entryOther)
+	}
+	if e.idx+1 >= len(e.frames) {
+		return e.unknown(entryNoCaller)
+	}
+	if e.nest >= maxEntryHops {
+		return e.unknown(entryBound)
 	}
 	callee, caller := &e.frames[e.idx], &e.frames[e.idx+1]
 	switch reg {
@@ -131,15 +186,15 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 		if v, ok := caller.Regs.Get(reg); ok {
 			return v, nil
 		}
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryOther)
 	case unwind.RSP:
 		if callee.HasCFA {
 			return callee.CFA - 8, nil // at entry %rsp points at the return address, just below the CFA
 		}
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryOther)
 	}
 	if caller.Map == nil {
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryNoCaller)
 	}
 	o := e.sm.objs.list[caller.Map.Obj]
 	if callee.Map != nil && callee.Map.Obj == caller.Map.Obj &&
@@ -147,11 +202,17 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 		// The caller called another function, which jumped to this one
 		// by a tail call no unique chain restores (restoreTailFrames):
 		// its call-site values are that function's arguments.
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryTail)
 	}
 	expr, ok := o.schema.CallValue(caller.PC-caller.Map.Bias, reg)
 	if !ok {
-		return 0, unwind.ErrEntryValue
+		switch {
+		case e.nest > 0:
+			return e.unknown(entryNoValueDeep)
+		case len(o.schema.CallSites) == 0:
+			return e.unknown(entryNoRecords)
+		}
+		return e.unknown(entryNoValue)
 	}
 	// Evaluate the call-site value in the caller's frame.
 	// gcc writes call-site values only in terms of what survives the call,
@@ -170,8 +231,9 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	err := unwind.Eval(expr, &ctx, &res)
 	e.idx, e.nest = saved, e.nest-1
 	if err != nil || res.N != 1 {
-		return 0, unwind.ErrEntryValue
+		return e.unknown(entryOther)
 	}
+	e.hops = max(e.hops, e.nest+1)
 	p := res.Pieces[0]
 	switch p.Kind {
 	case unwind.PieceMem: // the expression's result is the value itself
@@ -183,7 +245,7 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 			return v, nil
 		}
 	}
-	return 0, unwind.ErrEntryValue
+	return e.unknown(entryOther)
 }
 
 // frameBase is DW_AT_frame_base of the function whose code holds frame f.
@@ -409,12 +471,28 @@ func (sm *sampling) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc
 	if o.index != nil {
 		ctx.FrameBase, ctx.HasFB = sm.frameBase(o, f)
 	}
-	sm.eval.idx, sm.eval.nest = i, 0
+	sm.eval.idx, sm.eval.nest, sm.eval.hops, sm.eval.why = i, 0, 0, entryKnown
 	var res unwind.Result
 	if err := unwind.Eval(expr, &ctx, &res); err != nil {
 		switch err {
 		case unwind.ErrEntryValue:
 			sm.vstats.EntryValue++
+			switch sm.eval.why {
+			case entryNoValueDeep:
+				sm.vstats.EntryNoValueDeep++
+				sm.vstats.EntryNoValue++
+			case entryNoValue:
+				sm.vstats.EntryNoValue++
+			case entryNoRecords:
+				sm.vstats.EntryNoRecords++
+				sm.vstats.EntryNoValue++
+			case entryTail:
+				sm.vstats.EntryTail++
+			case entryNoCaller:
+				sm.vstats.EntryNoCaller++
+			case entryBound:
+				sm.vstats.EntryBound++
+			}
 		case unwind.ErrUnsupported:
 			sm.vstats.Unsupported++
 		case unwind.ErrUnreadable:
@@ -423,6 +501,9 @@ func (sm *sampling) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc
 			sm.vstats.Unavailable++
 		}
 		return
+	}
+	if sm.eval.hops == maxEntryHops {
+		sm.vstats.EntryLast++
 	}
 	if res.N == 1 && res.Pieces[0].Size == 0 {
 		p := res.Pieces[0]

@@ -262,6 +262,12 @@ func printSummary(w io.Writer, res *sampler.Result) {
 		fmt.Fprintf(w, "  unreadable: %d not recoverable in a caller frame, %d entry values unknown, %d unsupported expressions, %d faulted reads\n",
 			v.Unavailable, v.EntryValue, v.Unsupported, v.Faulted)
 	}
+	if v := res.Values; v.EntryValue > 0 || v.EntryLast > 0 {
+		// Where the chains of call-site records stopped (method.md §3).
+		fmt.Fprintf(w, "  entry values: %d found at the %dth call-site record of a chain; unknown: %d no value in a caller's record (%d at the 2nd or a later record, %d from a caller in an object without records), %d under a tail call no chain restores, %d no caller frame, %d past %d records, %d other\n",
+			v.EntryLast, sampler.MaxEntryHops, v.EntryNoValue, v.EntryNoValueDeep, v.EntryNoRecords, v.EntryTail, v.EntryNoCaller,
+			v.EntryBound, sampler.MaxEntryHops, v.EntryValue-v.EntryNoValue-v.EntryTail-v.EntryNoCaller-v.EntryBound)
+	}
 	if b := res.Blocked; b.Samples > 0 {
 		fmt.Fprintf(w, "  blocked threads: %d samples, %d with registers (%d stops: one per wait in a call the kernel restarts unseen)\n",
 			b.Samples, b.WithRegs, b.Stops)

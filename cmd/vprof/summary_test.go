@@ -94,3 +94,27 @@ func TestRecordEscapesOnTerminalOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryEntryValues: the summary splits the unknown entry values by
+// where their chains of call-site records stopped (method.md D117), and
+// says nothing of them when there are none.
+func TestSummaryEntryValues(t *testing.T) {
+	res := sampler.Result{Elapsed: time.Second}
+	res.Trailer.Samples, res.Trailer.UnreadableReads = 100, 40
+	v := &res.Values
+	v.EntryValue, v.EntryNoValue, v.EntryNoValueDeep, v.EntryNoRecords = 40, 30, 5, 20
+	v.EntryTail, v.EntryNoCaller, v.EntryBound, v.EntryLast = 3, 2, 1, 7
+	var b strings.Builder
+	printSummary(&b, &res)
+	want := fmt.Sprintf("  entry values: 7 found at the %dth call-site record of a chain; unknown: 30 no value in a caller's record (5 at the 2nd or a later record, 20 from a caller in an object without records), 3 under a tail call no chain restores, 2 no caller frame, 1 past %d records, 4 other\n",
+		sampler.MaxEntryHops, sampler.MaxEntryHops)
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant the line\n%s", b.String(), want)
+	}
+	res.Values = sampler.ValueStats{}
+	b.Reset()
+	printSummary(&b, &res)
+	if strings.Contains(b.String(), "  entry values:") {
+		t.Errorf("no entry values unknown, yet the summary says:\n%s", b.String())
+	}
+}

@@ -177,6 +177,21 @@ func fileBuildID(path string) (string, error) {
 
 // read returns the schema cached in file name for build-id id and opt.
 func (c *Cache) read(name, id string, opt Options) (*model.Schema, error) {
+	body, err := readCacheFile(name, cacheMagic, SchemaVersion, id, optionsKey(opt))
+	if err != nil {
+		return nil, err
+	}
+	s := new(model.Schema)
+	if err := json.Unmarshal(body, s); err != nil {
+		return nil, fmt.Errorf("bad schema: %v", err)
+	}
+	return s, nil
+}
+
+// readCacheFile returns the body of cache file name, whose header line
+// must be magic and version, and name build-id id, the options opts and
+// this vprof build.
+func readCacheFile(name, magic string, version int, id, opts string) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, errNoCacheFile // not there, or no directory: a miss, not damage
@@ -187,22 +202,22 @@ func (c *Cache) read(name, id string, opt Options) (*model.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no header line")
 	}
-	rest, ok := strings.CutPrefix(line, cacheMagic)
+	rest, ok := strings.CutPrefix(line, magic)
 	if !ok {
-		return nil, fmt.Errorf("not a vprof schema cache file")
+		return nil, fmt.Errorf("not a %sfile", magic)
 	}
 	ver, hdr, ok := strings.Cut(rest, " ")
 	if !ok {
 		return nil, fmt.Errorf("bad header")
 	}
-	if ver != strconv.Itoa(SchemaVersion) {
-		return nil, fmt.Errorf("%w: schema version %s, want %d", errStale, ver, SchemaVersion)
+	if ver != strconv.Itoa(version) {
+		return nil, fmt.Errorf("%w: version %s, want %d", errStale, ver, version)
 	}
 	var h cacheHeader
 	if err := json.Unmarshal([]byte(hdr), &h); err != nil {
 		return nil, fmt.Errorf("bad header: %v", err)
 	}
-	if h.BuildID != id || h.Options != optionsKey(opt) {
+	if h.BuildID != id || h.Options != opts {
 		return nil, fmt.Errorf("made for build-id %s and other options", h.BuildID)
 	}
 	if h.Vprof != vprofBuild() {
@@ -213,7 +228,7 @@ func (c *Cache) read(name, id string, opt Options) (*model.Schema, error) {
 		return nil, err
 	}
 	if h.Length < 0 || h.Length > st.Size() {
-		return nil, fmt.Errorf("truncated: the header says %d bytes of schema, the file has %d in all", h.Length, st.Size())
+		return nil, fmt.Errorf("truncated: the header says %d bytes of body, the file has %d in all", h.Length, st.Size())
 	}
 	body := make([]byte, h.Length)
 	if _, err := io.ReadFull(r, body); err != nil {
@@ -225,11 +240,7 @@ func (c *Cache) read(name, id string, opt Options) (*model.Schema, error) {
 	if crc32.Checksum(body, castagnoli) != h.CRC {
 		return nil, fmt.Errorf("checksum mismatch (damaged)")
 	}
-	s := new(model.Schema)
-	if err := json.Unmarshal(body, s); err != nil {
-		return nil, fmt.Errorf("bad schema: %v", err)
-	}
-	return s, nil
+	return body, nil
 }
 
 var errNoCacheFile = errors.New("no cache file")
@@ -243,19 +254,26 @@ func (c *Cache) write(name, id string, opt Options, s *model.Schema) error {
 	if err != nil {
 		return err
 	}
-	hdr, err := json.Marshal(cacheHeader{BuildID: id, Options: optionsKey(opt), Vprof: vprofBuild(), Length: int64(len(body)), CRC: crc32.Checksum(body, castagnoli)})
+	return c.writeFile(name, cacheMagic, SchemaVersion, id, optionsKey(opt), body)
+}
+
+// writeFile stores body in cache file name under a header line of magic,
+// version, build-id id and options opts: whole, through a temporary file
+// renamed into place.
+func (c *Cache) writeFile(name, magic string, version int, id, opts string, body []byte) error {
+	hdr, err := json.Marshal(cacheHeader{BuildID: id, Options: opts, Vprof: vprofBuild(), Length: int64(len(body)), CRC: crc32.Checksum(body, castagnoli)})
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(c.Dir, ".tmp-*.schema")
+	tmp, err := os.CreateTemp(c.Dir, ".tmp-*"+filepath.Ext(name))
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "%s%d %s\n", cacheMagic, SchemaVersion, hdr)
+	fmt.Fprintf(&buf, "%s%d %s\n", magic, version, hdr)
 	_, err = tmp.Write(buf.Bytes())
 	if err == nil {
 		_, err = tmp.Write(body)

@@ -161,3 +161,22 @@ func BenchmarkLoadIndirect(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCacheRead: the schema of VPROF_BENCH_BINARY read back from the
+// cache (what the schema step of a second `vprof record` pays).
+func BenchmarkCacheRead(b *testing.B) {
+	bin := os.Getenv("VPROF_BENCH_BINARY")
+	if bin == "" {
+		b.Skip("VPROF_BENCH_BINARY is not set")
+	}
+	c := &Cache{Dir: b.TempDir()}
+	if _, _, err := c.Load(bin, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, cached, err := c.Load(bin, Options{}); err != nil || !cached {
+			b.Fatalf("cached %v, err %v", cached, err)
+		}
+	}
+}

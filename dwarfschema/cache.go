@@ -71,7 +71,15 @@ type cacheHeader struct {
 	Vprof  string `json:"vprof"`
 	Length int64  `json:"length"`
 	CRC    uint32 `json:"crc32c"`
+	// Format is the body's encoding (schemaFormat for schemas; 0 for
+	// the indirect-call scan, whose version says it).
+	Format int `json:"format,omitempty"`
 }
+
+// schemaFormat is the encoding of a schema file's body: 2, the schema's
+// JSON without its Locs and Lines, then those in binary (cacheBody);
+// 0 (before), all JSON.
+const schemaFormat = 2
 
 // vprofBuild is the Go build ID of the running executable (its
 // .note.go.buildid), "" where it cannot be read: then SchemaVersion alone
@@ -177,21 +185,17 @@ func fileBuildID(path string) (string, error) {
 
 // read returns the schema cached in file name for build-id id and opt.
 func (c *Cache) read(name, id string, opt Options) (*model.Schema, error) {
-	body, err := readCacheFile(name, cacheMagic, SchemaVersion, id, optionsKey(opt))
+	body, err := readCacheFile(name, cacheMagic, SchemaVersion, schemaFormat, id, optionsKey(opt))
 	if err != nil {
 		return nil, err
 	}
-	s := new(model.Schema)
-	if err := json.Unmarshal(body, s); err != nil {
-		return nil, fmt.Errorf("bad schema: %v", err)
-	}
-	return s, nil
+	return decodeSchemaBody(body)
 }
 
 // readCacheFile returns the body of cache file name, whose header line
 // must be magic and version, and name build-id id, the options opts and
 // this vprof build.
-func readCacheFile(name, magic string, version int, id, opts string) ([]byte, error) {
+func readCacheFile(name, magic string, version, format int, id, opts string) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, errNoCacheFile // not there, or no directory: a miss, not damage
@@ -223,6 +227,9 @@ func readCacheFile(name, magic string, version int, id, opts string) ([]byte, er
 	if h.Vprof != vprofBuild() {
 		return nil, fmt.Errorf("%w: written by another build of vprof", errStale)
 	}
+	if h.Format != format {
+		return nil, fmt.Errorf("%w: body format %d, want %d", errStale, h.Format, format)
+	}
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -250,18 +257,18 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // write stores s in file name: whole, through a temporary file renamed
 // into place.
 func (c *Cache) write(name, id string, opt Options, s *model.Schema) error {
-	body, err := json.Marshal(s)
+	body, err := encodeSchemaBody(s)
 	if err != nil {
 		return err
 	}
-	return c.writeFile(name, cacheMagic, SchemaVersion, id, optionsKey(opt), body)
+	return c.writeFile(name, cacheMagic, SchemaVersion, schemaFormat, id, optionsKey(opt), body)
 }
 
 // writeFile stores body in cache file name under a header line of magic,
 // version, build-id id and options opts: whole, through a temporary file
 // renamed into place.
-func (c *Cache) writeFile(name, magic string, version int, id, opts string, body []byte) error {
-	hdr, err := json.Marshal(cacheHeader{BuildID: id, Options: opts, Vprof: vprofBuild(), Length: int64(len(body)), CRC: crc32.Checksum(body, castagnoli)})
+func (c *Cache) writeFile(name, magic string, version, format int, id, opts string, body []byte) error {
+	hdr, err := json.Marshal(cacheHeader{BuildID: id, Options: opts, Vprof: vprofBuild(), Length: int64(len(body)), CRC: crc32.Checksum(body, castagnoli), Format: format})
 	if err != nil {
 		return err
 	}

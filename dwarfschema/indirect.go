@@ -53,7 +53,7 @@ func (c *Cache) LoadIndirect(path, id string, opt Options) (*tailcall.Indirect, 
 		return loadIndirect(path, id, ef, opt)
 	}
 	name, opts := c.indirectFile(id, opt)
-	body, err := readCacheFile(name, indirectMagic, IndirectVersion, id, opts)
+	body, err := readCacheFile(name, indirectMagic, IndirectVersion, 0, id, opts)
 	if err == nil {
 		in, derr := decodeIndirect(body)
 		if derr == nil {
@@ -68,7 +68,7 @@ func (c *Cache) LoadIndirect(path, id string, opt Options) (*tailcall.Indirect, 
 	if err != nil {
 		return nil, err
 	}
-	if werr := c.writeFile(name, indirectMagic, IndirectVersion, id, opts, encodeIndirect(in)); werr != nil {
+	if werr := c.writeFile(name, indirectMagic, IndirectVersion, 0, id, opts, encodeIndirect(in)); werr != nil {
 		c.warn("cannot cache the indirect calls of %s: %v", path, werr)
 	}
 	return in, nil

@@ -82,7 +82,7 @@ func TestIndirectCache(t *testing.T) {
 
 	// Read, not scanned: other contents under a good header come back.
 	other := &tailcall.Indirect{Calls: []uint64{1, 5}, Taken: []uint64{0x1000}, Jumps: []model.CallEdge{{ReturnPC: 9, Callee: 3, Tail: true}}}
-	if err := c.writeFile(name, indirectMagic, IndirectVersion, id, "", encodeIndirect(other)); err != nil {
+	if err := c.writeFile(name, indirectMagic, IndirectVersion, 0, id, "", encodeIndirect(other)); err != nil {
 		t.Fatal(err)
 	}
 	load("planted", other)

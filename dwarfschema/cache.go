@@ -35,12 +35,15 @@ const cacheMagic = "vprof schema cache "
 //
 // A file holds one schema: a header line (magic, SchemaVersion, the
 // build-id and options it was built for, the vprof build that wrote it,
-// the length and CRC-32C of the body), then the schema as JSON, the
-// encoding of profile files. Files are written to a temporary file in Dir
-// and renamed into place, so that concurrent writers (two recordings of
-// one binary) and readers only ever see whole files. A file of another
-// SchemaVersion or vprof build is rebuilt and replaced; one that is
-// damaged or of another binary, the same with a warning.
+// the length, CRC-32C and format of the body), then the schema: its large
+// slices in binary, the rest as JSON (cachebody.go), decoding to what
+// the JSON of profile files gives. Files are written to a temporary file
+// in Dir and renamed into place, so that concurrent writers (two
+// recordings of one binary) and readers only ever see whole files. A file
+// of another SchemaVersion, body format or vprof build is rebuilt and
+// replaced; one that is damaged or of another binary, the same with a
+// warning. Beside it, the same header over D85's scan of the binary's
+// code (LoadIndirect).
 type Cache struct {
 	Dir string
 	// Warn receives the warnings (a damaged cache file, a directory that

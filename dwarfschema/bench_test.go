@@ -128,3 +128,55 @@ func BenchmarkLoadBinary(b *testing.B) {
 		b.ReportMetric(float64(sum.cpu[i].Microseconds())/1e3/float64(b.N), name+"-cpu-ms")
 	}
 }
+
+// BenchmarkLoadIndirect: D85's scan of VPROF_BENCH_BINARY, and the same
+// read back from the cache (what a second record or report pays).
+func BenchmarkLoadIndirect(b *testing.B) {
+	bin := os.Getenv("VPROF_BENCH_BINARY")
+	if bin == "" {
+		b.Skip("VPROF_BENCH_BINARY is not set")
+	}
+	id, err := fileBuildID(bin)
+	if err != nil || id == "" {
+		b.Skipf("no build-id in %s: %v", bin, err)
+	}
+	b.Run("scan", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := LoadIndirect(bin, id, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		c := &Cache{Dir: b.TempDir()}
+		if _, err := c.LoadIndirect(bin, id, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.LoadIndirect(bin, id, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkCacheRead: the schema of VPROF_BENCH_BINARY read back from the
+// cache (what the schema step of a second `vprof record` pays).
+func BenchmarkCacheRead(b *testing.B) {
+	bin := os.Getenv("VPROF_BENCH_BINARY")
+	if bin == "" {
+		b.Skip("VPROF_BENCH_BINARY is not set")
+	}
+	c := &Cache{Dir: b.TempDir()}
+	if _, _, err := c.Load(bin, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, cached, err := c.Load(bin, Options{}); err != nil || !cached {
+			b.Fatalf("cached %v, err %v", cached, err)
+		}
+	}
+}

@@ -35,12 +35,15 @@ const cacheMagic = "vprof schema cache "
 //
 // A file holds one schema: a header line (magic, SchemaVersion, the
 // build-id and options it was built for, the vprof build that wrote it,
-// the length and CRC-32C of the body), then the schema as JSON, the
-// encoding of profile files. Files are written to a temporary file in Dir
-// and renamed into place, so that concurrent writers (two recordings of
-// one binary) and readers only ever see whole files. A file of another
-// SchemaVersion or vprof build is rebuilt and replaced; one that is
-// damaged or of another binary, the same with a warning.
+// the length, CRC-32C and format of the body), then the schema: its large
+// slices in binary, the rest as JSON (cachebody.go), decoding to what
+// the JSON of profile files gives. Files are written to a temporary file
+// in Dir and renamed into place, so that concurrent writers (two
+// recordings of one binary) and readers only ever see whole files. A file
+// of another SchemaVersion, body format or vprof build is rebuilt and
+// replaced; one that is damaged or of another binary, the same with a
+// warning. Beside it, the same header over D85's scan of the binary's
+// code (LoadIndirect).
 type Cache struct {
 	Dir string
 	// Warn receives the warnings (a damaged cache file, a directory that
@@ -71,7 +74,15 @@ type cacheHeader struct {
 	Vprof  string `json:"vprof"`
 	Length int64  `json:"length"`
 	CRC    uint32 `json:"crc32c"`
+	// Format is the body's encoding (schemaFormat for schemas; 0 for
+	// the indirect-call scan, whose version says it).
+	Format int `json:"format,omitempty"`
 }
+
+// schemaFormat is the encoding of a schema file's body: 2, the schema's
+// JSON without its Locs and Lines, then those in binary (cacheBody);
+// 0 (before), all JSON.
+const schemaFormat = 2
 
 // vprofBuild is the Go build ID of the running executable (its
 // .note.go.buildid), "" where it cannot be read: then SchemaVersion alone
@@ -177,6 +188,17 @@ func fileBuildID(path string) (string, error) {
 
 // read returns the schema cached in file name for build-id id and opt.
 func (c *Cache) read(name, id string, opt Options) (*model.Schema, error) {
+	body, err := readCacheFile(name, cacheMagic, SchemaVersion, schemaFormat, id, optionsKey(opt))
+	if err != nil {
+		return nil, err
+	}
+	return decodeSchemaBody(body)
+}
+
+// readCacheFile returns the body of cache file name, whose header line
+// must be magic and version, and name build-id id, the options opts and
+// this vprof build.
+func readCacheFile(name, magic string, version, format int, id, opts string) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, errNoCacheFile // not there, or no directory: a miss, not damage
@@ -187,33 +209,36 @@ func (c *Cache) read(name, id string, opt Options) (*model.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no header line")
 	}
-	rest, ok := strings.CutPrefix(line, cacheMagic)
+	rest, ok := strings.CutPrefix(line, magic)
 	if !ok {
-		return nil, fmt.Errorf("not a vprof schema cache file")
+		return nil, fmt.Errorf("not a %sfile", magic)
 	}
 	ver, hdr, ok := strings.Cut(rest, " ")
 	if !ok {
 		return nil, fmt.Errorf("bad header")
 	}
-	if ver != strconv.Itoa(SchemaVersion) {
-		return nil, fmt.Errorf("%w: schema version %s, want %d", errStale, ver, SchemaVersion)
+	if ver != strconv.Itoa(version) {
+		return nil, fmt.Errorf("%w: version %s, want %d", errStale, ver, version)
 	}
 	var h cacheHeader
 	if err := json.Unmarshal([]byte(hdr), &h); err != nil {
 		return nil, fmt.Errorf("bad header: %v", err)
 	}
-	if h.BuildID != id || h.Options != optionsKey(opt) {
+	if h.BuildID != id || h.Options != opts {
 		return nil, fmt.Errorf("made for build-id %s and other options", h.BuildID)
 	}
 	if h.Vprof != vprofBuild() {
 		return nil, fmt.Errorf("%w: written by another build of vprof", errStale)
+	}
+	if h.Format != format {
+		return nil, fmt.Errorf("%w: body format %d, want %d", errStale, h.Format, format)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if h.Length < 0 || h.Length > st.Size() {
-		return nil, fmt.Errorf("truncated: the header says %d bytes of schema, the file has %d in all", h.Length, st.Size())
+		return nil, fmt.Errorf("truncated: the header says %d bytes of body, the file has %d in all", h.Length, st.Size())
 	}
 	body := make([]byte, h.Length)
 	if _, err := io.ReadFull(r, body); err != nil {
@@ -225,11 +250,7 @@ func (c *Cache) read(name, id string, opt Options) (*model.Schema, error) {
 	if crc32.Checksum(body, castagnoli) != h.CRC {
 		return nil, fmt.Errorf("checksum mismatch (damaged)")
 	}
-	s := new(model.Schema)
-	if err := json.Unmarshal(body, s); err != nil {
-		return nil, fmt.Errorf("bad schema: %v", err)
-	}
-	return s, nil
+	return body, nil
 }
 
 var errNoCacheFile = errors.New("no cache file")
@@ -239,23 +260,30 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // write stores s in file name: whole, through a temporary file renamed
 // into place.
 func (c *Cache) write(name, id string, opt Options, s *model.Schema) error {
-	body, err := json.Marshal(s)
+	body, err := encodeSchemaBody(s)
 	if err != nil {
 		return err
 	}
-	hdr, err := json.Marshal(cacheHeader{BuildID: id, Options: optionsKey(opt), Vprof: vprofBuild(), Length: int64(len(body)), CRC: crc32.Checksum(body, castagnoli)})
+	return c.writeFile(name, cacheMagic, SchemaVersion, schemaFormat, id, optionsKey(opt), body)
+}
+
+// writeFile stores body in cache file name under a header line of magic,
+// version, build-id id and options opts: whole, through a temporary file
+// renamed into place.
+func (c *Cache) writeFile(name, magic string, version, format int, id, opts string, body []byte) error {
+	hdr, err := json.Marshal(cacheHeader{BuildID: id, Options: opts, Vprof: vprofBuild(), Length: int64(len(body)), CRC: crc32.Checksum(body, castagnoli), Format: format})
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(c.Dir, ".tmp-*.schema")
+	tmp, err := os.CreateTemp(c.Dir, ".tmp-*"+filepath.Ext(name))
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "%s%d %s\n", cacheMagic, SchemaVersion, hdr)
+	fmt.Fprintf(&buf, "%s%d %s\n", magic, version, hdr)
 	_, err = tmp.Write(buf.Bytes())
 	if err == nil {
 		_, err = tmp.Write(body)

@@ -383,6 +383,10 @@ func (d *dieData) parseAbbrev(off uint64, vers int) (*abbrevTable, error) {
 		return v
 	}
 	t := &abbrevTable{}
+	// The abbreviations' fields are cut from one block (full slices, so
+	// that an append never runs into the next one): an allocation or
+	// more per abbreviation was a tenth of Load's allocations.
+	var blk []abbrevField
 	for {
 		code := uint32(next())
 		if code == 0 || err != nil {
@@ -395,6 +399,7 @@ func (d *dieData) parseAbbrev(off uint64, vers int) (*abbrevTable, error) {
 		}
 		a.children = b[0] != 0
 		b = b[1:]
+		start := len(blk)
 		for err == nil {
 			attr, form := next(), next()
 			if attr == 0 && form == 0 {
@@ -412,10 +417,19 @@ func (d *dieData) parseAbbrev(off uint64, vers int) (*abbrevTable, error) {
 			if f.class, err = formClass(f.form, f.attr, vers); err != nil {
 				break
 			}
-			a.fields = append(a.fields, f)
+			if len(blk) == cap(blk) {
+				// A new block: this abbreviation's fields so far move.
+				nb := make([]abbrevField, len(blk)-start, max(256, 2*(len(blk)-start)))
+				copy(nb, blk[start:])
+				blk, start = nb, 0
+			}
+			blk = append(blk, f)
 		}
 		if err != nil {
 			break
+		}
+		if len(blk) > start {
+			a.fields = blk[start:len(blk):len(blk)]
 		}
 		if a.tag == 0 {
 			// Tag 0 marks an empty dense slot; such an abbreviation

@@ -1,10 +1,15 @@
 package dwarfschema
 
 import (
+	"crypto/sha256"
 	"debug/elf"
 	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -26,6 +31,16 @@ import (
 // build ID is id. An object without symbols gives nil, nil: it has no
 // function entries to tell.
 func LoadIndirect(path, id string, opt Options) (*tailcall.Indirect, error) {
+	return (*Cache)(nil).LoadIndirect(path, id, opt)
+}
+
+// LoadIndirect is LoadIndirect(path, id, opt) through the cache: what the
+// scan of an object with a build ID found is kept beside its schema
+// (same directory, build-id and vprof build; IndirectVersion for its
+// format), so that a second `vprof record` or `vprof report` of the same
+// binary does not scan its code again. A nil Cache, or one without Dir,
+// scans.
+func (c *Cache) LoadIndirect(path, id string, opt Options) (*tailcall.Indirect, error) {
 	f, ef, err := openPath(path)
 	if err != nil {
 		return nil, err
@@ -34,6 +49,54 @@ func LoadIndirect(path, id string, opt Options) (*tailcall.Indirect, error) {
 	if got := buildID(ef); got != id {
 		return nil, fmt.Errorf("%s: build ID %q, not the recorded %q (rebuilt since)", path, got, id)
 	}
+	if c == nil || c.Dir == "" || id == "" {
+		return loadIndirect(path, id, ef, opt)
+	}
+	name, opts := c.indirectFile(id, opt)
+	body, err := readCacheFile(name, indirectMagic, IndirectVersion, 0, id, opts)
+	if err == nil {
+		in, derr := decodeIndirect(body)
+		if derr == nil {
+			return in, nil
+		}
+		err = derr
+	}
+	if !errors.Is(err, errNoCacheFile) && !errors.Is(err, errStale) {
+		c.warn("ignoring indirect-call cache file %s: %v; scanning the code again", name, err)
+	}
+	in, err := loadIndirect(path, id, ef, opt)
+	if err != nil {
+		return nil, err
+	}
+	if werr := c.writeFile(name, indirectMagic, IndirectVersion, 0, id, opts, encodeIndirect(in)); werr != nil {
+		c.warn("cannot cache the indirect calls of %s: %v", path, werr)
+	}
+	return in, nil
+}
+
+// IndirectVersion is the version of the indirect-call cache files (what
+// scanIndirect finds and how encodeIndirect writes it): bump it when
+// either changes.
+const IndirectVersion = 1
+
+// indirectMagic starts every indirect-call cache file.
+const indirectMagic = "vprof indirect cache "
+
+// indirectFile is the cache file of the scan of build-id id, and the
+// options it depends on (the directories of separate debug files, whose
+// symbol table it may use).
+func (c *Cache) indirectFile(id string, opt Options) (name, opts string) {
+	var b strings.Builder
+	for _, d := range opt.DebugDirs {
+		b.WriteString("debugdir=" + strconv.Quote(d) + "\n")
+	}
+	opts = b.String()
+	h := sha256.Sum256([]byte(strconv.Itoa(IndirectVersion) + "\n" + opts))
+	return filepath.Join(c.Dir, id+"-"+hex.EncodeToString(h[:8])+".indirect"), opts
+}
+
+// loadIndirect scans ef, the object at path with build ID id.
+func loadIndirect(path, id string, ef *elf.File, opt Options) (*tailcall.Indirect, error) {
 	syms, err := readSymbols(ef)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -51,6 +114,123 @@ func LoadIndirect(path, id string, opt Options) (*tailcall.Indirect, error) {
 		return nil, nil
 	}
 	return scanIndirect(ef, syms)
+}
+
+// encodeIndirect writes in compactly: a byte saying whether there is one
+// (nil: an object without symbols), then Calls, Taken and Jumps, each
+// its length and its addresses as varint differences to the one before
+// (Jumps: return PC, callee to its return PC, tail).
+func encodeIndirect(in *tailcall.Indirect) []byte {
+	if in == nil {
+		return []byte{0}
+	}
+	b := []byte{1}
+	addrs := func(a []uint64) {
+		b = binary.AppendUvarint(b, uint64(len(a)))
+		var prev uint64
+		for _, x := range a {
+			b = binary.AppendVarint(b, int64(x-prev))
+			prev = x
+		}
+	}
+	addrs(in.Calls)
+	addrs(in.Taken)
+	b = binary.AppendUvarint(b, uint64(len(in.Jumps)))
+	var prev uint64
+	for _, j := range in.Jumps {
+		b = binary.AppendVarint(b, int64(j.ReturnPC-prev))
+		b = binary.AppendVarint(b, int64(j.Callee-j.ReturnPC))
+		t := byte(0)
+		if j.Tail {
+			t = 1
+		}
+		b = append(b, t)
+		prev = j.ReturnPC
+	}
+	return b
+}
+
+// decodeIndirect reads what encodeIndirect wrote.
+func decodeIndirect(b []byte) (*tailcall.Indirect, error) {
+	bad := func(what string) error { return fmt.Errorf("bad indirect-call data: %s", what) }
+	if len(b) == 0 || b[0] > 1 {
+		return nil, bad("no header byte")
+	}
+	if b[0] == 0 {
+		if len(b) > 1 {
+			return nil, bad("data after an empty scan")
+		}
+		return nil, nil
+	}
+	b = b[1:]
+	varint := func() (int64, bool) {
+		v, n := binary.Varint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	count := func(size int) (int, bool) {
+		v, n := binary.Uvarint(b)
+		// Each element takes at least size bytes: a count beyond what is
+		// left is damage, not a reason to allocate.
+		if n <= 0 || v > uint64(len(b)-n)/uint64(size) {
+			return 0, false
+		}
+		b = b[n:]
+		return int(v), true
+	}
+	addrs := func(what string) ([]uint64, error) {
+		n, ok := count(1)
+		if !ok {
+			return nil, bad(what + " count")
+		}
+		var a []uint64
+		if n > 0 {
+			a = make([]uint64, n)
+		}
+		var prev uint64
+		for i := range a {
+			d, ok := varint()
+			if !ok {
+				return nil, bad(what)
+			}
+			prev += uint64(d)
+			a[i] = prev
+		}
+		return a, nil
+	}
+	in := &tailcall.Indirect{}
+	var err error
+	if in.Calls, err = addrs("calls"); err != nil {
+		return nil, err
+	}
+	if in.Taken, err = addrs("taken"); err != nil {
+		return nil, err
+	}
+	n, ok := count(3)
+	if !ok {
+		return nil, bad("jumps count")
+	}
+	if n > 0 {
+		in.Jumps = make([]model.CallEdge, n)
+	}
+	var prev uint64
+	for i := range in.Jumps {
+		d, ok1 := varint()
+		c, ok2 := varint()
+		if !ok1 || !ok2 || len(b) == 0 || b[0] > 1 {
+			return nil, bad("jumps")
+		}
+		prev += uint64(d)
+		in.Jumps[i] = model.CallEdge{ReturnPC: prev, Callee: prev + uint64(c), Tail: b[0] == 1}
+		b = b[1:]
+	}
+	if len(b) > 0 {
+		return nil, bad("data after the jumps")
+	}
+	return in, nil
 }
 
 // scanIndirect scans ef's code and data, whose functions start at the

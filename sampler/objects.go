@@ -137,7 +137,7 @@ func loadProgram(path, display string, opt loadOptions) (*object, error) {
 	if s.HasDWARF {
 		o.index = pcindex.New(s)
 		o.prepare()
-		o.tails = tailIndex(o, path)
+		o.tails = tailIndex(o, path, opt.cache)
 		o.restore = opt.tails
 	}
 	if t, err := unwind.Load(path); err == nil {

@@ -57,13 +57,14 @@ func (sm *sampling) restoreTailFrames(frames []unwind.Frame, n int) int {
 // and what its file at path says of its indirect calls (decision D85):
 // a frame under an indirect call that its callee's tail call left there
 // is restored too, and takes no entry values from the call's record.
-func tailIndex(o *object, path string) *tailcall.Index {
+// The scan is read from the schema cache when it is there (c nil: none).
+func tailIndex(o *object, path string, c *dwarfschema.Cache) *tailcall.Index {
 	if o.schema == nil {
 		return nil
 	}
 	x := tailcall.New(o.schema, o.schema.TailCalls)
 	if x != nil && o.schema.BuildID != "" {
-		if in, err := dwarfschema.LoadIndirect(path, o.schema.BuildID, dwarfschema.Options{}); err == nil {
+		if in, err := c.LoadIndirect(path, o.schema.BuildID, dwarfschema.Options{}); err == nil {
 			x.AddIndirect(in)
 		}
 	}

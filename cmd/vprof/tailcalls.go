@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"sync"
 
 	"github.com/vprof/vprof/dwarfschema"
@@ -16,14 +17,17 @@ import (
 // restore the frames that tail calls removed from its stacks too
 // (method.md §3). The tail-call frames under an indirect call are restored
 // from what the recorded object's code and data say (dwarfschema.LoadIndirect,
-// §3, D85), for every recording whose object is still the one recorded.
+// §3, D85), for every recording whose object is still the one recorded;
+// the scan is kept in the schema cache, as `vprof record` keeps it, so that
+// the next report of the same binary reads it instead of scanning again
+// (VPROF_SCHEMA_CACHE=off: no cache).
 func init() {
 	proffile.TailCallSource = perObject(func(path, buildID string) []model.CallEdge {
 		edges, _ := dwarfschema.LoadTailCalls(path, buildID, dwarfschema.Options{})
 		return edges
 	})
 	proffile.IndirectSource = perObject(func(path, buildID string) *tailcall.Indirect {
-		ind, _ := dwarfschema.LoadIndirect(path, buildID, dwarfschema.Options{})
+		ind, _ := readerCache().LoadIndirect(path, buildID, dwarfschema.Options{})
 		return ind
 	})
 }
@@ -57,3 +61,12 @@ func perObject[T any](load func(path, buildID string) T) func(*model.Object) T {
 		return e.v
 	}
 }
+
+// readerCache is the schema cache of the readers (report, flat, timeline,
+// export): the default directory unless VPROF_SCHEMA_CACHE=off; nil then.
+var readerCache = sync.OnceValue(func() *dwarfschema.Cache {
+	if os.Getenv("VPROF_SCHEMA_CACHE") == "off" {
+		return nil
+	}
+	return &dwarfschema.Cache{Dir: dwarfschema.DefaultCacheDir()}
+})

@@ -347,6 +347,19 @@ func TestVarVerdict(t *testing.T) {
 		// durations keep their verdict.
 		{name: "changes twice a run when slow: duration evidence", normal: threads3x2(vI, pcWork, 5, 20), buggy: threadsRuns(vI, pcWork, 10, 5, 6, 5),
 			fn: "work", v: "i", ok: true, r: 0, dim: DimDuration, hasDim: true, reason: ReasonConstants},
+		// Once a thread in the normal runs, never in the slow ones: the
+		// value is held through each slow run where the normal runs
+		// changed it (the hang, method.md §10), and the durations keep
+		// their verdict (10 ticks against 40).
+		{name: "held when slow, once a run when normal: duration evidence", normal: threads3x2(vI, pcWork, 5, 10), buggy: threads3(vI, pcWork, 5, 40),
+			fn: "work", v: "i", ok: true, r: 0, dim: DimDuration, hasDim: true, reason: ReasonConstants},
+		// Never in the normal runs, once a thread in the slow ones: the
+		// durations (10 against 20 and 20) are spans (D111), and the
+		// values, 5 against 5 and 6, give r = 1 - H, H =
+		// sqrt(1 - sqrt(1/2)). Without the rule, constants that differ
+		// in duration: r 0.
+		{name: "never when normal, once a run when slow: the values decide", normal: threads3(vI, pcWork, 5, 10), buggy: threads3x2(vI, pcWork, 5, 20),
+			fn: "work", v: "i", ok: true, r: 1 - math.Sqrt(1-math.Sqrt(0.5)), dim: DimValue, hasDim: true, reason: ReasonDiffer},
 		// Stuck in the slow runs (one value a thread) where it changed
 		// often in the normal runs: how long the value was held is the
 		// anomaly (a hang), and the verdict stays.

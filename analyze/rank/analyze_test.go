@@ -347,6 +347,11 @@ func TestVarVerdict(t *testing.T) {
 		// durations keep their verdict.
 		{name: "changes twice a run when slow: duration evidence", normal: threads3x2(vI, pcWork, 5, 20), buggy: threadsRuns(vI, pcWork, 10, 5, 6, 5),
 			fn: "work", v: "i", ok: true, r: 0, dim: DimDuration, hasDim: true, reason: ReasonConstants},
+		// The same, runs as long in both kinds: durations that look
+		// alike keep what they say (one duration value pooled), which
+		// the patterns read as a loop at its normal pace.
+		{name: "changes once a run, spans alike: single value", normal: threads3x2(vI, pcWork, 5, 10), buggy: threads3x2(vI, pcWork, 5, 10),
+			fn: "work", v: "i", ok: true, r: 0.8, dim: DimDuration, hasDim: true, reason: ReasonOneValue},
 		// Once a thread in the normal runs, never in the slow ones: the
 		// value is held through each slow run where the normal runs
 		// changed it (the hang, method.md §10), and the durations keep

@@ -18,7 +18,7 @@ const (
 	ReasonNormOnly  = "absent when slow"       // samples in normal runs only: DefaultDiscount
 	ReasonNoVerdict = "no dimension with verdict"
 	ReasonNoChange  = "never changes"            // duration of a value no thread saw change: DefaultDiscount
-	ReasonSpans     = "changes about once a run" // durations of a value that changed at most about once per (run, thread) in both kinds, and changed when slow: DefaultDiscount
+	ReasonSpans     = "changes about once a run" // durations that differ, of a value that changed at most about once per (run, thread) in both kinds, and changed when slow: DefaultDiscount
 	ReasonRare      = "rare when normal"         // fewer than MinSamples normal samples: r = its share ratio
 	ReasonCounter   = "counter"                  // value never decreases: value dimension skipped
 	ReasonRunNoise  = "differs from run to run"  // runs of one kind differ as much as the kinds: no verdict
@@ -208,14 +208,16 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 			// how long the thread ran, not how long v's values last.
 			dv = DimVerdict{Dim: d, Normal: dv.Normal, Buggy: dv.Buggy, Exact: dv.Exact, OK: true,
 				R: o.DefaultDiscount, Default: true, Reason: ReasonNoChange}
-		} else if d == DimDuration && dv.OK && vi.changed[Buggy] && a.fewChangesIn(i, Normal) && a.fewChangesIn(i, Buggy) {
+		} else if d == DimDuration && dv.OK && dv.R < o.DefaultDiscount && vi.changed[Buggy] && a.fewChangesIn(i, Normal) && a.fewChangesIn(i, Buggy) {
 			// It changed about once per (run, thread) at most, in both
 			// kinds, and did change in the slow runs: its durations are
 			// the threads' spans cut in one or two pieces, which a
 			// longer run makes longer by construction (D20 for
-			// patterns; decision D111). A value that kept one value
-			// through every slow (run, thread) where the normal runs
-			// changed it keeps its durations: held longer is the hang.
+			// patterns; decision D111), so that they differ is no
+			// evidence; that they look alike stays what it was. A
+			// value that kept one value through every slow (run,
+			// thread) where the normal runs changed it keeps its
+			// durations: held longer is the hang.
 			dv = DimVerdict{Dim: d, Normal: dv.Normal, Buggy: dv.Buggy, Exact: dv.Exact, OK: true,
 				R: o.DefaultDiscount, Default: true, Reason: ReasonSpans}
 		}

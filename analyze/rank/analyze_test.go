@@ -289,6 +289,21 @@ func threads3x2(v int32, pc uint64, x int64, n int) []ev {
 	return out
 }
 
+// threadsRuns is, on each of threads 1, 2, 3, a run of n values of v for
+// each x of xs in turn.
+func threadsRuns(v int32, pc uint64, n int, xs ...int64) []ev {
+	var out []ev
+	for tid := int32(1); tid <= 3; tid++ {
+		for j, x := range xs {
+			for _, e := range constSeries(v, pc, 1+uint64(j*n), x, n) {
+				e.tid = tid
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
 // run of n equal values of i at consecutive ticks from tick0.
 func constSeries(v int32, pc uint64, tick0 uint64, x int64, n int) []ev {
 	xs := make([]int64, n)
@@ -316,10 +331,44 @@ func TestVarVerdict(t *testing.T) {
 			ok: false, reason: ReasonTooFew},
 		{name: "normal only", normal: series(vI, pcWork, 1, 1), fn: "work", v: "i",
 			ok: true, r: 0.8, hasDim: false, reason: ReasonNormOnly},
-		// Three threads with two runs each: values {5,6} vs {7,8} -> H=1,
-		// 0; durations all 10 vs all 20 -> constants differ, 0. Tie
+		// Three threads with three runs each: values {5,6} vs {7,8} ->
+		// H=1, 0; durations all 10 vs all 20 -> constants differ, 0. Tie
 		// value/duration: duration wins.
-		{name: "tie: duration before value", normal: threads3x2(vI, pcWork, 5, 10), buggy: threads3x2(vI, pcWork, 7, 20),
+		{name: "tie: duration before value", normal: threadsRuns(vI, pcWork, 10, 5, 6, 5), buggy: threadsRuns(vI, pcWork, 20, 7, 8, 7),
+			fn: "work", v: "i", ok: true, r: 0, dim: DimDuration, hasDim: true, reason: ReasonConstants},
+		// One change per thread in every run of both kinds: two durations
+		// per thread, the thread's span cut in two, 10 vs 20 ticks because
+		// the slow runs are longer (D111): no duration evidence. Without
+		// the rule, constants that differ: r 0.
+		{name: "changes once a run: no duration evidence", normal: threads3x2(vI, pcWork, 5, 10), buggy: threads3x2(vI, pcWork, 5, 20),
+			fn: "work", v: "i", ok: true, r: 0.8, dim: DimDuration, hasDim: true, reason: ReasonSpans},
+		// Twice a run in the slow runs (three durations a thread) against
+		// once in the normal ones: not the spans in both kinds, so the
+		// durations keep their verdict.
+		{name: "changes twice a run when slow: duration evidence", normal: threads3x2(vI, pcWork, 5, 20), buggy: threadsRuns(vI, pcWork, 10, 5, 6, 5),
+			fn: "work", v: "i", ok: true, r: 0, dim: DimDuration, hasDim: true, reason: ReasonConstants},
+		// The same, runs as long in both kinds: durations that look
+		// alike keep what they say (one duration value pooled), which
+		// the patterns read as a loop at its normal pace.
+		{name: "changes once a run, spans alike: single value", normal: threads3x2(vI, pcWork, 5, 10), buggy: threads3x2(vI, pcWork, 5, 10),
+			fn: "work", v: "i", ok: true, r: 0.8, dim: DimDuration, hasDim: true, reason: ReasonOneValue},
+		// Once a thread in the normal runs, never in the slow ones: the
+		// value is held through each slow run where the normal runs
+		// changed it (the hang, method.md §10), and the durations keep
+		// their verdict (10 ticks against 40).
+		{name: "held when slow, once a run when normal: duration evidence", normal: threads3x2(vI, pcWork, 5, 10), buggy: threads3(vI, pcWork, 5, 40),
+			fn: "work", v: "i", ok: true, r: 0, dim: DimDuration, hasDim: true, reason: ReasonConstants},
+		// Never in the normal runs, once a thread in the slow ones: the
+		// durations (10 against 20 and 20) are spans (D111), and the
+		// values, 5 against 5 and 6, give r = 1 - H, H =
+		// sqrt(1 - sqrt(1/2)). Without the rule, constants that differ
+		// in duration: r 0.
+		{name: "never when normal, once a run when slow: the values decide", normal: threads3(vI, pcWork, 5, 10), buggy: threads3x2(vI, pcWork, 5, 20),
+			fn: "work", v: "i", ok: true, r: 1 - math.Sqrt(1-math.Sqrt(0.5)), dim: DimValue, hasDim: true, reason: ReasonDiffer},
+		// Stuck in the slow runs (one value a thread) where it changed
+		// often in the normal runs: how long the value was held is the
+		// anomaly (a hang), and the verdict stays.
+		{name: "stuck when slow: duration evidence", normal: threadsRuns(vI, pcWork, 3, 5, 6, 5, 6, 5, 6, 5), buggy: threads3(vI, pcWork, 5, 21),
 			fn: "work", v: "i", ok: true, r: 0, dim: DimDuration, hasDim: true, reason: ReasonConstants},
 		// One run per thread in every run: the durations are how long the
 		// threads were sampled (10 vs 20 ticks), not how long values last.

@@ -344,7 +344,7 @@ func classify(tags model.Tags, vv *VarVerdict, o *Options, longer bool) (pattern
 // (D14): no comparison of how long values last.
 func durationsNormal(vv *VarVerdict, o *Options) bool {
 	for _, d := range vv.Dims {
-		if d.Dim == DimDuration && d.OK && d.R >= o.DefaultDiscount && d.Reason != ReasonNoChange {
+		if d.Dim == DimDuration && d.OK && d.R >= o.DefaultDiscount && !d.spansOnly() {
 			return true
 		}
 	}
@@ -442,9 +442,16 @@ func (a *Analyzer) longer(vv *VarVerdict) bool {
 // changes, D14, and a counter's value, D2). Two durations and not one:
 // a value before a change and one after (decision D20).
 func (a *Analyzer) fewChanges(v int32) bool {
+	return a.fewChangesIn(v, Buggy)
+}
+
+// fewChangesIn is fewChanges in the runs of kind k: v gave at most two
+// durations per (run, thread) that read it there, counted over all of
+// them (durations <= 2 x such pairs).
+func (a *Analyzer) fewChangesIn(v int32, k Kind) bool {
 	vi := &a.vars[v]
-	bs := vi.sets[Buggy][DimDuration]
-	return bs != nil && bs.n <= 2*float64(vi.streams[Buggy])
+	s := vi.sets[k][DimDuration]
+	return s != nil && s.n <= 2*float64(vi.streams[k])
 }
 
 // stochasticallyLonger reports whether, over all pairs of a normal and a
@@ -499,7 +506,7 @@ func (a *Analyzer) loopAtPace(res *Result, fn *Function) string {
 			return ""
 		}
 		for _, d := range vv.Dims {
-			if d.Dim != DimDuration || !d.OK || d.Reason == ReasonNoChange {
+			if d.Dim != DimDuration || !d.OK || d.spansOnly() {
 				continue
 			}
 			if d.R < o.DefaultDiscount {

@@ -17,10 +17,11 @@ const (
 	ReasonBuggyOnly = "present only when slow" // samples in buggy runs only: 0
 	ReasonNormOnly  = "absent when slow"       // samples in normal runs only: DefaultDiscount
 	ReasonNoVerdict = "no dimension with verdict"
-	ReasonNoChange  = "never changes"           // duration of a value no thread saw change: DefaultDiscount
-	ReasonRare      = "rare when normal"        // fewer than MinSamples normal samples: r = its share ratio
-	ReasonCounter   = "counter"                 // value never decreases: value dimension skipped
-	ReasonRunNoise  = "differs from run to run" // runs of one kind differ as much as the kinds: no verdict
+	ReasonNoChange  = "never changes"            // duration of a value no thread saw change: DefaultDiscount
+	ReasonSpans     = "changes about once a run" // durations that differ, of a value that changed at most about once per (run, thread) in both kinds, and changed when slow: DefaultDiscount
+	ReasonRare      = "rare when normal"         // fewer than MinSamples normal samples: r = its share ratio
+	ReasonCounter   = "counter"                  // value never decreases: value dimension skipped
+	ReasonRunNoise  = "differs from run to run"  // runs of one kind differ as much as the kinds: no verdict
 )
 
 // DimVerdict is the variable-discounter's result for one dimension of one
@@ -207,6 +208,18 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 			// how long the thread ran, not how long v's values last.
 			dv = DimVerdict{Dim: d, Normal: dv.Normal, Buggy: dv.Buggy, Exact: dv.Exact, OK: true,
 				R: o.DefaultDiscount, Default: true, Reason: ReasonNoChange}
+		} else if d == DimDuration && dv.OK && dv.R < o.DefaultDiscount && vi.changed[Buggy] && a.fewChangesIn(i, Normal) && a.fewChangesIn(i, Buggy) {
+			// It changed about once per (run, thread) at most, in both
+			// kinds, and did change in the slow runs: its durations are
+			// the threads' spans cut in one or two pieces, which a
+			// longer run makes longer by construction (D20 for
+			// patterns; decision D111), so that they differ is no
+			// evidence; that they look alike stays what it was. A
+			// value that kept one value through every slow (run,
+			// thread) where the normal runs changed it keeps its
+			// durations: held longer is the hang.
+			dv = DimVerdict{Dim: d, Normal: dv.Normal, Buggy: dv.Buggy, Exact: dv.Exact, OK: true,
+				R: o.DefaultDiscount, Default: true, Reason: ReasonSpans}
 		}
 		vv.Dims = append(vv.Dims, dv)
 	}
@@ -269,6 +282,14 @@ func poissonAtMost(k, lambda float64) float64 {
 		p += math.Exp(i*math.Log(lambda) - lambda - lg)
 	}
 	return min(p, 1)
+}
+
+// spansOnly reports whether d is a duration dimension whose durations
+// were not compared because they are the threads' spans of samples (the
+// value never changed, or changed about once per run: D111): it says
+// nothing about how long the variable's values last.
+func (d *DimVerdict) spansOnly() bool {
+	return d.Dim == DimDuration && (d.Reason == ReasonNoChange || d.Reason == ReasonSpans)
 }
 
 // runSetLimit bounds a run's value set of one variable (Run.vsets).

@@ -242,17 +242,31 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 		}(&results[w])
 	}
 	wg.Wait()
-	for _, r := range results {
+	tags := make([][]cfg.VarTags, len(results))
+	for i, r := range results {
 		st.Funcs += r.funcs
 		st.Skipped += r.skipped
 		st.BadBytes += r.bad
 		st.Unresolved += r.unresolved
-		for _, t := range r.tags {
+		tags[i] = r.tags
+	}
+	return joinTags(s, tags), nil
+}
+
+// joinTags adds the tagger's results (each worker's list) to s.Vars and
+// returns which variables the functions' own code stores into (nil if
+// none). It joins in two passes, so that the tags do not depend on which
+// worker analysed which function: a variable whose locations lie in
+// several functions (inlined copies) can be a counter in one and read by
+// a condition in another, and a counter is a loop's count if a condition
+// reads the variable in any of them (countsIterations reads the TagCond
+// that all of them have given by then). In one pass the result depended
+// on the order the lists were joined in.
+func joinTags(s *model.Schema, tags [][]cfg.VarTags) (stored []bool) {
+	for _, ts := range tags {
+		for _, t := range ts {
 			if int(t.Var) < len(s.Vars) {
 				s.Vars[t.Var].Tags |= model.Tags(t.Tags &^ (cfg.TagStored | cfg.TagCounter))
-				if t.Tags&cfg.TagCounter != 0 && countsIterations(&s.Vars[t.Var]) {
-					s.Vars[t.Var].Tags |= model.TagLoop
-				}
 				if t.Tags&cfg.TagStored != 0 {
 					if stored == nil {
 						stored = make([]bool, len(s.Vars))
@@ -262,7 +276,14 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 			}
 		}
 	}
-	return stored, nil
+	for _, ts := range tags {
+		for _, t := range ts {
+			if int(t.Var) < len(s.Vars) && t.Tags&cfg.TagCounter != 0 && countsIterations(&s.Vars[t.Var]) {
+				s.Vars[t.Var].Tags |= model.TagLoop
+			}
+		}
+	}
+	return stored
 }
 
 func locSize(s *model.Schema, l *model.Loc) int32 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vprof/vprof/dwarfschema/cfg"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -345,5 +346,36 @@ func TestCounterOfMemoryBoundLoop(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestJoinTagsOrder: the tagger's workers take functions in whatever
+// order they come, so joining their lists must give one answer in any
+// order. Variable 0 (an int local) is a counter in one function and read
+// by a condition in another (its inlined copies): a loop's count whichever
+// list is joined first. Variable 1 (a pointer) is a counter but no count;
+// variable 2 is a counter read by no condition.
+func TestJoinTagsOrder(t *testing.T) {
+	vars := func() []model.Var {
+		return []model.Var{
+			{Name: "i", Func: 0, Kind: model.KindInt},
+			{Name: "p", Func: 0, Kind: model.KindPointer},
+			{Name: "n", Func: 0, Kind: model.KindInt},
+		}
+	}
+	a := []cfg.VarTags{{Var: 0, Tags: cfg.TagCounter}, {Var: 1, Tags: cfg.TagCounter | cfg.TagStored}, {Var: 2, Tags: cfg.TagCounter}}
+	b := []cfg.VarTags{{Var: 0, Tags: cfg.TagCond | cfg.TagArgs}, {Var: 1, Tags: cfg.TagCond}, {Var: 7, Tags: cfg.TagCond}}
+	want := []model.Tags{model.TagCond | model.TagArgs | model.TagLoop, model.TagCond, 0}
+	for _, order := range [][][]cfg.VarTags{{a, b}, {b, a}, {slices.Concat(a, b)}, {slices.Concat(b, a)}} {
+		s := &model.Schema{Vars: vars()}
+		stored := joinTags(s, order)
+		for i, w := range want {
+			if got := s.Vars[i].Tags; got != w {
+				t.Errorf("order %v: var %d tags %v, want %v", order, i, got, w)
+			}
+		}
+		if !slices.Equal(stored, []bool{false, true, false}) {
+			t.Errorf("order %v: stored %v, want [false true false]", order, stored)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // Options selects what Load keeps. Functions are always all kept (the
@@ -287,6 +288,12 @@ func readSymbols(ef *elf.File) ([]model.Symbol, error) {
 			continue
 		}
 		if sy.Section == elf.SHN_UNDEF || sy.Value == 0 {
+			continue
+		}
+		if symname.FuncName(sy.Name) == "" || sy.Value+sy.Size < sy.Value {
+			// A function symbol with no name, or one that runs past the
+			// end of the address space (a damaged table), names nothing:
+			// every function of a schema has a name and non-empty ranges.
 			continue
 		}
 		out = append(out, model.Symbol{Name: sy.Name, Value: sy.Value, Size: sy.Size})

@@ -370,13 +370,13 @@ func (d *dieData) parseAbbrev(off uint64, vers int) (*abbrevTable, error) {
 		b = d.abbrev[off:]
 	}
 	var err error
+	// A number cut short by the section's end reads as 0 and consumes
+	// nothing, as debug/dwarf reads it: a table at the very end of the
+	// section is empty, and one cut short ends there. (A DIE that uses a
+	// code the table lacks is an error when it is read, as there.)
 	next := func() uint64 {
 		v, n := dwarfexpr.Uleb(b)
 		if n == 0 {
-			if err == nil {
-				err = fmt.Errorf(".debug_abbrev: truncated table at offset %#x", off)
-			}
-			b = nil
 			return 0
 		}
 		b = b[n:]
@@ -407,12 +407,9 @@ func (d *dieData) parseAbbrev(off uint64, vers int) (*abbrevTable, error) {
 			}
 			f := abbrevField{attr: dwarf.Attr(attr), form: uint32(form)}
 			if form == formImplicitConst {
-				v, n := dwarfexpr.Sleb(b)
-				if n == 0 {
-					err = fmt.Errorf(".debug_abbrev: truncated table at offset %#x", off)
-					break
+				if v, n := dwarfexpr.Sleb(b); n > 0 {
+					f.implicit, b = v, b[n:]
 				}
-				f.implicit, b = v, b[n:]
 			}
 			if f.class, err = formClass(f.form, f.attr, vers); err != nil {
 				break

@@ -99,7 +99,7 @@ type valueStats struct {
 	Read        uint64 // value samples taken
 	Unavailable uint64 // register not recoverable in a caller frame, no CFA
 	EntryValue  uint64 // DW_OP_entry_value with no caller or call-site value
-	EntryLast   uint64 // locations found through the last record maxEntryHops allows
+	EntryLast   uint64 // locations found through the last record MaxEntryHops allows
 	// Why entry values were unknown (each of EntryValue counts under the
 	// first reason its chain met; the rest are the registers the
 	// unwinder did not recover and call-site values reading what is not
@@ -109,7 +109,7 @@ type valueStats struct {
 	EntryNoValueDeep uint64 // of EntryNoValue: at the 2nd or a later record of a chain
 	EntryTail        uint64 // the frame under the call is one a tail call left there, no unique chain restoring it
 	EntryNoCaller    uint64 // no caller frame, or one in no mapped object
-	EntryBound       uint64 // the chain went past maxEntryHops records
+	EntryBound       uint64 // the chain went past MaxEntryHops records
 	Unsupported      uint64 // expression the evaluator does not implement
 	Faulted          uint64 // memory read failed
 	Pointees         uint64 // pointees read
@@ -118,7 +118,7 @@ type valueStats struct {
 	FieldsOver       uint64 // fields not read: past MaxFieldReads in one sample
 }
 
-// maxEntryHops bounds the call-site records one DW_OP_entry_value may
+// MaxEntryHops bounds the call-site records one DW_OP_entry_value may
 // follow (method.md §3, decision D116): a record's value may itself be
 // an entry value of the caller, given by the caller's caller's record,
 // and so on. gcc -O2 writes such chains for a parameter handed on
@@ -127,10 +127,8 @@ type valueStats struct {
 // hop takes the same checks as the first (a record that names no value
 // for the register, a caller frame a tail call no unique chain restores
 // left there): any of them leaves the value unknown.
-const maxEntryHops = 4
-
-// MaxEntryHops is maxEntryHops, for the recording's summary.
-const MaxEntryHops = maxEntryHops
+// The recording's summary names it.
+const MaxEntryHops = 4
 
 // evaluator resolves DW_OP_entry_value for the frame being read: a
 // callee-saved register's entry value is the caller frame's (as unwound),
@@ -139,10 +137,10 @@ type evaluator struct {
 	sm     *sampling
 	frames []unwind.Frame
 	idx    int                       // frame whose entry values are asked
-	nest   int                       // call-site records being followed, below maxEntryHops
+	nest   int                       // call-site records being followed, below MaxEntryHops
 	hops   int                       // most records one of the value's entry values took
 	why    entryWhy                  // the first reason an entry value was unknown
-	regs   [maxEntryHops]unwind.Regs // per nesting level: the caller's registers, carried-over ones included
+	regs   [MaxEntryHops]unwind.Regs // per nesting level: the caller's registers, carried-over ones included
 }
 
 // entryWhy is why an entry value is unknown (valueStats).
@@ -176,7 +174,7 @@ func (e *evaluator) EntryValue(sub []byte) (uint64, error) {
 	if e.idx+1 >= len(e.frames) {
 		return e.unknown(entryNoCaller)
 	}
-	if e.nest >= maxEntryHops {
+	if e.nest >= MaxEntryHops {
 		return e.unknown(entryBound)
 	}
 	callee, caller := &e.frames[e.idx], &e.frames[e.idx+1]
@@ -502,7 +500,7 @@ func (sm *sampling) fromExpr(pd *pending, o *object, f *unwind.Frame, i int, loc
 		}
 		return
 	}
-	if sm.eval.hops == maxEntryHops {
+	if sm.eval.hops == MaxEntryHops {
 		sm.vstats.EntryLast++
 	}
 	if res.N == 1 && res.Pieces[0].Size == 0 {

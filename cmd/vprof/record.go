@@ -38,9 +38,11 @@ readable prefix in FILE.partial.
 Schema cache: the program's schema (what 'vprof schema' prints) is kept
 by build-id in $XDG_CACHE_HOME/vprof (else ~/.cache/vprof), so that
 recording the same build again does not read its DWARF again (for a large
-C++ program, seconds and gigabytes). A rebuilt program has another
-build-id; a cache file of another vprof schema version, or damaged, is
-ignored with a warning and replaced. --no-schema-cache or
+C++ program, seconds and gigabytes). Beside it (.indirect) is the scan
+for the functions whose address the code takes, which report, flat,
+timeline and export read too. A rebuilt program has another build-id;
+a cache file of another vprof schema version, or damaged, is ignored
+with a warning and replaced. --no-schema-cache or
 VPROF_SCHEMA_CACHE=off builds the schema every time. The files can be
 removed at any time.
 

@@ -41,7 +41,11 @@ func finishCallSites(sites []model.CallSite) []model.CallSite {
 	if len(sites) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(sites, func(a, b model.CallSite) int { return cmp.Compare(a.ReturnPC, b.ReturnPC) })
+	// Stable by ReturnPC, through an index (stableOrder: a radix sort, or
+	// nothing where the scan's order is sorted already); the first of
+	// equal ReturnPCs kept.
+	order := stableOrder(len(sites), func(i int32) uint64 { return sites[i].ReturnPC })
+	permute(sites, order)
 	out := sites[:0]
 	nparams, nbytes := 0, 0
 	for _, s := range sites {
@@ -67,6 +71,28 @@ func finishCallSites(sites []model.CallSite) []model.CallSite {
 	}
 	clear(sites[len(out):]) // drop the duplicates' references
 	return slices.Clip(out)
+}
+
+// permute reorders s in place so that s[k] is the old s[order[k]],
+// following the permutation's cycles; order is used up.
+func permute[T any](s []T, order []int32) {
+	for k := range order {
+		if order[k] < 0 {
+			continue
+		}
+		tmp := s[k]
+		j := k
+		for {
+			src := int(order[j])
+			order[j] = -1
+			if src == k {
+				s[j] = tmp
+				break
+			}
+			s[j] = s[src]
+			j = src
+		}
+	}
 }
 
 // DWARF 4's GNU extension marking a tail call (DWARF 5's

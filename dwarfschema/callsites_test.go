@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,5 +297,47 @@ func TestAddParam(t *testing.T) {
 		if !reflect.DeepEqual(c.calls[i].Params, want[i]) {
 			t.Fatalf("call %d: %d parameters, want %d (or different ones)", i, len(c.calls[i].Params), len(want[i]))
 		}
+	}
+}
+
+// TestPermute: permute gives what a copy through the order gives, for
+// every permutation of 5 and random larger ones.
+func TestPermute(t *testing.T) {
+	check := func(order []int32) {
+		s := make([]int, len(order))
+		for i := range s {
+			s[i] = 100 + i
+		}
+		want := make([]int, len(order))
+		for k, i := range order {
+			want[k] = s[i]
+		}
+		permute(s, slices.Clone(order))
+		if !slices.Equal(s, want) {
+			t.Errorf("permute by %v = %v, want %v", order, s, want)
+		}
+	}
+	var perms func(p []int32, k int)
+	perms = func(p []int32, k int) {
+		if k == len(p) {
+			check(p)
+			return
+		}
+		for i := k; i < len(p); i++ {
+			p[k], p[i] = p[i], p[k]
+			perms(p, k+1)
+			p[k], p[i] = p[i], p[k]
+		}
+	}
+	perms([]int32{0, 1, 2, 3, 4}, 0)
+	check(nil)
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20 {
+		p := make([]int32, 1+r.IntN(1000))
+		for i := range p {
+			p[i] = int32(i)
+		}
+		r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+		check(p)
 	}
 }

@@ -32,13 +32,84 @@ const (
 	symLoads   = 18
 )
 
-// symLoad is an 8-byte load from address node+off, made at memory epoch
-// epoch: two loads from the same address with no store between (the same
-// epoch) read the same value.
-type symLoad struct {
-	node  int32
-	off   int64
-	epoch int32
+// loadTable interns the 8-byte loads of the current memory epoch: two
+// loads from the same address with no store between (the same epoch)
+// read the same value, and get the same node. An open-addressed table
+// whose entries of earlier epochs count as free (the epoch only grows, so
+// they are never looked up again): a store costs nothing, where a map
+// keyed by epoch grew with every load of the function and was dropped and
+// grown again (a sixth of ptrFieldOps' time on redis-server and most of
+// its allocations).
+type loadTable struct {
+	ents  []loadEnt // a power of two long
+	epoch int32     // the epoch of the live entries
+	live  int       // entries of epoch
+	next  int32     // the next node, from symLoads: unique within a function
+}
+
+type loadEnt struct {
+	node, epoch int32
+	off         int64
+	val         int32
+}
+
+func newLoadTable(n int) *loadTable {
+	t := &loadTable{ents: make([]loadEnt, n), epoch: -1}
+	for i := range t.ents {
+		t.ents[i].epoch = -1
+	}
+	return t
+}
+
+// intern returns the node of a load from node+off at epoch (epochs only
+// grow between calls).
+func (t *loadTable) intern(node int32, off int64, epoch int32) int32 {
+	if epoch != t.epoch {
+		t.epoch, t.live = epoch, 0
+	}
+	if 2*(t.live+1) > len(t.ents) {
+		t.grow()
+	}
+	mask := uint64(len(t.ents) - 1)
+	h := loadHash(node, off) & mask
+	for {
+		e := &t.ents[h]
+		if e.epoch != epoch {
+			// Free: a key of this epoch is found before any free entry
+			// (entries only become free when the epoch moves on).
+			*e = loadEnt{node: node, epoch: epoch, off: off, val: symLoads + t.next}
+			t.next++
+			t.live++
+			return e.val
+		}
+		if e.node == node && e.off == off {
+			return e.val
+		}
+		h = (h + 1) & mask
+	}
+}
+
+func loadHash(node int32, off int64) uint64 {
+	h := (uint64(off) ^ uint64(uint32(node))<<40) * 0x9e3779b97f4a7c15
+	return h ^ h>>32
+}
+
+// grow doubles the table, keeping the live entries.
+func (t *loadTable) grow() {
+	old := t.ents
+	n := newLoadTable(2 * len(old))
+	mask := uint64(len(n.ents) - 1)
+	for _, e := range old {
+		if e.epoch != t.epoch {
+			continue
+		}
+		h := loadHash(e.node, e.off) & mask
+		for n.ents[h].epoch == t.epoch {
+			h = (h + 1) & mask
+		}
+		n.ents[h] = e
+	}
+	t.ents = n.ents
 }
 
 var unknownVal = symVal{node: symUnknown}
@@ -63,14 +134,14 @@ func (a *Analyzer) ptrFieldOps() {
 		return
 	}
 	g := a.g
-	// The epoch only grows, from function to function, so interned loads
-	// of earlier blocks are never found again: the map is dropped when
-	// large rather than cleared for every function (clearing costs its
-	// buckets, however few loads the function has).
-	if a.loads == nil || len(a.loads) > 1<<12 || a.epoch > 1<<30 {
-		a.loads = make(map[symLoad]int32, 64)
+	// The epoch only grows, from function to function, so the interned
+	// loads of earlier epochs are never found again: the table is never
+	// cleared, but where the epoch starts again.
+	if a.loads == nil || a.epoch > 1<<30 {
+		a.loads = newLoadTable(64)
 		a.epoch = 0
 	}
+	a.loads.next = 0
 	epoch := a.epoch
 	var regs [16]symVal
 	active := a.ptrActive[:0]
@@ -134,7 +205,7 @@ func (a *Analyzer) matchField(i int, regs *[16]symVal, active []int32, epoch int
 			if v != base {
 				continue
 			}
-			fv, ok := a.in.Fields.byKey[FieldKey{pl.Var, int64(int32(m.Disp))}]
+			fv, ok := a.in.Fields.find(pl.Var, int64(int32(m.Disp)))
 			if !ok {
 				continue
 			}
@@ -175,13 +246,7 @@ func (a *Analyzer) load(addr symVal, epoch int32) symVal {
 	if addr.node == symUnknown {
 		return unknownVal
 	}
-	k := symLoad{addr.node, addr.off, epoch}
-	n, ok := a.loads[k]
-	if !ok {
-		n = int32(symLoads + len(a.loads))
-		a.loads[k] = n
-	}
-	return symVal{node: n}
+	return symVal{node: a.loads.intern(addr.node, addr.off, epoch)}
 }
 
 // memAddr is the address of memory operand m at instruction i.

@@ -146,49 +146,6 @@ type FieldKey struct {
 	Off int64
 }
 
-// Fields maps fields to the caller's variable numbers.
-type Fields struct {
-	byKey map[FieldKey]int32
-	ptrs  []uint64 // bit p: variable p has fields (variables are small numbers)
-	n     int      // pointers with fields
-}
-
-// NewFields indexes fields: m[key] is the variable of the field key.
-func NewFields(m map[FieldKey]int32) *Fields {
-	f := &Fields{byKey: m}
-	for k := range m {
-		f.setPtr(k.Ptr)
-	}
-	return f
-}
-
-func (f *Fields) setPtr(p int32) {
-	if p < 0 {
-		return // no variable: its fields are never looked up
-	}
-	if w := int(p) / 64; w >= len(f.ptrs) {
-		f.ptrs = append(f.ptrs, make([]uint64, w+1-len(f.ptrs))...)
-	}
-	if f.ptrs[p/64]&(1<<(p%64)) == 0 {
-		f.ptrs[p/64] |= 1 << (p % 64)
-		f.n++
-	}
-}
-
-// HasFields reports whether variable p has fields.
-func (f *Fields) HasFields(p int32) bool { return f != nil && f.isPtr(p) }
-
-// isPtr reports whether variable p has fields.
-func (f *Fields) isPtr(p int32) bool {
-	return p >= 0 && int(p)/64 < len(f.ptrs) && f.ptrs[p/64]&(1<<(p%64)) != 0
-}
-
-// Add adds field key as variable v.
-func (f *Fields) Add(key FieldKey, v int32) {
-	f.byKey[key] = v
-	f.setPtr(key.Ptr)
-}
-
 const (
 	unknownSP = math.MinInt32     // stack offset not known
 	unvisited = math.MinInt32 + 1 // block not reached yet
@@ -275,9 +232,9 @@ type Analyzer struct {
 	rpoPos    []int32
 	out       []VarTags
 	stackArgs [8]int16
-	loads     map[symLoad]int32 // ptrFieldOps: interned loads
-	ptrActive []int32           // ptrFieldOps: PtrLocs overlapping a block
-	epoch     int32             // ptrFieldOps: the last memory epoch
+	loads     *loadTable // ptrFieldOps: interned loads
+	ptrActive []int32    // ptrFieldOps: PtrLocs overlapping a block
+	epoch     int32      // ptrFieldOps: the last memory epoch
 }
 
 // A derivedWrite is a value derived from variable v written into cell, in
@@ -902,7 +859,7 @@ func (a *Analyzer) fieldOps() {
 				if !ok || m.Index != 0 || m.Segment != 0 || m.Base == 0 || cellOf(m.Base) != e.cell {
 					continue
 				}
-				fv, ok := fs.byKey[FieldKey{ptr, int64(int32(m.Disp))}]
+				fv, ok := fs.find(ptr, int64(int32(m.Disp)))
 				if !ok {
 					break
 				}

@@ -50,15 +50,14 @@ func ownWalk(s *model.Schema, f int32, w cfg.Walk) (funcWalk, bool) {
 	return funcWalk{}, false
 }
 
-// WalkPrefix starts the name of a walk's synthetic variable,
-// `<walk@LINE>`: the cursor of a loop over a linked structure that no
-// variable's location names (method.md §2, D118). The angle brackets
-// keep it apart from every C or C++ identifier.
-const WalkPrefix = "<walk@"
+// WalkPrefix starts the name of a walk's synthetic variable (see
+// model.WalkPrefix).
+const WalkPrefix = model.WalkPrefix
 
 // addWalks adds each walk of walks, in a function keep accepts, to s as
 // a synthetic variable of function F (ownWalk): a pointer tagged loop,
-// named `<walk@LINE>` after the line of its first chasing load, that
+// named `<walk@LINE>` after the line of its first chasing load
+// (`<walk@0xADDR>`, its address, where the line table has none), that
 // lives in the cursor's register over the loop's code. A walk whose code lies inside another walk's on the
 // same register (a loop nested in a walk, stepping the same cursor) is
 // that walk.
@@ -102,9 +101,14 @@ func addWalks(s *model.Schema, walks []funcWalk, keep func(model.FuncID) bool) {
 		if k := sort.Search(len(s.Lines), func(k int) bool { return s.Lines[k].PC > w.W.Load }) - 1; k >= 0 {
 			file, line = s.Lines[k].File, s.Lines[k].Line
 		}
-		name := fmt.Sprintf("%s%d>", WalkPrefix, line)
+		at := fmt.Sprint(line)
+		if line <= 0 || file < 0 {
+			// No line: the load's address names the walk.
+			file, line, at = -1, 0, fmt.Sprintf("%#x", w.W.Load)
+		}
+		name := WalkPrefix + at + ">"
 		for n := 2; names[nameKey{fn, name}]; n++ {
-			name = fmt.Sprintf("%s%d.%d>", WalkPrefix, line, n)
+			name = fmt.Sprintf("%s%s.%d>", WalkPrefix, at, n)
 		}
 		names[nameKey{fn, name}] = true
 		v := model.VarID(len(s.Vars))

@@ -37,7 +37,11 @@ its tags:
 
 Columns: file function line variable type tags (function #global for
 globals and file statics). Locals and parameters without a tag are not
-sampled and not listed (--all lists them too).
+sampled and not listed (--all lists them too). A variable named
+<walk@LINE> is no source variable: the cursor of a loop over a linked
+structure (a list, a chain, a tree) that the compiler keeps in a
+register no variable of the function names, sampled in that register
+over the loop (docs/method.md D118).
 
 --metadata prints instead where each variable lives over each range of
 code: pc_start pc_end variable location offset size basic_type_ptr.

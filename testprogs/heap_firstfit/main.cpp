@@ -27,6 +27,11 @@
 
 Workload workload;
 
+/* The request loop's settings, apart from the workload's shape: a
+ * function that reads a struct global reads all of its fields. */
+static int requests;
+static int burst;
+
 static Kernel::FirstFitMemoryManager kernelHeap;
 static std::uint32_t rngState = 2463534242u;
 
@@ -50,7 +55,7 @@ static std::uint64_t handle(int request)
 {
 	void *bufs[8];
 	std::uint64_t sum = 0;
-	int n = workload.burst;
+	int n = burst;
 	for (int i = 0; i < n; i++) {
 		std::size_t size = 64 + (rng() % 8) * 32;
 		bufs[i] = kernelHeap.alloc(size);
@@ -79,7 +84,7 @@ static int fill_cache()
 static std::uint64_t serve()
 {
 	std::uint64_t checksum = 0;
-	for (int r = 0; r < workload.requests; r++)
+	for (int r = 0; r < requests; r++)
 		checksum = checksum * 31 + handle(r);
 	return checksum;
 }
@@ -95,6 +100,8 @@ int main(int argc, char **argv)
 	else
 		return usage(argv[0]);
 
+	requests = workload.requests;
+	burst = workload.burst;
 	const std::size_t heapSize = 16u << 20;
 	void *memory = std::malloc(heapSize);
 	if (memory == nullptr)

@@ -124,7 +124,8 @@ func addWalks(s *model.Schema, walks []funcWalk, keep func(model.FuncID) bool) {
 		added = true
 	}
 	if added {
-		sortLocs(s.Locs)
+		// By address only, stably: the other locations keep their order.
+		slices.SortStableFunc(s.Locs, func(a, b model.Loc) int { return cmp.Compare(a.PCStart, b.PCStart) })
 	}
 }
 

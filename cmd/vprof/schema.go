@@ -209,6 +209,15 @@ func (sv *schemaView) varName(v *model.Var) string {
 	return sv.s.Funcs[v.Func].Display + "::" + v.Name
 }
 
+// shortName is varName shortened (report.Short), but for a walk's
+// variable only its function's name: <walk@LINE> would read <...>.
+func (sv *schemaView) shortName(v *model.Var) string {
+	if v.Func == model.NoFunc || !model.IsWalk(v.Name) {
+		return report.Short(sv.varName(v))
+	}
+	return report.Short(sv.s.Funcs[v.Func].Display) + "::" + v.Name
+}
+
 func tagsOrDash(t model.Tags) string {
 	if t == 0 {
 		return "-"
@@ -266,7 +275,7 @@ func (sv *schemaView) writeMetadata(w io.Writer) error {
 	for i := range sv.s.Locs {
 		l := &sv.s.Locs[i]
 		lo, hi := pcRange(l)
-		rows = append(rows, []string{lo, hi, report.Short(sv.varName(&sv.s.Vars[l.Var])), location(l), offset(l),
+		rows = append(rows, []string{lo, hi, sv.shortName(&sv.s.Vars[l.Var]), location(l), offset(l),
 			strconv.Itoa(int(l.Size)), strconv.FormatBool(l.BasicTypePtr)})
 		for _, f := range behind[l.Var] {
 			fv := &sv.s.Vars[f]

@@ -123,7 +123,7 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	// The globals, found before tagging: the tagger notes where code
 	// reads them while it has the code decoded, for narrowGlobals.
 	gl := newGlobalSet(s, ef, nil)
-	stored, err := inferTagsWith(s, ef, ci, gl)
+	stored, walks, err := inferTagsWith(s, ef, ci, gl)
 	if err != nil {
 		return nil, fmt.Errorf("%s: inferring tags: %w", path, err)
 	}
@@ -154,6 +154,13 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	narrowGlobals(s, ef, keep, gl)
 	dropReplaced(s, l.replaced)
 	ph.end("narrow")
+	addWalks(s, walks, func(fn model.FuncID) bool {
+		if keep != nil && !keep(fn) {
+			return false
+		}
+		f := &s.Funcs[fn]
+		return opt.FuncRegex == nil || opt.FuncRegex.MatchString(f.Name) || opt.FuncRegex.MatchString(f.Display)
+	})
 	return s, nil
 }
 

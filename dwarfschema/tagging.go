@@ -74,7 +74,7 @@ func startCallInfo(d *dieData, syms []model.Symbol) *callInfoResult {
 
 // gl, if not nil, gets each function's reads of globals from its graph
 // (globalSet.graphReads), for narrowGlobals.
-func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *globalSet) (stored []bool, err error) {
+func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *globalSet) (stored []bool, walks []funcWalk, err error) {
 	t0 := time.Now()
 	st := &tagStats{}
 	defer func() {
@@ -84,11 +84,11 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 	img, err := imageOf(ef)
 	if err != nil {
 		<-ci.done
-		return nil, err
+		return nil, nil, err
 	}
 	<-ci.done
 	if ci.err != nil {
-		return nil, ci.err
+		return nil, nil, ci.err
 	}
 	calls, sigs, sites := ci.calls, ci.sigs, ci.sites
 	s.CallSites = sites
@@ -177,6 +177,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 	workers := min(runtime.GOMAXPROCS(0), 8, max(1, len(s.Funcs)/64))
 	type result struct {
 		tags                            []cfg.VarTags
+		walks                           []funcWalk
 		funcs, skipped, bad, unresolved int
 	}
 	results := make([]result, workers)
@@ -239,6 +240,11 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 				in.PtrLocs = plocs
 				in.FrameBase = cfg.FrameBase(fn.FrameBase)
 				res.tags = append(res.tags, a.Analyze(g, &in)...)
+				for _, w := range a.Walks() {
+					if fw, ok := ownWalk(s, int32(f), w); ok {
+						res.walks = append(res.walks, fw)
+					}
+				}
 			}
 		}(&results[w])
 	}
@@ -250,8 +256,9 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 		st.BadBytes += r.bad
 		st.Unresolved += r.unresolved
 		tags[i] = r.tags
+		walks = append(walks, r.walks...)
 	}
-	return joinTags(s, tags), nil
+	return joinTags(s, tags), walks, nil
 }
 
 // joinTags adds the tagger's results (each worker's list) to s.Vars and

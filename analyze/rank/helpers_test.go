@@ -29,6 +29,8 @@ const (
 
 	vCur = 11 // work: struct item *, args (null/non-null; address in duration only)
 
+	vWalk = 12 // work: <walk@26>, a walk's cursor with no variable (D118)
+
 	progBias = 0x400000
 	libBias  = 0x7f0000000000
 )
@@ -72,6 +74,7 @@ func progSchema() *model.Schema {
 			{Name: "i", Func: fWork, Line: 28, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
 			{Name: "used", Func: fWork, Line: 29, Type: "int", Kind: model.KindInt, Size: 4, Static: true, Tags: model.TagCond},
 			{Name: "cur", Func: fWork, Line: 24, Type: "struct item *", Kind: model.KindPointer, Size: 8, Tags: model.TagArgs},
+			{Name: "<walk@26>", Func: fWork, Line: 26, Type: "void *", Kind: model.KindPointer, Size: 8, Tags: model.TagLoop},
 		},
 		Lines: []model.LineRow{
 			{PC: 0x1000, File: 0, Line: 10}, {PC: 0x1100, File: 0, Line: 20}, {PC: 0x1150, File: 0, Line: 25},

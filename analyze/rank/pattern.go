@@ -219,6 +219,11 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 			return PatternMissing, fmt.Sprintf("loop variable %s runs in the slow runs only, while condition variable %s keeps one value through them, a value the normal runs never had: the same walk, repeated on state that does not change, with nothing to skip it (D31)", loop, cond)
 		}
 	}
+	if rule == 3 {
+		if w, sn, sb := a.walkFurther(res, fn); w != "" {
+			return PatternScalability, fmt.Sprintf("condition variable %s takes other values (%s), while walk %s, the cursor of a loop over a linked structure, was read in %.0f%% of the slow runs' samples against %.0f%% of the normal runs': the walk goes further, over more elements, and the condition reads the data it reaches (D119)", vv.Name, dimName(vv), w, 100*sb, 100*sn)
+		}
+	}
 	switch {
 	case rule == 2 && a.vars[vv.Var].tags&model.TagLoop == 0:
 		it := a.vars[a.vars[vv.Var].derefOf-1].name
@@ -263,6 +268,35 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 		vv = best
 	}
 	return classify(a.vars[vv.Var].tags, vv, o, a.longer(vv))
+}
+
+// walkFurther returns a walk variable of fn (method.md §2, D118: the
+// cursor of a loop over a linked structure that no variable names) whose
+// share of the slow runs' samples is above its share of the normal runs'
+// (the normal share below DefaultDiscount times the slow one) beyond
+// chance: a Poisson count whose mean is its slow-run samples at the
+// normal runs' share is at most its normal samples with chance below
+// Alpha, as D75 reads a loop variable by how often it was read. It needs
+// 3 slow samples at least (D37), and gives the two shares.
+func (a *Analyzer) walkFurther(res *Result, fn *Function) (name string, sn, sb float64) {
+	o := &a.opt
+	if a.total[Normal] <= 0 || a.total[Buggy] <= 0 {
+		return "", 0, 0
+	}
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if !model.IsWalk(vv.Name) || vv.Buggy < 3 {
+			continue
+		}
+		n, b := vv.Normal/a.total[Normal], vv.Buggy/a.total[Buggy]
+		if n >= o.DefaultDiscount*b || poissonAtMost(vv.Normal, vv.Buggy*a.total[Normal]/a.total[Buggy]) >= o.Alpha {
+			continue
+		}
+		if name == "" || b > sb {
+			name, sn, sb = vv.Name, n, b
+		}
+	}
+	return name, sn, sb
 }
 
 // ruleOf is the number of the first rule of method.md §8 that verdict vv

@@ -256,4 +256,26 @@ func TestDiagnosisClasses(t *testing.T) {
 			t.Errorf("ranked %v: want mosquitto__thread_main first, wrong constraint", names)
 		}
 	})
+	// A walk over a chain whose cursor gcc -O2 keeps in a register that
+	// no variable of the function names (the glyph cache's bucket chain):
+	// the schema samples the register as <walk@LINE> (D118), and the
+	// condition that compares the elements' keys, which takes other
+	// values, no longer reads as a wrong constraint: the walk took a
+	// larger share of the slow runs (D119).
+	run("walk without a variable/glyph_cache", func(t *testing.T) {
+		res := record(t, "glyph_cache")
+		walks := variables(res, func(vv *rank.VarVerdict) bool {
+			return strings.HasPrefix(vv.Name, "<walk@") && vv.Function == "ass_cache_get"
+		})
+		if len(walks) != 1 || walks[0].Buggy == 0 {
+			t.Fatalf("walk variables of ass_cache_get %v, want one read in the slow runs", walks)
+		}
+		var names []string
+		for _, f := range res.Functions[:min(5, len(res.Functions))] {
+			names = append(names, fmt.Sprintf("%s %.3f %q", f.Name, f.Calibrated, f.Pattern))
+		}
+		if f := res.Functions[0]; f.Name != "ass_cache_get" || f.Pattern != rank.PatternScalability {
+			t.Errorf("ranked %v: want ass_cache_get first, scalability (reason %q)", names, res.Functions[0].PatternReason)
+		}
+	})
 }

@@ -37,7 +37,11 @@ its tags:
 
 Columns: file function line variable type tags (function #global for
 globals and file statics). Locals and parameters without a tag are not
-sampled and not listed (--all lists them too).
+sampled and not listed (--all lists them too). A variable named
+<walk@LINE> is no source variable: the cursor of a loop over a linked
+structure (a list, a chain, a tree) that the compiler keeps in a
+register no variable of the function names, sampled in that register
+over the loop (docs/method.md D118).
 
 --metadata prints instead where each variable lives over each range of
 code: pc_start pc_end variable location offset size basic_type_ptr.
@@ -205,6 +209,15 @@ func (sv *schemaView) varName(v *model.Var) string {
 	return sv.s.Funcs[v.Func].Display + "::" + v.Name
 }
 
+// shortName is varName shortened (report.Short), but for a walk's
+// variable only its function's name: <walk@LINE> would read <...>.
+func (sv *schemaView) shortName(v *model.Var) string {
+	if v.Func == model.NoFunc || !model.IsWalk(v.Name) {
+		return report.Short(sv.varName(v))
+	}
+	return report.Short(sv.s.Funcs[v.Func].Display) + "::" + v.Name
+}
+
 func tagsOrDash(t model.Tags) string {
 	if t == 0 {
 		return "-"
@@ -262,7 +275,7 @@ func (sv *schemaView) writeMetadata(w io.Writer) error {
 	for i := range sv.s.Locs {
 		l := &sv.s.Locs[i]
 		lo, hi := pcRange(l)
-		rows = append(rows, []string{lo, hi, report.Short(sv.varName(&sv.s.Vars[l.Var])), location(l), offset(l),
+		rows = append(rows, []string{lo, hi, sv.shortName(&sv.s.Vars[l.Var]), location(l), offset(l),
 			strconv.Itoa(int(l.Size)), strconv.FormatBool(l.BasicTypePtr)})
 		for _, f := range behind[l.Var] {
 			fv := &sv.s.Vars[f]

@@ -235,6 +235,7 @@ type Analyzer struct {
 	loads     *loadTable // ptrFieldOps: interned loads
 	ptrActive []int32    // ptrFieldOps: PtrLocs overlapping a block
 	epoch     int32      // ptrFieldOps: the last memory epoch
+	walks     []Walk     // findWalks: the function's walks
 }
 
 // A derivedWrite is a value derived from variable v written into cell, in
@@ -260,6 +261,7 @@ func NewAnalyzer() *Analyzer {
 func (a *Analyzer) Analyze(g *Graph, in *Input) []VarTags {
 	a.g, a.in = g, in
 	a.out = a.out[:0]
+	a.walks = a.walks[:0]
 	if len(g.Blocks) == 0 {
 		return a.out
 	}
@@ -270,6 +272,7 @@ func (a *Analyzer) Analyze(g *Graph, in *Input) []VarTags {
 	a.buildEntries()
 	a.fieldOps()
 	a.ptrFieldOps()
+	a.findWalks()
 	if len(a.vars) == 0 {
 		return a.out
 	}

@@ -12,6 +12,8 @@
 // of each mapping. Each type states its invariants; CheckValid checks them.
 package model
 
+import "strings"
+
 // Schema is everything vprof knows about one object file.
 //
 // Invariants (CheckValid checks them): Funcs, Vars and Locs index each
@@ -74,6 +76,16 @@ const NoFunc FuncID = -1
 // file-scope static where one is named: the function column of vprof
 // schema, the --func regular expression, the analyzer's variable keys.
 const GlobalFunc = "#global"
+
+// WalkPrefix starts the name of a walk's synthetic variable, `<walk@LINE>`
+// (`<walk@0xADDR>` where the line table has none): the cursor of a loop
+// over a linked structure that gcc keeps in a register no variable of
+// the function names (method.md §2, D118). The angle brackets keep it
+// apart from every C and C++ identifier.
+const WalkPrefix = "<walk@"
+
+// IsWalk reports whether name is a walk's synthetic variable's.
+func IsWalk(name string) bool { return strings.HasPrefix(name, WalkPrefix) }
 
 // PCRange is the half-open range [Lo, Hi).
 type PCRange struct {

@@ -1,0 +1,170 @@
+package dwarfschema
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/vprof/vprof/dwarfschema/cfg"
+	"github.com/vprof/vprof/runtime/model"
+)
+
+// funcWalk is a walk (cfg.Walk) of function F (the innermost function
+// whose code holds the loop).
+type funcWalk struct {
+	F int32
+	W cfg.Walk
+}
+
+// ownWalk returns walk w found in the code of function f as the walk of
+// the innermost function whose code holds its loop, unless variables of
+// that function live in the cursor's register (or are computed from it)
+// over all of the loop's code: then one of them is the cursor, sampled
+// already. Locations of an inlined callee's variables (`a` of an equality
+// test inlined in the walk, which is the element) do not count: the
+// walk's own function has no variable that steps with it.
+func ownWalk(s *model.Schema, f int32, w cfg.Walk) (funcWalk, bool) {
+	fn := innermostFunc(s, f, &w)
+	var own []cfg.NamedRange
+	for _, n := range w.Named {
+		if int(n.Var) < len(s.Vars) && s.Vars[n.Var].Func == fn {
+			own = append(own, n)
+		}
+	}
+	slices.SortFunc(own, func(a, b cfg.NamedRange) int { return cmp.Compare(a.Lo, b.Lo) })
+	for _, r := range w.Ranges {
+		at := r.Lo
+		for _, n := range own {
+			if n.Lo > at {
+				break
+			}
+			at = max(at, n.Hi)
+		}
+		if at < r.Hi {
+			w.Named = nil
+			w.Ranges = slices.Clone(w.Ranges)
+			return funcWalk{fn, w}, true
+		}
+	}
+	return funcWalk{}, false
+}
+
+// WalkPrefix starts the name of a walk's synthetic variable (see
+// model.WalkPrefix).
+const WalkPrefix = model.WalkPrefix
+
+// addWalks adds each walk of walks, in a function keep accepts, to s as
+// a synthetic variable of function F (ownWalk): a pointer tagged loop,
+// named `<walk@LINE>` after the line of its first chasing load
+// (`<walk@0xADDR>`, its address, where the line table has none), that
+// lives in the cursor's register over the loop's code. A walk whose code lies inside another walk's on the
+// same register (a loop nested in a walk, stepping the same cursor) is
+// that walk.
+func addWalks(s *model.Schema, walks []funcWalk, keep func(model.FuncID) bool) {
+	if len(walks) == 0 {
+		return
+	}
+	slices.SortFunc(walks, func(a, b funcWalk) int {
+		if x := cmp.Compare(a.F, b.F); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(a.W.Reg, b.W.Reg); x != 0 {
+			return x
+		}
+		// The larger walk (a nesting one) first.
+		return cmp.Compare(b.W.Ranges[len(b.W.Ranges)-1].Hi-b.W.Ranges[0].Lo,
+			a.W.Ranges[len(a.W.Ranges)-1].Hi-a.W.Ranges[0].Lo)
+	})
+	type nameKey struct {
+		f    model.FuncID
+		name string
+	}
+	names := map[nameKey]bool{}
+	added := false
+	for i, w := range walks {
+		nested := false
+		for j := i - 1; j >= 0 && walks[j].F == w.F && walks[j].W.Reg == w.W.Reg; j-- {
+			if within(w.W.Ranges, walks[j].W.Ranges) {
+				nested = true
+				break
+			}
+		}
+		if nested {
+			continue
+		}
+		fn := w.F
+		if !keep(fn) {
+			continue
+		}
+		file, line := int32(-1), int32(0)
+		if k := sort.Search(len(s.Lines), func(k int) bool { return s.Lines[k].PC > w.W.Load }) - 1; k >= 0 {
+			file, line = s.Lines[k].File, s.Lines[k].Line
+		}
+		at := fmt.Sprint(line)
+		if line <= 0 || file < 0 {
+			// No line: the load's address names the walk.
+			file, line, at = -1, 0, fmt.Sprintf("%#x", w.W.Load)
+		}
+		name := WalkPrefix + at + ">"
+		for n := 2; names[nameKey{fn, name}]; n++ {
+			name = fmt.Sprintf("%s%s.%d>", WalkPrefix, at, n)
+		}
+		names[nameKey{fn, name}] = true
+		v := model.VarID(len(s.Vars))
+		s.Vars = append(s.Vars, model.Var{
+			Name: name, Func: fn, File: file, Line: line,
+			Type: "void *", Kind: model.KindPointer, Size: 8, Tags: model.TagLoop,
+		})
+		expr := []byte{0x50 + byte(w.W.Reg)} // DW_OP_regN
+		for _, r := range w.W.Ranges {
+			s.Locs = append(s.Locs, model.Loc{Var: v, PCStart: r.Lo, PCEnd: r.Hi,
+				Kind: model.LocReg, Reg: w.W.Reg, Expr: expr, Size: 8})
+		}
+		added = true
+	}
+	if added {
+		// By address only, stably: the other locations keep their order.
+		slices.SortStableFunc(s.Locs, func(a, b model.Loc) int { return cmp.Compare(a.PCStart, b.PCStart) })
+	}
+}
+
+// within reports whether every range of a lies inside one of b's (both
+// sorted and disjoint).
+func within(a, b []cfg.Range) bool {
+	for _, r := range a {
+		k := sort.Search(len(b), func(k int) bool { return b[k].Hi > r.Lo })
+		if k == len(b) || b[k].Lo > r.Lo || b[k].Hi < r.Hi {
+			return false
+		}
+	}
+	return true
+}
+
+// innermostFunc returns the function whose loop the walk is, in the code
+// of function f: the deepest inlined instance whose code holds all of
+// the loop's (an accessor inlined at the chasing load, `_M_next()`, has
+// no loop of its own), or f.
+func innermostFunc(s *model.Schema, f int32, w *cfg.Walk) model.FuncID {
+	best, depth := model.FuncID(f), int32(0)
+	for i := range s.Inlines {
+		in := &s.Inlines[i]
+		if in.Depth <= depth || !withinPC(w.Ranges, in.Ranges) {
+			continue
+		}
+		best, depth = in.Func, in.Depth
+	}
+	return best
+}
+
+// withinPC reports whether every range of a lies inside one of b's (both
+// sorted and disjoint).
+func withinPC(a []cfg.Range, b []model.PCRange) bool {
+	for _, r := range a {
+		k := sort.Search(len(b), func(k int) bool { return b[k].Hi > r.Lo })
+		if k == len(b) || b[k].Lo > r.Lo || b[k].Hi < r.Hi {
+			return false
+		}
+	}
+	return true
+}

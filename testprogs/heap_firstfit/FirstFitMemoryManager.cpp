@@ -24,6 +24,11 @@ void FirstFitMemoryManager::init(void *memory, std::size_t size)
 	freeMemory = memoryList->size;
 }
 
+static inline bool fits(const Chunk *chunk, std::size_t size)
+{
+	return chunk->free && chunk->size >= size;
+}
+
 void *FirstFitMemoryManager::alloc(std::size_t size)
 {
 	size = (size + ALIGN - 1) & ~(ALIGN - 1);
@@ -31,7 +36,7 @@ void *FirstFitMemoryManager::alloc(std::size_t size)
 	/* First fit over the list of every block: each allocated block
 	 * before the first free one that fits is walked, at every call.
 	 * ROOT CAUSE */
-	while (*link != nullptr && (!(*link)->free || (*link)->size < size))
+	while (*link != nullptr && !fits(*link, size))
 		link = &(*link)->next;
 	Chunk *chunk = *link;
 	if (chunk == nullptr)

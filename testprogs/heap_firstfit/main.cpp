@@ -7,15 +7,14 @@
  * https://github.com/hhuOS/hhuOS/issues/5 (hhuOS, a teaching operating
  * system in C++, 2018; fixed by keeping a separate free list).
  *
- * Here (C++, single thread): at boot the file cache fills the heap's
- * front with the objects it keeps for good (fill_cache); then a kernel's
- * request loop (serve) takes requests; each builds a few short-lived
- * buffers on the kernel heap (Kernel::FirstFitMemoryManager::alloc, the
- * ROOT CAUSE, and free). The slow run is the same binary under another
- * workload: normal: the cache keeps 200 objects; buggy: it keeps 1,500,
- * all at the front of the heap, so every allocation walks past them. The
- * walk's cursor (*link, the block) is kept by gcc -O2 in a register that
- * no variable of alloc names over most of the loop (method.md D118).
+ * Here (C++, single thread): a kernel's request loop (main: serve) takes
+ * requests; each builds a few short-lived buffers on the kernel heap
+ * (Kernel::FirstFitMemoryManager::alloc, the ROOT CAUSE, and free), and
+ * the file cache keeps some objects for good. The slow run is the same
+ * binary under another workload: normal: the cache keeps 200 objects;
+ * buggy: it keeps 1,500, all at the front of the heap, so every
+ * allocation walks past them. The walk's cursor is kept by gcc -O2 in a
+ * register (method.md D118).
  *
  * Usage: heap_firstfit normal|buggy
  */
@@ -26,11 +25,6 @@
 #include "FirstFitMemoryManager.h"
 
 Workload workload;
-
-/* The request loop's settings, apart from the workload's shape: a
- * function that reads a struct global reads all of its fields. */
-static int requests;
-static int burst;
 
 static Kernel::FirstFitMemoryManager kernelHeap;
 static std::uint32_t rngState = 2463534242u;
@@ -55,7 +49,7 @@ static std::uint64_t handle(int request)
 {
 	void *bufs[8];
 	std::uint64_t sum = 0;
-	int n = burst;
+	int n = workload.burst;
 	for (int i = 0; i < n; i++) {
 		std::size_t size = 64 + (rng() % 8) * 32;
 		bufs[i] = kernelHeap.alloc(size);
@@ -69,22 +63,17 @@ static std::uint64_t handle(int request)
 	return sum;
 }
 
-/* The file cache, filled at boot: objects kept for the whole run. */
-static int fill_cache()
-{
-	for (int i = 0; i < workload.resident; i++) {
-		void *p = kernelHeap.alloc(48);
-		if (p == nullptr)
-			return -1;
-		std::memset(p, i, 48);
-	}
-	return 0;
-}
-
 static std::uint64_t serve()
 {
 	std::uint64_t checksum = 0;
-	for (int r = 0; r < requests; r++)
+	/* The file cache: objects kept for the whole run. */
+	for (int i = 0; i < workload.resident; i++) {
+		void *p = kernelHeap.alloc(48);
+		if (p == nullptr)
+			return 0;
+		std::memset(p, i, 48);
+	}
+	for (int r = 0; r < workload.requests; r++)
 		checksum = checksum * 31 + handle(r);
 	return checksum;
 }
@@ -100,15 +89,11 @@ int main(int argc, char **argv)
 	else
 		return usage(argv[0]);
 
-	requests = workload.requests;
-	burst = workload.burst;
 	const std::size_t heapSize = 16u << 20;
 	void *memory = std::malloc(heapSize);
 	if (memory == nullptr)
 		return 1;
 	kernelHeap.init(memory, heapSize);
-	if (fill_cache() != 0)
-		return 1;
 	std::uint64_t checksum = serve();
 	std::printf("heap_firstfit %s: allocations=%lu free=%zu checksum=%016llx\n", argv[1],
 		    kernelHeap.allocations(), kernelHeap.freeBytes(), (unsigned long long)checksum);

@@ -22,6 +22,16 @@ import (
 // sense), the decision is the wrong constraint (decision D15).
 func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern, reason string) {
 	pattern, reason = a.ownPattern(res, fn, best)
+	if lib := a.libraryWalk(fn); lib != "" {
+		switch {
+		case pattern == PatternWrong && best.R < a.opt.DefaultDiscount:
+			if vv := a.grewArgument(res, fn, best); vv != nil {
+				pattern, reason = PatternScalability, fmt.Sprintf("%s (%s) takes the normal values and larger ones (%s) while all of the function's time is its calls of %s: the walk is the library routine's, over more data (D124)", vv.Name, a.vars[vv.Var].tags, dimName(vv), lib)
+			}
+		case pattern == "" && best.R >= a.opt.DefaultDiscount:
+			pattern, reason = PatternScalability, fmt.Sprintf("its variables look normal (%s: %s, r %.2f) while all of its time is its calls of %s: the walk is the library routine's, run more, on more data (D124)", best.Name, dimName(best), best.R, lib)
+		}
+	}
 	if pattern == PatternScalability {
 		if loop, field := a.idleWalk(res, fn); loop != "" {
 			return PatternMissing, idleReason(loop, field)
@@ -682,4 +692,68 @@ func (a *Analyzer) busiestLoop(res *Result, fn *Function, keep func(*VarVerdict)
 		}
 	}
 	return loop, n
+}
+
+// A function whose walk is a library routine's (method.md §8, decision
+// D124): all of its slow-run time is its own PC cost (no program callee),
+// library functions carry at least SoleCallee of that, and none of its
+// own loop variables went wrong. The loop that costs is the library's
+// (memchr, memmem, strlen, std::find, basic_string::find), which vprof
+// cannot read: what the function shows is the bounds it computed and
+// passed on. A number whose slow values hold the normal runs' range and
+// reach above it (a length, an end, an offset: more data), or variables
+// that look normal, say the walk went over more data: scalability, where
+// rule 3 would read a condition that took other values and no rule would
+// read anything. A value the slow runs moved away from the normal range
+// (a flag set, a mode) is not more data and keeps rule 3's reading.
+
+// libraryWalk returns the library function that carried most of fn's
+// cost when fn's walk is a library routine's (see above), else "".
+func (a *Analyzer) libraryWalk(fn *Function) string {
+	f, ok := a.funcIdx[fn.Key]
+	if !ok || len(fn.Via) == 0 || libraryShare(fn) < SoleCallee || a.loopWrong[f] {
+		return ""
+	}
+	on := a.stk.on[f]
+	if on <= 0 || a.selfSlow(int(f)) < SoleCallee*on {
+		return ""
+	}
+	return fn.Via[0].Func
+}
+
+// grewArgument returns v* or a candidate tied with it that went wrong in
+// value or delta, whose slow samples hold the normal runs' range (their
+// minimum at most the normal one) and lie above it more often than below:
+// a number that grew. nil if none.
+func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict) *VarVerdict {
+	tied := []*VarVerdict{best}
+	for _, j := range fn.Vars {
+		if vv := &res.Variables[j]; vv != best && vv.OK && vv.R == best.R && vv.Default == best.Default {
+			tied = append(tied, vv)
+		}
+	}
+	for _, vv := range tied {
+		vi := &a.vars[vv.Var]
+		if !vv.HasDim || (vv.Dim != DimValue && vv.Dim != DimDelta) || !vi.has[vv.Dim] {
+			continue
+		}
+		ns, bs := vi.sets[Normal][vv.Dim], vi.sets[Buggy][vv.Dim]
+		if ns == nil || bs == nil || ns.n == 0 || bs.n == 0 || bs.min > ns.min {
+			continue
+		}
+		d := bs.dist()
+		var above, below float64
+		for i, x := range d.Values {
+			switch {
+			case x > vi.hi[vv.Dim]:
+				above += d.Counts[i]
+			case x < vi.lo[vv.Dim]:
+				below += d.Counts[i]
+			}
+		}
+		if above > below {
+			return vv
+		}
+	}
+	return nil
 }

@@ -3,6 +3,8 @@ package rank
 import (
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // TestLeafCaller: a callee that holds no variable, has no loop and calls
@@ -151,18 +153,22 @@ func TestLibraryCaller(t *testing.T) {
 // it (method.md §8, D124), its loop as in the normal runs, with a
 // condition whose slow values hold the normal range and reach above it
 // (an end that grew): scalability, where rule 3 reads wrong constraint;
-// the same function whose time is its own instructions, and one whose
-// condition moved away from the normal values (a flag set), keep rule 3.
+// the same with a number that is neither a loop's nor a condition's (an
+// argument: no rule matched before); the same function whose time is its
+// own instructions, and one whose condition moved away from the normal
+// values (a flag set), keep rule 3.
 func TestLibraryWalk(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		lib  bool // work's samples are in memcpy under it
 		flag bool // the condition takes only new values when slow
+		arg  bool // the number is p's pointee (args), not flag (cond)
 		want string
 	}{
-		{"an end that grew, the walk the library's", true, false, PatternScalability},
-		{"an end that grew, the walk its own", false, false, PatternWrong},
-		{"a flag set, the walk the library's", true, true, PatternWrong},
+		{"an argument that grew, the walk the library's", true, false, true, PatternScalability},
+		{"an end that grew, the walk the library's", true, false, false, PatternScalability},
+		{"an end that grew, the walk its own", false, false, false, PatternWrong},
+		{"a flag set, the walk the library's", true, true, false, PatternWrong},
 	} {
 		a := New(DefaultOptions())
 		var normal, buggy []ev
@@ -174,15 +180,30 @@ func TestLibraryWalk(t *testing.T) {
 			addEv(&normal, []uint64{P(pcMain)})
 			addEv(&buggy, []uint64{P(pcMain)})
 		}
+		num := func(x int64) model.Value {
+			if c.arg {
+				return ptr(d, vP, 0x5000, x)
+			}
+			return val(d, vFlag, x)
+		}
+		// With an argument, no loop variable is read: rule 6 (a loop that
+		// looks normal) would read missing constraint, which D124 leaves.
+		add := func(evs *[]ev, i int, x int64) {
+			if c.arg {
+				addEv(evs, stack, num(x))
+			} else {
+				addEv(evs, stack, val(d, vI, int64(i%5)), num(x))
+			}
+		}
 		for i := range 100 {
-			addEv(&normal, stack, val(d, vI, int64(i%5)), val(d, vFlag, int64(10+i%10)))
+			add(&normal, i, int64(10+i%10))
 		}
 		for i := range 300 {
 			end := int64(10 + i%200) // the normal range, and beyond it
 			if c.flag {
 				end = int64(500 + i%2)
 			}
-			addEv(&buggy, stack, val(d, vI, int64(i%5)), val(d, vFlag, end))
+			add(&buggy, i, end)
 		}
 		feed(t, a, Normal, "n", normal)
 		feed(t, a, Buggy, "b", buggy)

@@ -24,7 +24,7 @@ func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern
 	pattern, reason = a.ownPattern(res, fn, best)
 	if lib := a.libraryWalk(fn); lib != "" {
 		switch {
-		case pattern == PatternWrong && best.R < a.opt.DefaultDiscount:
+		case (pattern == PatternWrong || pattern == "") && best.R < a.opt.DefaultDiscount:
 			if vv := a.grewArgument(res, fn, best); vv != nil {
 				pattern, reason = PatternScalability, fmt.Sprintf("%s (%s) takes the normal values and larger ones (%s) while all of the function's time is its calls of %s: the walk is the library routine's, over more data (D124)", vv.Name, a.vars[vv.Var].tags, dimName(vv), lib)
 			}
@@ -703,8 +703,9 @@ func (a *Analyzer) busiestLoop(res *Result, fn *Function, keep func(*VarVerdict)
 // passed on. A number whose slow values hold the normal runs' range and
 // reach above it (a length, an end, an offset: more data), or variables
 // that look normal, say the walk went over more data: scalability, where
-// rule 3 would read a condition that took other values and no rule would
-// read anything. A value the slow runs moved away from the normal range
+// rule 3 would read a condition that took other values, and where no rule
+// matched (a number that is neither a loop's nor a condition's, or
+// variables that look normal). A value the slow runs moved away from the normal range
 // (a flag set, a mode) is not more data and keeps rule 3's reading.
 
 // libraryWalk returns the library function that carried most of fn's

@@ -161,14 +161,16 @@ func TestLibraryWalk(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		lib  bool // work's samples are in memcpy under it
-		flag bool // the condition takes only new values when slow
+		flag bool // the condition takes new values when slow (a setting: two of them)
+		mode bool // ... and its normal values, half of the time
 		arg  bool // the number is p's pointee (args), not flag (cond)
 		want string
 	}{
-		{"an argument that grew, the walk the library's", true, false, true, PatternScalability},
-		{"an end that grew, the walk the library's", true, false, false, PatternScalability},
-		{"an end that grew, the walk its own", false, false, false, PatternWrong},
-		{"a flag set, the walk the library's", true, true, false, PatternWrong},
+		{"an argument that grew, the walk the library's", true, false, false, true, PatternScalability},
+		{"an end that grew, the walk the library's", true, false, false, false, PatternScalability},
+		{"an end that grew, the walk its own", false, false, false, false, PatternWrong},
+		{"a flag set, the walk the library's", true, true, false, false, PatternWrong},
+		{"a mode set half of the time, the walk the library's", true, true, true, false, PatternWrong},
 	} {
 		a := New(DefaultOptions())
 		var normal, buggy []ev
@@ -200,8 +202,13 @@ func TestLibraryWalk(t *testing.T) {
 		}
 		for i := range 300 {
 			end := int64(10 + i%200) // the normal range, and beyond it
-			if c.flag {
-				end = int64(500 + i%2)
+			if c.flag && (!c.mode || i%2 == 0) {
+				end = int64(500 + i%4/2) // changes at every sample, as the normal values
+				if !c.mode {
+					end = int64(500 + i%2)
+				}
+			} else if c.mode {
+				end = int64(10 + i%10)
 			}
 			add(&buggy, i, end)
 		}

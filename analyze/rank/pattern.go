@@ -723,9 +723,10 @@ func (a *Analyzer) libraryWalk(fn *Function) string {
 }
 
 // grewArgument returns v* or a candidate tied with it that went wrong in
-// value or delta, whose slow samples hold the normal runs' range (their
-// minimum at most the normal one) and lie above it more often than below:
-// a number that grew. nil if none.
+// value or delta, whose slow samples take values of the normal runs' range
+// and lie above it more often than below, at three or more distinct values
+// there: a number that grew (a length, an end, an offset), not one moved
+// to a new setting (a flag set, a mode: one or two values). nil if none.
 func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict) *VarVerdict {
 	tied := []*VarVerdict{best}
 	for _, j := range fn.Vars {
@@ -738,21 +739,25 @@ func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict) *Va
 		if !vv.HasDim || (vv.Dim != DimValue && vv.Dim != DimDelta) || !vi.has[vv.Dim] {
 			continue
 		}
-		ns, bs := vi.sets[Normal][vv.Dim], vi.sets[Buggy][vv.Dim]
-		if ns == nil || bs == nil || ns.n == 0 || bs.n == 0 || bs.min > ns.min {
+		bs := vi.sets[Buggy][vv.Dim]
+		if bs == nil || bs.n == 0 {
 			continue
 		}
 		d := bs.dist()
-		var above, below float64
+		var above, below, within float64
+		distinct := 0
 		for i, x := range d.Values {
 			switch {
 			case x > vi.hi[vv.Dim]:
 				above += d.Counts[i]
+				distinct++
 			case x < vi.lo[vv.Dim]:
 				below += d.Counts[i]
+			default:
+				within += d.Counts[i]
 			}
 		}
-		if above > below {
+		if within > 0 && above > below && distinct >= 3 {
 			return vv
 		}
 	}

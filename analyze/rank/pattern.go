@@ -724,8 +724,8 @@ func (a *Analyzer) libraryWalk(fn *Function) string {
 
 // grewArgument returns v* or a candidate tied with it that went wrong in
 // value or delta, whose slow samples take values of the normal runs' range
-// and lie above it more often than below, at three or more distinct values
-// there: a number that grew (a length, an end, an offset), not one moved
+// and lie above it more often than below (a delta beyond it either way: a
+// longer step), at three or more distinct values there: a number that grew (a length, an end, an offset), not one moved
 // to a new setting (a flag set, a mode: one or two values). nil if none.
 func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict) *VarVerdict {
 	tied := []*VarVerdict{best}
@@ -748,7 +748,9 @@ func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict) *Va
 		distinct := 0
 		for i, x := range d.Values {
 			switch {
-			case x > vi.hi[vv.Dim]:
+			case x > vi.hi[vv.Dim] || vv.Dim == DimDelta && x < vi.lo[vv.Dim]:
+				// a delta beyond the normal range either way is a longer
+				// step: a bound moved further, forward or back to the start
 				above += d.Counts[i]
 				distinct++
 			case x < vi.lo[vv.Dim]:

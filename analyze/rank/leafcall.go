@@ -126,3 +126,93 @@ func (c *stackCover) callersOf(D int) map[int]float64 {
 	}
 	return out
 }
+
+// A callee whose work is a library call (method.md §7, decision D123). A
+// function with no variable verdict, no loop of its own and no program
+// callee, whose PC cost library functions carry for at least SoleCallee
+// of it (a wrapper of strlen, memchr, std::find or basic_string::find),
+// does what the library routine does with the arguments it was given: how
+// far the routine walks is decided where those arguments come from, and
+// nothing of the wrapper could be compared to say otherwise. Unlike D74's
+// leaf, its work per call is not bounded, so the loop that called it is
+// not the place: its direct caller is, the program function right outside
+// it on the stack for SoleCallee of its time, no driver frame, whose
+// own variables went wrong (a variable verdict below DefaultDiscount).
+// The two swap as D74's do. It runs after D10, so that the caller that
+// computed the call keeps it: D10 has already handed that caller's own
+// cost to the caller that decided to call it.
+
+// libraryCallers applies D123 (see above) to fns.
+func (a *Analyzer) libraryCallers(fns []Function, drivers []bool) {
+	c := &a.stk
+	row := make(map[int32]int, len(fns))
+	for i := range fns {
+		row[a.funcIdx[fns[i].Key]] = i
+	}
+	type pair struct{ ia, id int }
+	var pairs []pair
+	for id := range fns {
+		fd := &fns[id]
+		if fd.Source != SourceHist || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
+			continue
+		}
+		D := int(a.funcIdx[fd.Key])
+		if D >= len(c.on) || c.on[D] <= 0 || a.hasLoop(D) || a.selfSlow(D) < SoleCallee*c.on[D] {
+			continue
+		}
+		if libraryShare(fd) < SoleCallee {
+			continue // its own instructions do part of the work
+		}
+		// Its direct caller: the program function right outside it on
+		// the stack for SoleCallee of its time.
+		best := -1
+		for A, t := range c.directCallersOf(D) {
+			ia, ok := row[int32(A)]
+			if !ok || t < SoleCallee*c.on[D] || A >= len(drivers) || drivers[A] || fns[ia].Source != SourceVariable || fns[ia].Discount >= a.opt.DefaultDiscount {
+				continue
+			}
+			best = ia
+		}
+		if best >= 0 {
+			pairs = append(pairs, pair{best, id})
+		}
+	}
+	slices.SortFunc(pairs, func(x, y pair) int {
+		return cmp.Or(cmp.Compare(fns[y.id].Calibrated, fns[x.id].Calibrated), cmp.Compare(x.id, y.id))
+	})
+	for _, p := range pairs {
+		hi, lo := fns[p.id].Calibrated, fns[p.ia].Calibrated
+		if hi < lo || hi <= 0 {
+			continue // the caller already ranks above
+		}
+		if lo == hi {
+			lo = math.Nextafter(hi, 0)
+		}
+		fns[p.ia].Calibrated, fns[p.id].Calibrated = hi, lo
+		fns[p.ia].Placed = "in the place of " + fns[p.id].Name + ", which holds no variable and whose time is a library call it made with what this function gave it (D123)"
+		fns[p.id].Placed = "in the place of its caller " + fns[p.ia].Name + ", which made the library call that is its time (D123)"
+	}
+}
+
+// libraryShare is the share of fn's PC cost that library functions
+// carried in the slow runs.
+func libraryShare(fn *Function) float64 {
+	var lib float64
+	for _, v := range fn.Via {
+		lib += v.Share
+	}
+	return lib
+}
+
+// directCallersOf returns, for function D, the seconds (summed over the
+// slow runs, as on) that each program function was on the stack right
+// outside it: its caller, inlined callers included.
+func (c *stackCover) directCallersOf(D int) map[int]float64 {
+	out := map[int]float64{}
+	for _, e := range c.lists {
+		if i := slices.Index(e.funcs, int32(D)); i >= 0 && i+1 < len(e.funcs) {
+			out[int(e.funcs[i+1])] += e.w
+		}
+	}
+	return out
+}

@@ -3,16 +3,19 @@ package rank
 import (
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // TestLeafCaller: a callee that holds no variable, has no loop and calls
 // nothing, run only in the slow runs (hist r = 0), inside a caller whose
 // own loop went wrong: the caller takes the callee's place and the callee
 // the caller's (method.md §7, D74), though the callee's cost alone is
-// larger than the caller's calibrated cost. A callee whose time a library
-// function carries, one with a program callee under it, one with a loop
-// variable in its schema, and a caller whose loop looks normal (its
-// evidence another variable's) leave the callee first.
+// larger than the caller's calibrated cost. One with a program callee
+// under it, one with a loop variable in its schema, and a caller whose loop
+// looks normal (its evidence another variable's) leave the callee first.
+// A callee whose time a library function carries is D123's (see
+// TestLibraryCaller): the caller, its direct one, takes its place too.
 func TestLeafCaller(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -23,7 +26,7 @@ func TestLeafCaller(t *testing.T) {
 		want     string
 	}{
 		{"a leaf that holds nothing", pcCmp, false, false, false, "work"},
-		{"a library function carries its time", pcCmp, true, false, false, "cmp"},
+		{"a library function carries its time (D123)", pcCmp, true, false, false, "work"},
 		{"a program function runs under it", pcCmp, false, true, false, "helper"},
 		{"a loop of its own", pcHelper, false, false, false, "helper"},
 		{"the caller's loop looks normal", pcCmp, false, false, true, "cmp"},
@@ -66,10 +69,155 @@ func TestLeafCaller(t *testing.T) {
 			t.Errorf("%s: ranked %v, want %s first (work placed %q, r %g)", c.name, got, c.want, w.Placed, w.Discount)
 		}
 		if c.want == "work" {
-			leaf := findFunc(t, res, "cmp")
-			if !strings.Contains(w.Placed, "D74") || !strings.Contains(leaf.Placed, "D74") || leaf.Calibrated >= w.Calibrated {
-				t.Errorf("%s: work placed %q (%g), cmp placed %q (%g): want the two swapped by D74", c.name, w.Placed, w.Calibrated, leaf.Placed, leaf.Calibrated)
+			rule := "D74"
+			if c.lib {
+				rule = "D123"
 			}
+			leaf := findFunc(t, res, "cmp")
+			if !strings.Contains(w.Placed, rule) || !strings.Contains(leaf.Placed, rule) || leaf.Calibrated >= w.Calibrated {
+				t.Errorf("%s: work placed %q (%g), cmp placed %q (%g): want the two swapped by %s", c.name, w.Placed, w.Calibrated, leaf.Placed, leaf.Calibrated, rule)
+			}
+		}
+	}
+}
+
+// TestLibraryCaller: a callee that holds no variable, has no loop and no
+// program callee, whose time is a library function's (memcpy under it),
+// run only in the slow runs (hist r = 0): its direct caller, whose own
+// variables went wrong (a condition; its loop looks normal, so D74 would
+// not apply), takes its place and it takes the caller's (method.md §7,
+// D123). A callee that does half of its work in its own instructions, a
+// caller whose variables look normal, and a direct caller that has no
+// variable verdict (the caller that went wrong is one frame further out)
+// leave the callee first.
+func TestLibraryCaller(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		ownHalf  bool // every second callee sample is in its own code
+		flagNorm bool // the caller's condition looks as in the normal runs
+		between  bool // helper (no variables sampled) runs between the caller and the callee
+		want     string
+	}{
+		{"a wrapper of a library call", false, false, false, "work"},
+		{"its own instructions do half of its work", true, false, false, "cmp"},
+		{"the caller's variables look normal", false, true, false, "cmp"},
+		{"its direct caller has no variable verdict", false, false, true, "cmp"},
+	} {
+		a := New(DefaultOptions())
+		var normal, buggy []ev
+		for range 40 { // main's own work: work is no driver frame
+			addEv(&normal, []uint64{P(pcMain)})
+			addEv(&buggy, []uint64{P(pcMain)})
+		}
+		for i := range 100 { // work's loop, as many items both times
+			addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vI, int64(i%5)), val(0, vFlag, int64(i%3)))
+		}
+		flag := func(i int) int64 {
+			if c.flagNorm {
+				return int64(i % 3)
+			}
+			return int64(7 + i%3)
+		}
+		for i := range 90 {
+			addEv(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vI, int64(i%5)), val(0, vFlag, flag(i)))
+		}
+		for i := range 150 { // the callee, a library call, only when slow
+			stack := []uint64{P(pcCmp), P(pcWork), P(pcMain)}
+			d := uint8(1)
+			if c.between {
+				stack, d = []uint64{P(pcCmp), P(pcHelper), P(pcWork), P(pcMain)}, 2
+			}
+			if !c.ownHalf || i%2 == 0 {
+				stack = append([]uint64{L(pcMemcpy)}, stack...)
+				d++
+			}
+			addEv(&buggy, stack, val(d, vI, int64(i%5)), val(d, vFlag, flag(i)))
+		}
+		feed(t, a, Normal, "n", normal)
+		feed(t, a, Buggy, "b", buggy)
+		res := a.Result()
+		w := findFunc(t, res, "work")
+		if got := names(res); got[0] != c.want {
+			t.Errorf("%s: ranked %v, want %s first (work placed %q, r %g)", c.name, got, c.want, w.Placed, w.Discount)
+			continue
+		}
+		leaf := findFunc(t, res, "cmp")
+		swapped := strings.Contains(w.Placed, "D123") && strings.Contains(leaf.Placed, "D123")
+		if swapped != (c.want == "work") {
+			t.Errorf("%s: work placed %q, cmp placed %q: want D123 to apply: %v", c.name, w.Placed, leaf.Placed, c.want == "work")
+		}
+	}
+}
+
+// TestLibraryWalk: a function all of whose slow-run time is memcpy under
+// it (method.md §8, D124), its loop as in the normal runs, with a
+// condition whose slow values hold the normal range and reach above it
+// (an end that grew): scalability, where rule 3 reads wrong constraint;
+// the same with a number that is neither a loop's nor a condition's (an
+// argument: no rule matched before); the same function whose time is its
+// own instructions, and one whose condition moved away from the normal
+// values (a flag set), keep rule 3.
+func TestLibraryWalk(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		lib  bool // work's samples are in memcpy under it
+		flag bool // the condition takes new values when slow (a setting: two of them)
+		mode bool // ... and its normal values, half of the time
+		arg  bool // the number is p's pointee (args), not flag (cond)
+		want string
+	}{
+		{"an argument that grew, the walk the library's", true, false, false, true, PatternScalability},
+		{"an end that grew, the walk the library's", true, false, false, false, PatternScalability},
+		{"an end that grew, the walk its own", false, false, false, false, PatternWrong},
+		{"a flag set, the walk the library's", true, true, false, false, PatternWrong},
+		{"a mode set half of the time, the walk the library's", true, true, true, false, PatternWrong},
+	} {
+		a := New(DefaultOptions())
+		var normal, buggy []ev
+		stack, d := []uint64{P(pcWork), P(pcMain)}, uint8(0)
+		if c.lib {
+			stack, d = []uint64{L(pcMemcpy), P(pcWork), P(pcMain)}, 1
+		}
+		for range 40 {
+			addEv(&normal, []uint64{P(pcMain)})
+			addEv(&buggy, []uint64{P(pcMain)})
+		}
+		num := func(x int64) model.Value {
+			if c.arg {
+				return ptr(d, vP, 0x5000, x)
+			}
+			return val(d, vFlag, x)
+		}
+		// With an argument, no loop variable is read: rule 6 (a loop that
+		// looks normal) would read missing constraint, which D124 leaves.
+		add := func(evs *[]ev, i int, x int64) {
+			if c.arg {
+				addEv(evs, stack, num(x))
+			} else {
+				addEv(evs, stack, val(d, vI, int64(i%5)), num(x))
+			}
+		}
+		for i := range 100 {
+			add(&normal, i, int64(10+i%10))
+		}
+		for i := range 300 {
+			end := int64(10 + i%200) // the normal range, and beyond it
+			if c.flag && (!c.mode || i%2 == 0) {
+				end = int64(500 + i%4/2) // changes at every sample, as the normal values
+				if !c.mode {
+					end = int64(500 + i%2)
+				}
+			} else if c.mode {
+				end = int64(10 + i%10)
+			}
+			add(&buggy, i, end)
+		}
+		feed(t, a, Normal, "n", normal)
+		feed(t, a, Buggy, "b", buggy)
+		res := a.Result()
+		w := findFunc(t, res, "work")
+		if w.Pattern != c.want || (c.want == PatternScalability) != strings.Contains(w.PatternReason, "D124") {
+			t.Errorf("%s: pattern %q (%s), want %q", c.name, w.Pattern, w.PatternReason, c.want)
 		}
 	}
 }

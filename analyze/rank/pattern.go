@@ -22,6 +22,16 @@ import (
 // sense), the decision is the wrong constraint (decision D15).
 func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern, reason string) {
 	pattern, reason = a.ownPattern(res, fn, best)
+	if lib := a.libraryWalk(fn); lib != "" {
+		switch {
+		case (pattern == PatternWrong || pattern == "") && best.R < a.opt.DefaultDiscount:
+			if vv := a.grewArgument(res, fn, best); vv != nil {
+				pattern, reason = PatternScalability, fmt.Sprintf("%s (%s) takes the normal values and larger ones (%s) while all of the function's time is its calls of %s: the walk is the library routine's, over more data (D124)", vv.Name, a.vars[vv.Var].tags, dimName(vv), lib)
+			}
+		case pattern == "" && best.R >= a.opt.DefaultDiscount:
+			pattern, reason = PatternScalability, fmt.Sprintf("its variables look normal (%s: %s, r %.2f) while all of its time is its calls of %s: the walk is the library routine's, run more, on more data (D124)", best.Name, dimName(best), best.R, lib)
+		}
+	}
 	if pattern == PatternScalability {
 		if loop, field := a.idleWalk(res, fn); loop != "" {
 			return PatternMissing, idleReason(loop, field)
@@ -716,4 +726,76 @@ func (a *Analyzer) busiestLoop(res *Result, fn *Function, keep func(*VarVerdict)
 		}
 	}
 	return loop, n
+}
+
+// A function whose walk is a library routine's (method.md §8, decision
+// D124): all of its slow-run time is its own PC cost (no program callee),
+// library functions carry at least SoleCallee of that, and none of its
+// own loop variables went wrong. The loop that costs is the library's
+// (memchr, memmem, strlen, std::find, basic_string::find), which vprof
+// cannot read: what the function shows is the bounds it computed and
+// passed on. A number whose slow values hold the normal runs' range and
+// reach above it (a length, an end, an offset: more data), or variables
+// that look normal, say the walk went over more data: scalability, where
+// rule 3 would read a condition that took other values, and where no rule
+// matched (a number that is neither a loop's nor a condition's, or
+// variables that look normal). A value the slow runs moved away from the normal range
+// (a flag set, a mode) is not more data and keeps rule 3's reading.
+
+// libraryWalk returns the library function that carried most of fn's
+// cost when fn's walk is a library routine's (see above), else "".
+func (a *Analyzer) libraryWalk(fn *Function) string {
+	f, ok := a.funcIdx[fn.Key]
+	if !ok || len(fn.Via) == 0 || libraryShare(fn) < SoleCallee || a.loopWrong[f] {
+		return ""
+	}
+	on := a.stk.on[f]
+	if on <= 0 || a.selfSlow(int(f)) < SoleCallee*on {
+		return ""
+	}
+	return fn.Via[0].Func
+}
+
+// grewArgument returns v* or a candidate tied with it that went wrong in
+// value or delta, whose slow samples take values of the normal runs' range
+// and lie above it more often than below (a delta beyond it either way: a
+// longer step), at three or more distinct values there: a number that grew (a length, an end, an offset), not one moved
+// to a new setting (a flag set, a mode: one or two values). nil if none.
+func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict) *VarVerdict {
+	tied := []*VarVerdict{best}
+	for _, j := range fn.Vars {
+		if vv := &res.Variables[j]; vv != best && vv.OK && vv.R == best.R && vv.Default == best.Default {
+			tied = append(tied, vv)
+		}
+	}
+	for _, vv := range tied {
+		vi := &a.vars[vv.Var]
+		if !vv.HasDim || (vv.Dim != DimValue && vv.Dim != DimDelta) || !vi.has[vv.Dim] {
+			continue
+		}
+		bs := vi.sets[Buggy][vv.Dim]
+		if bs == nil || bs.n == 0 {
+			continue
+		}
+		d := bs.dist()
+		var above, below, within float64
+		distinct := 0
+		for i, x := range d.Values {
+			switch {
+			case x > vi.hi[vv.Dim] || vv.Dim == DimDelta && x < vi.lo[vv.Dim]:
+				// a delta beyond the normal range either way is a longer
+				// step: a bound moved further, forward or back to the start
+				above += d.Counts[i]
+				distinct++
+			case x < vi.lo[vv.Dim]:
+				below += d.Counts[i]
+			default:
+				within += d.Counts[i]
+			}
+		}
+		if within > 0 && above > below && distinct >= 3 {
+			return vv
+		}
+	}
+	return nil
 }

@@ -243,6 +243,7 @@ func (a *Analyzer) Result() *Result {
 	a.mergingCallers(res.Functions, drivers)
 	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
 	a.callerDecides(res.Functions, drivers, len(buggy))
+	a.libraryCallers(res.Functions, drivers) // leafcall.go, D123
 	a.presentCallers(res.Functions, drivers) // presence.go, D60
 	a.passingCallers(res.Functions, drivers)
 	a.echoingCallers(res.Functions, drivers) // echo.go, D43

@@ -36,7 +36,9 @@ evidence is the callee's time), and so does a caller seen only in the
 slow runs whose callee, holding three quarters of its time, was too and
 looped; a callee that holds no variable, has no loop and calls nothing,
 seen only or far more when slow, gives its place to the caller whose
-loop went wrong and called it (D74); a thread's loop that spins (its own instructions take the extra
+loop went wrong and called it (D74), and one whose time is all a library
+call (strlen, std::find) to its direct caller whose variables went wrong
+(D123); a thread's loop that spins (its own instructions take the extra
 time, not its callees) ranks at its outermost level whose own variables
 went wrong. --explain and the JSON ("placed") say when one applied. Time
 spent waiting for a lock another thread held counts for no function,

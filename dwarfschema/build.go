@@ -415,13 +415,21 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 	newV := make([]model.VarID, len(s.Vars))
 	vars := make([]model.Var, len(perm))
 	replaced := make([]bool, len(perm))
+	var decl []int32
+	if l.fieldDecl != nil {
+		decl = make([]int32, len(perm))
+	}
 	for n, old := range perm {
 		newV[old] = model.VarID(n)
 		vars[n] = s.Vars[old]
 		replaced[n] = int(old) < len(l.replaced) && l.replaced[old]
+		if decl != nil && int(old) < len(l.fieldDecl) {
+			decl[n] = l.fieldDecl[old]
+		}
 	}
 	s.Vars = vars
 	l.replaced = replaced
+	l.fieldDecl = decl
 	for i := range vars {
 		if f := vars[i].Field; f != nil {
 			f.Of = newV[f.Of]
@@ -570,7 +578,7 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			fs = l.fieldsOf(c.typ, c.cpp, memo, fmemo)
 			// A struct local's hash stays: where it is held in
 			// registers (pieces) its fields are not read.
-			if fs.complete && (pv.Func == model.NoFunc || pv.Static) {
+			if fs.complete && len(fs.fields) <= MaxFields && (pv.Func == model.NoFunc || pv.Static) {
 				if int(c.v) >= len(l.replaced) {
 					l.replaced = append(l.replaced, make([]bool, int(c.v)+1-len(l.replaced))...)
 				}
@@ -609,7 +617,7 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			nb = append(append(append(nb, pv.Name...), sep...), f.name...)
 		}
 		names := string(nb)
-		for _, f := range fs.fields {
+		for fi, f := range fs.fields {
 			n := len(pv.Name) + len(sep) + len(f.name)
 			name := names[:n]
 			names = names[n:]
@@ -627,6 +635,12 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			}
 			id := model.VarID(len(s.Vars))
 			s.Vars = append(s.Vars, fv)
+			if fi > 0 {
+				if int(id) >= len(l.fieldDecl) {
+					l.fieldDecl = append(l.fieldDecl, make([]int32, int(id)+1-len(l.fieldDecl))...)
+				}
+				l.fieldDecl[id] = int32(fi)
+			}
 			if !deref {
 				if fixed == nil {
 					fixed = map[model.VarID][]model.VarID{}

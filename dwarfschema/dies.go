@@ -194,6 +194,10 @@ type loader struct {
 	// replaced marks, by VarID, a struct global whose fields cover every
 	// member: it is dropped once narrowGlobals has used its extent.
 	replaced []bool
+	// fieldDecl gives, by VarID, a field's place among its struct's
+	// fields in declaration order (0 for any other variable): trimFields
+	// keeps the first of those the code does not read.
+	fieldDecl []int32
 }
 
 func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {

@@ -1,17 +1,25 @@
 package dwarfschema
 
 import (
+	"cmp"
 	"debug/dwarf"
+	"slices"
 
 	"github.com/vprof/vprof/runtime/model"
 )
 
 // MaxFields bounds the field variables of one struct variable (method.md
-// §2): its first MaxFields scalar fields in declaration order, nested
-// structs (one level) and C++ base classes flattened in place. With the
-// sampler's per-sample cap (sampler.MaxFieldReads) it is the per-sample
-// budget of fields.
+// §2, D130): the scalar fields its functions' code reads or writes first,
+// then the others in declaration order, nested structs (one level) and
+// C++ base classes flattened in place. With the sampler's per-sample cap
+// (sampler.MaxFieldReads) it is the per-sample budget of fields.
 const MaxFields = 16
+
+// maxCandFields bounds the fields of one struct variable that the tagger
+// sees before trimFields keeps MaxFields of them: a struct's fields past
+// it are never sampled (redis-server's largest, redisServer, has about
+// 700; a function reads few of them).
+const maxCandFields = 1024
 
 // fieldDef is one scalar field of a struct type.
 type fieldDef struct {
@@ -86,7 +94,7 @@ func (l *loader) fieldsOf(off dieOff, cpp bool, tmemo map[dieOff]typeInfo, fmemo
 // with prefix; depth counts the nested structs entered (one level).
 func (l *loader) addFields(fs *fieldSet, t *typeRec, prefix string, base int64, depth int, cpp bool, tmemo map[dieOff]typeInfo) {
 	for _, m := range t.members {
-		if len(fs.fields) == MaxFields {
+		if len(fs.fields) == maxCandFields {
 			fs.complete = false
 			return
 		}
@@ -191,4 +199,55 @@ func dropReplaced(s *model.Schema, replaced []bool) {
 	if any {
 		keepVars(s, keep)
 	}
+}
+
+// trimFields keeps MaxFields fields of each struct variable (method.md §2,
+// D130): those the code reads or writes (read, by VarID, from the tagger:
+// through the pointer, or at the struct's address), then the others in
+// declaration order (decl, by VarID). The evidence of a loop's exit test
+// often sits in a field past a large struct's first 16 (libuv's
+// loop->time at 0x220). It returns each old VarID's new one (keepVars),
+// nil if nothing was removed.
+func trimFields(s *model.Schema, read []bool, decl []int32) []model.VarID {
+	count := map[model.VarID]int{}
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Of >= 0 {
+			count[f.Of]++
+		}
+	}
+	groups := map[model.VarID][]model.VarID{}
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Of >= 0 && count[f.Of] > MaxFields {
+			groups[f.Of] = append(groups[f.Of], model.VarID(i))
+		}
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	keep := make([]bool, len(s.Vars))
+	for i := range keep {
+		keep[i] = true
+	}
+	isRead := func(v model.VarID) bool { return int(v) < len(read) && read[v] }
+	at := func(v model.VarID) int32 {
+		if int(v) < len(decl) {
+			return decl[v]
+		}
+		return 0
+	}
+	for _, g := range groups {
+		slices.SortStableFunc(g, func(a, b model.VarID) int {
+			if ra, rb := isRead(a), isRead(b); ra != rb {
+				if ra {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(at(a), at(b))
+		})
+		for _, v := range g[MaxFields:] {
+			keep[v] = false
+		}
+	}
+	return keepVars(s, keep)
 }

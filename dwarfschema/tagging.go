@@ -74,7 +74,7 @@ func startCallInfo(d *dieData, syms []model.Symbol) *callInfoResult {
 
 // gl, if not nil, gets each function's reads of globals from its graph
 // (globalSet.graphReads), for narrowGlobals.
-func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *globalSet) (stored []bool, err error) {
+func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *globalSet) (stored, read []bool, err error) {
 	t0 := time.Now()
 	st := &tagStats{}
 	defer func() {
@@ -84,11 +84,11 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 	img, err := imageOf(ef)
 	if err != nil {
 		<-ci.done
-		return nil, err
+		return nil, nil, err
 	}
 	<-ci.done
 	if ci.err != nil {
-		return nil, ci.err
+		return nil, nil, ci.err
 	}
 	calls, sigs, sites := ci.calls, ci.sigs, ci.sites
 	s.CallSites = sites
@@ -198,7 +198,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 			var plocs []cfg.PtrLoc
 			var reads []globalRead
 			var rbuf []decoded
-			in := cfg.Input{Calls: calls, Globals: cgl, Sigs: sigs, Fields: fields}
+			in := cfg.Input{Calls: calls, Globals: cgl, Sigs: sigs, Fields: fields, Reads: true}
 			for {
 				f := int(next.Add(1) - 1)
 				if f >= len(s.Funcs) {
@@ -250,7 +250,8 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 		st.Unresolved += r.unresolved
 		tags[i] = r.tags
 	}
-	return joinTags(s, tags), nil
+	stored, read = joinTags(s, tags)
+	return stored, read, nil
 }
 
 // joinTags adds the tagger's results (each worker's list) to s.Vars and
@@ -262,11 +263,17 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 // reads the variable in any of them (countsIterations reads the TagCond
 // that all of them have given by then). In one pass the result depended
 // on the order the lists were joined in.
-func joinTags(s *model.Schema, tags [][]cfg.VarTags) (stored []bool) {
+func joinTags(s *model.Schema, tags [][]cfg.VarTags) (stored, read []bool) {
 	for _, ts := range tags {
 		for _, t := range ts {
 			if int(t.Var) < len(s.Vars) {
-				s.Vars[t.Var].Tags |= model.Tags(t.Tags &^ (cfg.TagStored | cfg.TagCounter))
+				s.Vars[t.Var].Tags |= model.Tags(t.Tags &^ (cfg.TagStored | cfg.TagCounter | cfg.TagRead))
+				if t.Tags&cfg.TagRead != 0 && s.Vars[t.Var].Field != nil {
+					if read == nil {
+						read = make([]bool, len(s.Vars))
+					}
+					read[t.Var] = true
+				}
 				if t.Tags&cfg.TagStored != 0 {
 					if stored == nil {
 						stored = make([]bool, len(s.Vars))
@@ -283,7 +290,7 @@ func joinTags(s *model.Schema, tags [][]cfg.VarTags) (stored []bool) {
 			}
 		}
 	}
-	return stored
+	return stored, read
 }
 
 func locSize(s *model.Schema, l *model.Loc) int32 {

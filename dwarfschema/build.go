@@ -413,6 +413,11 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 	}
 	sortVarIDs(perm, s.Vars)
 	newV := make([]model.VarID, len(s.Vars))
+	if len(l.extras) > 0 {
+		for i := range newV {
+			newV[i] = -1
+		}
+	}
 	vars := make([]model.Var, len(perm))
 	replaced := make([]bool, len(perm))
 	var decl []int32
@@ -430,6 +435,13 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 	s.Vars = vars
 	l.replaced = replaced
 	l.fieldDecl = decl
+	ex := l.extras[:0]
+	for _, e := range l.extras {
+		if e.ptr = newV[e.ptr]; e.ptr >= 0 {
+			ex = append(ex, e)
+		}
+	}
+	l.extras = slices.Clip(ex)
 	for i := range vars {
 		if f := vars[i].Field; f != nil {
 			f.Of = newV[f.Of]
@@ -598,6 +610,16 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			continue
 		}
 		exps[k] = expansion{fs, sep, deref}
+		if deref && len(fs.fields) > MaxFields {
+			// The fields past the budget behind a pointer are candidates
+			// only (extraField): trimFields writes those the code reads
+			// over the unread ones.
+			for fi := MaxFields; fi < len(fs.fields); fi++ {
+				l.extras = append(l.extras, extraField{ptr: c.v, def: &fs.fields[fi], decl: int32(fi), sep: sep})
+			}
+			total += MaxFields
+			continue
+		}
 		total += len(fs.fields)
 	}
 	s.Vars = slices.Grow(s.Vars, total)
@@ -612,12 +634,16 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			continue
 		}
 		pv := s.Vars[c.v] // a copy: s.Vars grows below
+		fields := fs.fields
+		if deref && len(fields) > MaxFields {
+			fields = fields[:MaxFields]
+		}
 		nb = nb[:0]
-		for _, f := range fs.fields {
+		for _, f := range fields {
 			nb = append(append(append(nb, pv.Name...), sep...), f.name...)
 		}
 		names := string(nb)
-		for fi, f := range fs.fields {
+		for fi, f := range fields {
 			n := len(pv.Name) + len(sep) + len(f.name)
 			name := names[:n]
 			names = names[n:]

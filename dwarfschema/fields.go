@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"debug/dwarf"
 	"slices"
+	"strings"
 
+	"github.com/vprof/vprof/dwarfschema/cfg"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -16,11 +18,12 @@ import (
 const MaxFields = 16
 
 // maxCandFields bounds the fields of one struct variable that the tagger
-// sees before trimFields keeps MaxFields of them; a struct's fields past
-// it are never sampled. Every candidate is a variable while the tagger
-// runs (redis-server: 155,508 variables then, 74,736 kept): on
-// redis-server no field past the 128th is among those kept, a bound of 64
-// loses 94 tagged ones, and 1024 keeps the same as 128 (D130).
+// sees before MaxFields of them are kept (useExtras, trimFields); a
+// struct's fields past it are never sampled. On redis-server no field
+// past the 128th is among those kept, a bound of 64 loses 94 tagged ones,
+// and 1024 keeps the same as 128 (D130). Those of a struct in memory are
+// variables while the tagger runs (their Locs are the struct's); those
+// behind a pointer past the first MaxFields are extraFields only.
 const maxCandFields = 128
 
 // fieldDef is one scalar field of a struct type.
@@ -252,4 +255,83 @@ func trimFields(s *model.Schema, read []bool, decl []int32) []model.VarID {
 		}
 	}
 	return keepVars(s, keep)
+}
+
+// useExtras writes the candidate fields behind pointers past the first
+// MaxFields (extras, tagged by virtual VarIDs: xtags) that the code reads
+// over the pointer's fields it does not read, latest in declaration order
+// first (D130), and updates read and decl with them. A pointer's fields
+// have no Locs and are the contiguous run of the names it prefixes, so
+// they are rewritten in place and the run sorted by name again: no
+// VarID changes. It returns read.
+func useExtras(s *model.Schema, read []bool, decl []int32, extras []extraField, xtags []cfg.Tags) []bool {
+	if len(xtags) == 0 || len(decl) < len(s.Vars) {
+		return read
+	}
+	byPtr := map[model.VarID][]int{}
+	for k := range extras {
+		if xtags[k]&cfg.TagRead != 0 {
+			byPtr[extras[k].ptr] = append(byPtr[extras[k].ptr], k)
+		}
+	}
+	if len(byPtr) == 0 {
+		return read
+	}
+	if len(read) < len(s.Vars) {
+		read = append(read, make([]bool, len(s.Vars)-len(read))...)
+	}
+	slots := map[model.VarID][]model.VarID{}
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Deref && len(byPtr[f.Of]) > 0 {
+			slots[f.Of] = append(slots[f.Of], model.VarID(i))
+		}
+	}
+	at := func(v model.VarID) int32 {
+		if int(v) < len(decl) {
+			return decl[v]
+		}
+		return 0
+	}
+	isRead := func(v model.VarID) bool { return int(v) < len(read) && read[v] }
+	for ptr, xs := range byPtr {
+		sl := slots[ptr]
+		// The unread fields, latest first, give way to the read extras
+		// (in declaration order) while there are both.
+		var free []model.VarID
+		for _, v := range sl {
+			if !isRead(v) {
+				free = append(free, v)
+			}
+		}
+		slices.SortFunc(free, func(a, b model.VarID) int { return cmp.Compare(at(b), at(a)) })
+		slices.SortFunc(xs, func(a, b int) int { return cmp.Compare(extras[a].decl, extras[b].decl) })
+		pv := &s.Vars[ptr]
+		for i := 0; i < len(xs) && i < len(free); i++ {
+			e, v := &extras[xs[i]], &s.Vars[free[i]]
+			v.Name = pv.Name + e.sep + e.def.name
+			v.Type, v.Kind, v.Size = e.def.ti.spell, e.def.ti.kind, e.def.ti.size
+			v.Field.Offset = e.def.off
+			v.Tags = model.Tags(xtags[xs[i]] &^ (cfg.TagStored | cfg.TagCounter | cfg.TagRead))
+			read[free[i]] = true
+			decl[free[i]] = e.decl
+		}
+		// The run in name order again (sortVarIDs' order within one
+		// function, file and line).
+		vs := make([]model.Var, len(sl))
+		type aux struct {
+			read bool
+			decl int32
+		}
+		ax := make([]aux, len(sl))
+		idx := make([]int, len(sl))
+		for i, v := range sl {
+			vs[i], ax[i], idx[i] = s.Vars[v], aux{isRead(v), at(v)}, i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(vs[a].Name, vs[b].Name) })
+		for i, v := range sl {
+			s.Vars[v] = vs[idx[i]]
+			read[v], decl[v] = ax[idx[i]].read, ax[idx[i]].decl
+		}
+	}
+	return read
 }

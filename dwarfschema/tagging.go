@@ -74,7 +74,7 @@ func startCallInfo(d *dieData, syms []model.Symbol) *callInfoResult {
 
 // gl, if not nil, gets each function's reads of globals from its graph
 // (globalSet.graphReads), for narrowGlobals.
-func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *globalSet) (stored, read []bool, err error) {
+func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *globalSet, extras []extraField) (stored, read []bool, xtags []cfg.Tags, err error) {
 	t0 := time.Now()
 	st := &tagStats{}
 	defer func() {
@@ -84,11 +84,11 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 	img, err := imageOf(ef)
 	if err != nil {
 		<-ci.done
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	<-ci.done
 	if ci.err != nil {
-		return nil, nil, ci.err
+		return nil, nil, nil, ci.err
 	}
 	calls, sigs, sites := ci.calls, ci.sigs, ci.sites
 	s.CallSites = sites
@@ -162,10 +162,17 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 	if nf > 0 {
 		// Sized at once: growing the map was most of this function's own
 		// time on redis-server (50,000 fields behind pointers).
-		byKey := make(map[cfg.FieldKey]int32, nf)
+		byKey := make(map[cfg.FieldKey]int32, nf+len(extras))
 		for i := range s.Vars {
 			if f := s.Vars[i].Field; f != nil && f.Deref {
 				byKey[cfg.FieldKey{Ptr: f.Of, Off: f.Offset}] = int32(i)
+			}
+		}
+		// The candidates past the budget, by virtual VarIDs (D130).
+		for k, e := range extras {
+			key := cfg.FieldKey{Ptr: int32(e.ptr), Off: e.def.off}
+			if _, ok := byKey[key]; !ok {
+				byKey[key] = int32(len(s.Vars) + k)
 			}
 		}
 		fields = cfg.NewFields(byKey)
@@ -250,8 +257,8 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 		st.Unresolved += r.unresolved
 		tags[i] = r.tags
 	}
-	stored, read = joinTags(s, tags)
-	return stored, read, nil
+	stored, read, xtags = joinTags(s, tags, len(extras))
+	return stored, read, xtags, nil
 }
 
 // joinTags adds the tagger's results (each worker's list) to s.Vars and
@@ -263,9 +270,16 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 // reads the variable in any of them (countsIterations reads the TagCond
 // that all of them have given by then). In one pass the result depended
 // on the order the lists were joined in.
-func joinTags(s *model.Schema, tags [][]cfg.VarTags) (stored, read []bool) {
+func joinTags(s *model.Schema, tags [][]cfg.VarTags, nextra int) (stored, read []bool, xtags []cfg.Tags) {
 	for _, ts := range tags {
 		for _, t := range ts {
+			if x := int(t.Var) - len(s.Vars); x >= 0 && x < nextra {
+				if xtags == nil {
+					xtags = make([]cfg.Tags, nextra)
+				}
+				xtags[x] |= t.Tags
+				continue
+			}
 			if int(t.Var) < len(s.Vars) {
 				s.Vars[t.Var].Tags |= model.Tags(t.Tags &^ (cfg.TagStored | cfg.TagCounter | cfg.TagRead))
 				if t.Tags&cfg.TagRead != 0 && s.Vars[t.Var].Field != nil {
@@ -290,7 +304,7 @@ func joinTags(s *model.Schema, tags [][]cfg.VarTags) (stored, read []bool) {
 			}
 		}
 	}
-	return stored, read
+	return stored, read, xtags
 }
 
 func locSize(s *model.Schema, l *model.Loc) int32 {

@@ -413,15 +413,35 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 	}
 	sortVarIDs(perm, s.Vars)
 	newV := make([]model.VarID, len(s.Vars))
+	if len(l.extras) > 0 {
+		for i := range newV {
+			newV[i] = -1
+		}
+	}
 	vars := make([]model.Var, len(perm))
 	replaced := make([]bool, len(perm))
+	var decl []int32
+	if l.fieldDecl != nil {
+		decl = make([]int32, len(perm))
+	}
 	for n, old := range perm {
 		newV[old] = model.VarID(n)
 		vars[n] = s.Vars[old]
 		replaced[n] = int(old) < len(l.replaced) && l.replaced[old]
+		if decl != nil && int(old) < len(l.fieldDecl) {
+			decl[n] = l.fieldDecl[old]
+		}
 	}
 	s.Vars = vars
 	l.replaced = replaced
+	l.fieldDecl = decl
+	ex := l.extras[:0]
+	for _, e := range l.extras {
+		if e.ptr = newV[e.ptr]; e.ptr >= 0 {
+			ex = append(ex, e)
+		}
+	}
+	l.extras = slices.Clip(ex)
 	for i := range vars {
 		if f := vars[i].Field; f != nil {
 			f.Of = newV[f.Of]
@@ -570,7 +590,7 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			fs = l.fieldsOf(c.typ, c.cpp, memo, fmemo)
 			// A struct local's hash stays: where it is held in
 			// registers (pieces) its fields are not read.
-			if fs.complete && (pv.Func == model.NoFunc || pv.Static) {
+			if fs.complete && len(fs.fields) <= MaxFields && (pv.Func == model.NoFunc || pv.Static) {
 				if int(c.v) >= len(l.replaced) {
 					l.replaced = append(l.replaced, make([]bool, int(c.v)+1-len(l.replaced))...)
 				}
@@ -590,6 +610,16 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			continue
 		}
 		exps[k] = expansion{fs, sep, deref}
+		if deref && len(fs.fields) > MaxFields {
+			// The fields past the budget behind a pointer are candidates
+			// only (extraField): trimFields writes those the code reads
+			// over the unread ones.
+			for fi := MaxFields; fi < len(fs.fields); fi++ {
+				l.extras = append(l.extras, extraField{ptr: c.v, def: &fs.fields[fi], decl: int32(fi), sep: sep})
+			}
+			total += MaxFields
+			continue
+		}
 		total += len(fs.fields)
 	}
 	s.Vars = slices.Grow(s.Vars, total)
@@ -604,12 +634,16 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			continue
 		}
 		pv := s.Vars[c.v] // a copy: s.Vars grows below
+		fields := fs.fields
+		if deref && len(fields) > MaxFields {
+			fields = fields[:MaxFields]
+		}
 		nb = nb[:0]
-		for _, f := range fs.fields {
+		for _, f := range fields {
 			nb = append(append(append(nb, pv.Name...), sep...), f.name...)
 		}
 		names := string(nb)
-		for _, f := range fs.fields {
+		for fi, f := range fields {
 			n := len(pv.Name) + len(sep) + len(f.name)
 			name := names[:n]
 			names = names[n:]
@@ -627,6 +661,12 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			}
 			id := model.VarID(len(s.Vars))
 			s.Vars = append(s.Vars, fv)
+			if fi > 0 {
+				if int(id) >= len(l.fieldDecl) {
+					l.fieldDecl = append(l.fieldDecl, make([]int32, int(id)+1-len(l.fieldDecl))...)
+				}
+				l.fieldDecl[id] = int32(fi)
+			}
 			if !deref {
 				if fixed == nil {
 					fixed = map[model.VarID][]model.VarID{}

@@ -194,6 +194,23 @@ type loader struct {
 	// replaced marks, by VarID, a struct global whose fields cover every
 	// member: it is dropped once narrowGlobals has used its extent.
 	replaced []bool
+	// fieldDecl gives, by VarID, a field's place among its struct's
+	// fields in declaration order (0 for any other variable): trimFields
+	// keeps the first of those the code does not read.
+	fieldDecl []int32
+	// extras are the fields behind pointers past the first MaxFields:
+	// the tagger sees them by virtual VarIDs (len(Vars) + index), and
+	// trimFields writes those the code reads over unread ones.
+	extras []extraField
+}
+
+// extraField is a candidate field behind pointer ptr (a VarID), the
+// decl-th of its struct's scalar fields.
+type extraField struct {
+	ptr  model.VarID
+	def  *fieldDef
+	decl int32
+	sep  string
 }
 
 func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {

@@ -1,17 +1,30 @@
 package dwarfschema
 
 import (
+	"cmp"
 	"debug/dwarf"
+	"slices"
+	"strings"
 
+	"github.com/vprof/vprof/dwarfschema/cfg"
 	"github.com/vprof/vprof/runtime/model"
 )
 
 // MaxFields bounds the field variables of one struct variable (method.md
-// §2): its first MaxFields scalar fields in declaration order, nested
-// structs (one level) and C++ base classes flattened in place. With the
-// sampler's per-sample cap (sampler.MaxFieldReads) it is the per-sample
-// budget of fields.
+// §2, D130): the scalar fields its functions' code reads or writes first,
+// then the others in declaration order, nested structs (one level) and
+// C++ base classes flattened in place. With the sampler's per-sample cap
+// (sampler.MaxFieldReads) it is the per-sample budget of fields.
 const MaxFields = 16
+
+// maxCandFields bounds the fields of one struct variable that the tagger
+// sees before MaxFields of them are kept (useExtras, trimFields); a
+// struct's fields past it are never sampled. On redis-server no field
+// past the 128th is among those kept, a bound of 64 loses 94 tagged ones,
+// and 1024 keeps the same as 128 (D130). Those of a struct in memory are
+// variables while the tagger runs (their Locs are the struct's); those
+// behind a pointer past the first MaxFields are extraFields only.
+const maxCandFields = 128
 
 // fieldDef is one scalar field of a struct type.
 type fieldDef struct {
@@ -86,7 +99,7 @@ func (l *loader) fieldsOf(off dieOff, cpp bool, tmemo map[dieOff]typeInfo, fmemo
 // with prefix; depth counts the nested structs entered (one level).
 func (l *loader) addFields(fs *fieldSet, t *typeRec, prefix string, base int64, depth int, cpp bool, tmemo map[dieOff]typeInfo) {
 	for _, m := range t.members {
-		if len(fs.fields) == MaxFields {
+		if len(fs.fields) == maxCandFields {
 			fs.complete = false
 			return
 		}
@@ -191,4 +204,134 @@ func dropReplaced(s *model.Schema, replaced []bool) {
 	if any {
 		keepVars(s, keep)
 	}
+}
+
+// trimFields keeps MaxFields fields of each struct variable (method.md §2,
+// D130): those the code reads or writes (read, by VarID, from the tagger:
+// through the pointer, or at the struct's address), then the others in
+// declaration order (decl, by VarID). The evidence of a loop's exit test
+// often sits in a field past a large struct's first 16 (libuv's
+// loop->time at 0x220). It returns each old VarID's new one (keepVars),
+// nil if nothing was removed.
+func trimFields(s *model.Schema, read []bool, decl []int32) []model.VarID {
+	count := map[model.VarID]int{}
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Of >= 0 {
+			count[f.Of]++
+		}
+	}
+	groups := map[model.VarID][]model.VarID{}
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Of >= 0 && count[f.Of] > MaxFields {
+			groups[f.Of] = append(groups[f.Of], model.VarID(i))
+		}
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	keep := make([]bool, len(s.Vars))
+	for i := range keep {
+		keep[i] = true
+	}
+	isRead := func(v model.VarID) bool { return int(v) < len(read) && read[v] }
+	at := func(v model.VarID) int32 {
+		if int(v) < len(decl) {
+			return decl[v]
+		}
+		return 0
+	}
+	for _, g := range groups {
+		slices.SortStableFunc(g, func(a, b model.VarID) int {
+			if ra, rb := isRead(a), isRead(b); ra != rb {
+				if ra {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(at(a), at(b))
+		})
+		for _, v := range g[MaxFields:] {
+			keep[v] = false
+		}
+	}
+	return keepVars(s, keep)
+}
+
+// useExtras writes the candidate fields behind pointers past the first
+// MaxFields (extras, tagged by virtual VarIDs: xtags) that the code reads
+// over the pointer's fields it does not read, latest in declaration order
+// first (D130), and updates read and decl with them. A pointer's fields
+// have no Locs and are the contiguous run of the names it prefixes, so
+// they are rewritten in place and the run sorted by name again: no
+// VarID changes. It returns read.
+func useExtras(s *model.Schema, read []bool, decl []int32, extras []extraField, xtags []cfg.Tags) []bool {
+	if len(xtags) == 0 || len(decl) < len(s.Vars) {
+		return read
+	}
+	byPtr := map[model.VarID][]int{}
+	for k := range extras {
+		if xtags[k]&cfg.TagRead != 0 {
+			byPtr[extras[k].ptr] = append(byPtr[extras[k].ptr], k)
+		}
+	}
+	if len(byPtr) == 0 {
+		return read
+	}
+	if len(read) < len(s.Vars) {
+		read = append(read, make([]bool, len(s.Vars)-len(read))...)
+	}
+	slots := map[model.VarID][]model.VarID{}
+	for i := range s.Vars {
+		if f := s.Vars[i].Field; f != nil && f.Deref && len(byPtr[f.Of]) > 0 {
+			slots[f.Of] = append(slots[f.Of], model.VarID(i))
+		}
+	}
+	at := func(v model.VarID) int32 {
+		if int(v) < len(decl) {
+			return decl[v]
+		}
+		return 0
+	}
+	isRead := func(v model.VarID) bool { return int(v) < len(read) && read[v] }
+	for ptr, xs := range byPtr {
+		sl := slots[ptr]
+		// The unread fields, latest first, give way to the read extras
+		// (in declaration order) while there are both.
+		var free []model.VarID
+		for _, v := range sl {
+			if !isRead(v) {
+				free = append(free, v)
+			}
+		}
+		slices.SortFunc(free, func(a, b model.VarID) int { return cmp.Compare(at(b), at(a)) })
+		slices.SortFunc(xs, func(a, b int) int { return cmp.Compare(extras[a].decl, extras[b].decl) })
+		pv := &s.Vars[ptr]
+		for i := 0; i < len(xs) && i < len(free); i++ {
+			e, v := &extras[xs[i]], &s.Vars[free[i]]
+			v.Name = pv.Name + e.sep + e.def.name
+			v.Type, v.Kind, v.Size = e.def.ti.spell, e.def.ti.kind, e.def.ti.size
+			v.Field.Offset = e.def.off
+			v.Tags = model.Tags(xtags[xs[i]] &^ (cfg.TagStored | cfg.TagCounter | cfg.TagRead))
+			read[free[i]] = true
+			decl[free[i]] = e.decl
+		}
+		// The run in name order again (sortVarIDs' order within one
+		// function, file and line).
+		vs := make([]model.Var, len(sl))
+		type aux struct {
+			read bool
+			decl int32
+		}
+		ax := make([]aux, len(sl))
+		idx := make([]int, len(sl))
+		for i, v := range sl {
+			vs[i], ax[i], idx[i] = s.Vars[v], aux{isRead(v), at(v)}, i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(vs[a].Name, vs[b].Name) })
+		for i, v := range sl {
+			s.Vars[v] = vs[idx[i]]
+			read[v], decl[v] = ax[idx[i]].read, ax[idx[i]].decl
+		}
+	}
+	return read
 }

@@ -122,16 +122,19 @@ func TestFieldsC(t *testing.T) {
 	if v, fv := varByName(s, model.NoFunc, "plain.b"); fv == nil || fv.Field.Of != -1 || len(locsOf(s, v)) == 0 || locsOf(s, v)[0].Addr != plainAddr+8 {
 		t.Errorf("plain.b: %+v", fv)
 	}
-	// The budget: the first MaxFields fields in declaration order; the
-	// struct keeps its hash for the rest.
+	// The budget (D130): the fields the code reads (drain's wide.f17),
+	// then declaration order up to MaxFields; the struct keeps its hash
+	// for the rest.
 	n := 0
 	for _, v := range s.Vars {
 		if strings.HasPrefix(v.Name, "wide.") {
 			n++
 		}
 	}
-	if _, fv := varByName(s, model.NoFunc, "wide.f15"); n != MaxFields || fv == nil {
-		t.Errorf("wide: %d fields, want %d up to f15", n, MaxFields)
+	_, f14 := varByName(s, model.NoFunc, "wide.f14")
+	_, f15 := varByName(s, model.NoFunc, "wide.f15")
+	if _, f17 := varByName(s, model.NoFunc, "wide.f17"); n != MaxFields || f14 == nil || f15 != nil || f17 == nil {
+		t.Errorf("wide: %d fields (f14 %v, f15 %v, f17 %v), want %d: f17, read, and f0 to f14", n, f14 != nil, f15 != nil, f17 != nil, MaxFields)
 	}
 	if v, _ := varByName(s, model.NoFunc, "wide"); v < 0 {
 		t.Errorf("wide (more fields than the budget) lost its hash")
@@ -493,5 +496,102 @@ func TestFieldsBehindLocal(t *testing.T) {
 	}
 	if !memory {
 		t.Logf("gcc kept receiver in a register: the case needing a symbolic load did not arise (locations %+v)", rl)
+	}
+}
+
+// readFieldsC is libuv's uv__run_timers in small (method.md D130): a loop
+// whose exit test compares a field past a large struct's first 16 in
+// declaration order (lp->time, the 21st), through a pointer parameter, and
+// a struct global whose 20th field a function compares.
+const readFieldsC = `#include <stdio.h>
+struct loop {
+	long f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19;
+	unsigned long time;
+	unsigned long *deadlines;
+	int n;
+};
+struct loop g_loop;
+__attribute__((noipa)) void fire(int i) { (void)i; }
+__attribute__((noipa)) int run_timers(struct loop *lp) {
+	int i = 0;
+	for (;;) {
+		if (lp->deadlines[i] > lp->time)
+			break;
+		fire(i);
+		i++;
+	}
+	return i;
+}
+__attribute__((noipa)) int busy(void) { return g_loop.f19 > 3 ? 1 : 0; }
+int main(int argc, char **argv) {
+	static unsigned long d[8] = { 1, 2, 3, 100, 100, 100, 100, 100 };
+	g_loop.time = 10 * argc;
+	g_loop.deadlines = d;
+	g_loop.n = 8;
+	(void)argv;
+	printf("%d %d\n", run_timers(&g_loop), busy());
+	return 0;
+}
+`
+
+// TestFieldsReadFirst: a struct variable's sampled fields are those its
+// code reads first, then declaration order (D130). Without it, lp->time
+// (past the 16th field) was not sampled at all.
+func TestFieldsReadFirst(t *testing.T) {
+	dir := t.TempDir()
+	bin := build(t, dir, "gcc", ".c", readFieldsC, "-g", "-O2")
+	all, err := Load(bin, Options{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _ := funcByName(all, "run_timers")
+	lpV, lp := varByName(all, run, "lp")
+	if lp == nil {
+		t.Fatal("run_timers' lp missing")
+	}
+	n := 0
+	for i := range all.Vars {
+		if f := all.Vars[i].Field; f != nil && f.Of == lpV {
+			n++
+		}
+	}
+	if n != MaxFields {
+		t.Errorf("lp has %d fields, want the budget %d", n, MaxFields)
+	}
+	for _, c := range []struct {
+		name string
+		cond bool
+	}{
+		{"lp->time", true},       // read by the exit test: listed and cond
+		{"lp->deadlines", false}, // read (its element is compared)
+		{"lp->f0", false},        // declaration order fills the budget
+	} {
+		_, fv := varByName(all, run, c.name)
+		if fv == nil {
+			t.Errorf("%s not listed", c.name)
+			continue
+		}
+		if c.cond && fv.Tags&model.TagCond == 0 {
+			t.Errorf("%s: tags %v, want cond", c.name, fv.Tags)
+		}
+	}
+	if _, fv := varByName(all, run, "lp->f15"); fv != nil {
+		t.Errorf("lp->f15 (not read) kept over the fields the code reads")
+	}
+	// A struct global: busy compares g_loop.f19, the 20th field.
+	if _, fv := varByName(all, model.NoFunc, "g_loop.f19"); fv == nil || fv.Tags&model.TagCond == 0 {
+		t.Errorf("g_loop.f19 (compared by busy): %+v", fv)
+	}
+	if _, fv := varByName(all, model.NoFunc, "g_loop.time"); fv == nil {
+		t.Errorf("g_loop.time (read by run_timers through lp, and written by main) not listed")
+	}
+	// Monitored without --all: the exit test's field.
+	s, err := Load(bin, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _ = funcByName(s, "run_timers")
+	if _, fv := varByName(s, run, "lp->time"); fv == nil {
+		t.Errorf("lp->time not monitored")
 	}
 }

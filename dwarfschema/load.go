@@ -123,10 +123,16 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	// The globals, found before tagging: the tagger notes where code
 	// reads them while it has the code decoded, for narrowGlobals.
 	gl := newGlobalSet(s, ef, nil)
-	stored, walks, err := inferTagsWith(s, ef, ci, gl)
+	stored, read, xtags, walks, err := inferTagsWith(s, ef, ci, gl, l.extras)
 	if err != nil {
 		return nil, fmt.Errorf("%s: inferring tags: %w", path, err)
 	}
+	read = useExtras(s, read, l.fieldDecl, l.extras, xtags)
+	if newV := trimFields(s, read, l.fieldDecl); newV != nil {
+		stored = renumber(stored, newV)
+		l.replaced = renumber(l.replaced, newV)
+	}
+	l.fieldDecl, l.extras = nil, nil
 	inheritFieldTags(s, stored)
 	if !opt.All {
 		l.replaced = renumber(l.replaced, dropUntagged(s))

@@ -74,7 +74,7 @@ func startCallInfo(d *dieData, syms []model.Symbol) *callInfoResult {
 
 // gl, if not nil, gets each function's reads of globals from its graph
 // (globalSet.graphReads), for narrowGlobals.
-func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *globalSet) (stored []bool, walks []funcWalk, err error) {
+func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *globalSet, extras []extraField) (stored, read []bool, xtags []cfg.Tags, walks []funcWalk, err error) {
 	t0 := time.Now()
 	st := &tagStats{}
 	defer func() {
@@ -84,11 +84,11 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 	img, err := imageOf(ef)
 	if err != nil {
 		<-ci.done
-		return nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	<-ci.done
 	if ci.err != nil {
-		return nil, nil, ci.err
+		return nil, nil, nil, nil, ci.err
 	}
 	calls, sigs, sites := ci.calls, ci.sigs, ci.sites
 	s.CallSites = sites
@@ -163,7 +163,14 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 		// A list, in the Vars' order (the last of equal keys counts), not
 		// a map: building a map of redis-server's 50,000 fields behind
 		// pointers was a sixth of this function's own time.
-		list := make([]cfg.FieldVar, 0, nf)
+		list := make([]cfg.FieldVar, 0, nf+len(extras))
+		// The candidates past the budget, by virtual VarIDs (D130), first:
+		// a field variable of the same key, later in the list, counts; of
+		// two candidates of one key the first counts, so they go in reverse.
+		for k := len(extras) - 1; k >= 0; k-- {
+			e := extras[k]
+			list = append(list, cfg.FieldVar{Key: cfg.FieldKey{Ptr: int32(e.ptr), Off: e.def.off}, Var: int32(len(s.Vars) + k)})
+		}
 		for i := range s.Vars {
 			if f := s.Vars[i].Field; f != nil && f.Deref {
 				list = append(list, cfg.FieldVar{Key: cfg.FieldKey{Ptr: f.Of, Off: f.Offset}, Var: int32(i)})
@@ -200,7 +207,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 			var plocs []cfg.PtrLoc
 			var reads []globalRead
 			var rbuf []decoded
-			in := cfg.Input{Calls: calls, Globals: cgl, Sigs: sigs, Fields: fields}
+			in := cfg.Input{Calls: calls, Globals: cgl, Sigs: sigs, Fields: fields, Reads: true}
 			for {
 				f := int(next.Add(1) - 1)
 				if f >= len(s.Funcs) {
@@ -258,7 +265,8 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 		tags[i] = r.tags
 		walks = append(walks, r.walks...)
 	}
-	return joinTags(s, tags), walks, nil
+	stored, read, xtags = joinTags(s, tags, len(extras))
+	return stored, read, xtags, walks, nil
 }
 
 // joinTags adds the tagger's results (each worker's list) to s.Vars and
@@ -270,11 +278,24 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 // reads the variable in any of them (countsIterations reads the TagCond
 // that all of them have given by then). In one pass the result depended
 // on the order the lists were joined in.
-func joinTags(s *model.Schema, tags [][]cfg.VarTags) (stored []bool) {
+func joinTags(s *model.Schema, tags [][]cfg.VarTags, nextra int) (stored, read []bool, xtags []cfg.Tags) {
 	for _, ts := range tags {
 		for _, t := range ts {
+			if x := int(t.Var) - len(s.Vars); x >= 0 && x < nextra {
+				if xtags == nil {
+					xtags = make([]cfg.Tags, nextra)
+				}
+				xtags[x] |= t.Tags
+				continue
+			}
 			if int(t.Var) < len(s.Vars) {
-				s.Vars[t.Var].Tags |= model.Tags(t.Tags &^ (cfg.TagStored | cfg.TagCounter))
+				s.Vars[t.Var].Tags |= model.Tags(t.Tags &^ (cfg.TagStored | cfg.TagCounter | cfg.TagRead))
+				if t.Tags&cfg.TagRead != 0 && s.Vars[t.Var].Field != nil {
+					if read == nil {
+						read = make([]bool, len(s.Vars))
+					}
+					read[t.Var] = true
+				}
 				if t.Tags&cfg.TagStored != 0 {
 					if stored == nil {
 						stored = make([]bool, len(s.Vars))
@@ -291,7 +312,7 @@ func joinTags(s *model.Schema, tags [][]cfg.VarTags) (stored []bool) {
 			}
 		}
 	}
-	return stored
+	return stored, read, xtags
 }
 
 func locSize(s *model.Schema, l *model.Loc) int32 {

@@ -368,7 +368,7 @@ func TestJoinTagsOrder(t *testing.T) {
 	want := []model.Tags{model.TagCond | model.TagArgs | model.TagLoop, model.TagCond, 0}
 	for _, order := range [][][]cfg.VarTags{{a, b}, {b, a}, {slices.Concat(a, b)}, {slices.Concat(b, a)}} {
 		s := &model.Schema{Vars: vars()}
-		stored := joinTags(s, order)
+		stored, _, _ := joinTags(s, order, 0)
 		for i, w := range want {
 			if got := s.Vars[i].Tags; got != w {
 				t.Errorf("order %v: var %d tags %v, want %v", order, i, got, w)

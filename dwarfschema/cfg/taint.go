@@ -67,6 +67,11 @@ const (
 	// exits test no variable that the loop updates (not a model tag:
 	// dwarfschema makes it TagLoop for an integer local, method.md §2, D96).
 	TagCounter
+	// TagRead: an instruction of the function reads or writes the
+	// variable (a global, or a field at its offset: not a model tag;
+	// dwarfschema chooses a struct's sampled fields by it, method.md §2,
+	// D130). Reported only where Input.Reads asks for it.
+	TagRead
 )
 
 // VarTags is the result for one variable.
@@ -138,6 +143,9 @@ type Input struct {
 	// where no location says so (a copy, a load of the pointer from the
 	// memory its location names) is found from them (ptrFieldOps).
 	PtrLocs []PtrLoc
+	// Reads asks for TagRead: the variables the code reads or writes
+	// through memory operands (globals and fields), tagged or not.
+	Reads bool
 }
 
 // FieldKey names a field: pointer variable Ptr, byte offset Off.
@@ -219,6 +227,7 @@ type Analyzer struct {
 	cnt       []uint64 // per block: variables stepped by a constant (v += c) in it
 	tmp3      []uint64 // collect: what a loop's own blocks step
 	cntBits   []uint64 // counters of loops whose bound is in memory (TagCounter)
+	readBits  []uint64 // variables read or written through memory (TagRead)
 	everLoc   []uint64 // per cell: variables located in it somewhere in the function
 	hullLo    []int32  // per variable: the first and past-the-last instruction of its locations
 	hullHi    []int32
@@ -1347,6 +1356,19 @@ func (a *Analyzer) collect() {
 	clear(a.loopBits)
 	a.cntBits = resize(a.cntBits, w)
 	clear(a.cntBits)
+	a.readBits = resize(a.readBits, w)
+	clear(a.readBits)
+	if a.in.Reads {
+		for i := range a.uops {
+			u := &a.uops[i]
+			if u.gsrc >= 0 {
+				a.readBits[u.gsrc/64] |= 1 << (u.gsrc % 64)
+			}
+			if u.gdst >= 0 {
+				a.readBits[u.gdst/64] |= 1 << (u.gdst % 64)
+			}
+		}
+	}
 	if len(g.Loops) > 0 {
 		a.innermost = resize(a.innermost, len(g.Blocks))
 		for b := range a.innermost {
@@ -1429,6 +1451,9 @@ func (a *Analyzer) collect() {
 		}
 		if a.stored[d/64]&bit != 0 {
 			t |= TagStored
+		}
+		if a.readBits[d/64]&bit != 0 {
+			t |= TagRead
 		}
 		if t != 0 {
 			a.out = append(a.out, VarTags{v, t})

@@ -86,8 +86,14 @@ func TestKeyVariableTags(t *testing.T) {
 				locs := 0
 				for _, v := range vars {
 					tags |= s.Vars[v].Tags
+					// A field behind a pointer is read wherever its
+					// pointer is: its locations are the pointer's.
+					at := v
+					if f := s.Vars[v].Field; f != nil && f.Deref {
+						at = f.Of
+					}
 					for _, l := range s.Locs {
-						if l.Var == v && l.Kind != model.LocConst {
+						if l.Var == at && l.Kind != model.LocConst {
 							locs++
 						}
 					}

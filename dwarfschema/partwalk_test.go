@@ -159,7 +159,7 @@ func TestChunked(t *testing.T) {
 				t.Fatalf("n=%d: after pop len %d", n, a.len())
 			}
 			a.add(-1)
-			if *a.at(n-1) != -1 {
+			if *a.at(n - 1) != -1 {
 				t.Fatalf("n=%d: add after pop", n)
 			}
 		}

@@ -63,6 +63,52 @@ func (c *chunked[T]) addAll(xs []T) {
 	}
 }
 
+// takeAll moves o's elements to the end of c, leaving o empty. o's
+// chunks become c's: the elements are first moved down, within them, by
+// the room left in c's last chunk (filled with o's first ones), so that
+// every chunk of c but the last stays full. Nothing is allocated beyond
+// the growth of c's last chunk: a copy to new chunks held both copies
+// until the next collection (the runs' join, partwalk.go, raised the
+// peak RSS by a fifth on redis-server).
+func (c *chunked[T]) takeAll(o *chunked[T]) {
+	const full = 1 << chunkBits
+	n := o.n
+	if n == 0 {
+		return
+	}
+	m := 0
+	if c.n%full != 0 {
+		m = min(full-len(c.chunks[len(c.chunks)-1]), n)
+		c.addAll(o.chunks[0][:m])
+	}
+	if m > 0 {
+		// Element i of o goes to i-m: chunk k keeps its tail and takes
+		// the head of chunk k+1 (not yet moved).
+		left := n - m
+		keep := 0
+		for k := range o.chunks {
+			if left == 0 {
+				break
+			}
+			ch := o.chunks[k]
+			size := min(full, left)
+			moved := copy(ch, ch[m:])
+			if moved < size {
+				copy(ch[moved:size], o.chunks[k+1][:size-moved])
+			}
+			clear(ch[size:len(ch)]) // no stale pointers past the end
+			o.chunks[k] = ch[:size]
+			left -= size
+			keep = k + 1
+		}
+		clear(o.chunks[keep:])
+		o.chunks = o.chunks[:keep]
+	}
+	c.chunks = append(c.chunks, o.chunks...)
+	c.n += n - m // m came by addAll
+	*o = chunked[T]{}
+}
+
 func (c *chunked[T]) len() int { return c.n }
 
 func (c *chunked[T]) at(i int) *T { return &c.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }

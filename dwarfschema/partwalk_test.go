@@ -135,6 +135,34 @@ func TestChunked(t *testing.T) {
 			b.addAll(xs[:m])
 			xs = xs[m:]
 		}
+		// Taken whole after lists of every length.
+		for _, pre := range []int{0, 1, 300, 1 << chunkBits, 1<<chunkBits + 5} {
+			var c, o chunked[int]
+			for i := range pre {
+				c.add(i - pre)
+			}
+			for i := range n {
+				o.add(i)
+			}
+			c.takeAll(&o)
+			if o.len() != 0 || c.len() != pre+n {
+				t.Fatalf("n=%d after %d: len %d, left %d", n, pre, c.len(), o.len())
+			}
+			for i := range pre + n {
+				if *c.at(i) != i-pre {
+					t.Fatalf("n=%d after %d: at(%d) = %d", n, pre, i, *c.at(i))
+				}
+			}
+			for k, ch := range c.chunks {
+				if k < len(c.chunks)-1 && len(ch) != 1<<chunkBits {
+					t.Fatalf("n=%d after %d: chunk %d of %d holds %d", n, pre, k, len(c.chunks), len(ch))
+				}
+			}
+			c.add(n) // the last chunk still grows
+			if *c.last() != n || *c.at(pre + n) != n {
+				t.Fatalf("n=%d after %d: add after takeAll", n, pre)
+			}
+		}
 		for _, c := range []*chunked[int]{&a, &b} {
 			if c.len() != n {
 				t.Fatalf("n=%d: len %d", n, c.len())

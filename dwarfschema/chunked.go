@@ -4,45 +4,26 @@ package dwarfschema
 // never copies what is already there (the loader's lists reach hundreds of
 // thousands of records, and growslice copies were a third of Load's time),
 // and indexing stays O(1). Chunk k holds elements [k<<chunkBits,
-// (k+1)<<chunkBits); the first starts small and doubles up to the full
-// size, so that a short list (a unit's walk, a small program) does not
-// take a whole chunk of each kind of record.
+// (k+1)<<chunkBits). (A first chunk that started small and doubled cost
+// more than it saved: on redis-server 21 MB more allocated per load.)
 type chunked[T any] struct {
 	chunks [][]T
 	n      int
 }
 
-const (
-	chunkBits      = 14
-	firstChunkSize = 1 << 8
-)
+const chunkBits = 14
 
 func (c *chunked[T]) add(x T) {
 	if c.n&(1<<chunkBits-1) == 0 {
 		c.newChunk()
 	}
 	k := len(c.chunks) - 1
-	if len(c.chunks[k]) == cap(c.chunks[k]) {
-		c.grow(k)
-	}
 	c.chunks[k] = append(c.chunks[k], x)
 	c.n++
 }
 
-// newChunk starts the next chunk: the first small, the others full-size.
 func (c *chunked[T]) newChunk() {
-	size := 1 << chunkBits
-	if len(c.chunks) == 0 {
-		size = firstChunkSize
-	}
-	c.chunks = append(c.chunks, make([]T, 0, size))
-}
-
-// grow doubles the capacity of chunk k (only the first is ever short).
-func (c *chunked[T]) grow(k int) {
-	ch := make([]T, len(c.chunks[k]), min(2*cap(c.chunks[k]), 1<<chunkBits))
-	copy(ch, c.chunks[k])
-	c.chunks[k] = ch
+	c.chunks = append(c.chunks, make([]T, 0, 1<<chunkBits))
 }
 
 // addAll appends xs: a copy per chunk, not per element.
@@ -54,9 +35,6 @@ func (c *chunked[T]) addAll(xs []T) {
 		k := len(c.chunks) - 1
 		room := 1<<chunkBits - len(c.chunks[k])
 		m := min(room, len(xs))
-		for cap(c.chunks[k])-len(c.chunks[k]) < m {
-			c.grow(k)
-		}
 		c.chunks[k] = append(c.chunks[k], xs[:m]...)
 		c.n += m
 		xs = xs[m:]
@@ -66,10 +44,8 @@ func (c *chunked[T]) addAll(xs []T) {
 // takeAll moves o's elements to the end of c, leaving o empty. o's
 // chunks become c's: the elements are first moved down, within them, by
 // the room left in c's last chunk (filled with o's first ones), so that
-// every chunk of c but the last stays full. Nothing is allocated beyond
-// the growth of c's last chunk: a copy to new chunks held both copies
-// until the next collection (the runs' join, partwalk.go, raised the
-// peak RSS by a fifth on redis-server).
+// every chunk of c but the last stays full. Nothing is allocated: a copy
+// to new chunks holds both copies until the next collection.
 func (c *chunked[T]) takeAll(o *chunked[T]) {
 	const full = 1 << chunkBits
 	n := o.n

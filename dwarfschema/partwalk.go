@@ -126,10 +126,13 @@ func (l *loader) walkRuns(runs [][2]int, workers int) error {
 	})
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	// Read before any worker runs: the one that walks the first run sets
+	// l's to its own.
+	lNames, lQualified, lAltStrs := l.names, l.qualified, l.altStrs
 	for w := range workers {
 		// Each worker keeps its own tables of names (a walk's most
 		// frequent look-up); the first takes over l's.
-		names, qualified, altStrs := l.names, l.qualified, l.altStrs
+		names, qualified, altStrs := lNames, lQualified, lAltStrs
 		if w > 0 {
 			names, qualified, altStrs = map[string]string{}, map[[2]string]string{}, map[uint64]string{}
 		}

@@ -202,6 +202,11 @@ type loader struct {
 	// the tagger sees them by virtual VarIDs (len(Vars) + index), and
 	// trimFields writes those the code reads over unread ones.
 	extras []extraField
+
+	// part is set on a loader that walks a run of units beside others
+	// (partwalk.go): its records, files and expressions are its own, and
+	// join puts them after those of the runs before it.
+	part *partInfo
 }
 
 // extraField is a candidate field behind pointer ptr (a VarID), the
@@ -410,24 +415,41 @@ func (l *loader) unitVersion(off dieOff) int {
 	return 0
 }
 
-// intern returns the Schema.Files index of a source path.
+// intern returns the Schema.Files index of a source path: that of name
+// when name was met before (whatever its compDir then), else that of the
+// clean path compDir/name. fileIdx holds i for a name met, and -i-1 for a
+// clean path not (yet) met as a name: a loader of a run of units logs
+// the first use of each name, which join repeats in order.
 func (l *loader) intern(name, compDir string) int32 {
-	if i, ok := l.fileIdx[name]; ok {
+	i, ok := l.fileIdx[name]
+	if ok && i >= 0 {
 		return i
 	}
-	p := name
-	if !filepath.IsAbs(p) && compDir != "" {
-		p = filepath.Join(compDir, p)
-	}
-	p = filepath.Clean(p)
-	i, ok := l.fileIdx[p]
-	if !ok {
-		i = int32(len(l.s.Files))
-		l.s.Files = append(l.s.Files, p)
-		l.fileCompDir = append(l.fileCompDir, compDir)
-		l.fileIdx[p] = i
+	if ok {
+		i = -i - 1 // name is the clean path of a file met
+	} else {
+		p := name
+		if !filepath.IsAbs(p) && compDir != "" {
+			p = filepath.Join(compDir, p)
+		}
+		p = filepath.Clean(p)
+		j, ok := l.fileIdx[p]
+		switch {
+		case !ok:
+			i = int32(len(l.s.Files))
+			l.s.Files = append(l.s.Files, p)
+			l.fileCompDir = append(l.fileCompDir, compDir)
+			l.fileIdx[p] = -i - 1
+		case j < 0:
+			i = -j - 1
+		default:
+			i = j
+		}
 	}
 	l.fileIdx[name] = i
+	if l.part != nil {
+		l.part.interned = append(l.part.interned, internCall{name, compDir, i})
+	}
 	return i
 }
 
@@ -477,8 +499,21 @@ func shortExpr(b []byte) int {
 	return 257 + (int(b[0])<<8 | int(b[1]))
 }
 
-func (l *loader) walk() error {
-	r := l.w.dies.reader(0, math.MaxUint64)
+// walkUnits walks the DIEs from the start of unit a of l.w.dies until
+// its loop meets an entry of unit b or later (b = len(units): to the
+// end), and returns where it stopped: b when on unit b's own DIE, its
+// first entry (where a walk from a fresh state does what this one would
+// have done from there), len(units) at the end of the section. Elsewhere
+// (damaged DWARF: a unit's entries not closed, a unit without its DIE) a
+// run's loader stops at once (-1), and the main loader walks on to the
+// end.
+func (l *loader) walkUnits(a, b int) (stop int, err error) {
+	d := l.w.dies
+	from := uint64(0)
+	if a > 0 {
+		from = d.units[a].off
+	}
+	r := d.reader(from, math.MaxUint64)
 	var stack []frame
 	cu := int32(-1)
 	top := func() *frame {
@@ -494,13 +529,22 @@ func (l *loader) walk() error {
 	for {
 		e, err := r.next()
 		if err != nil {
-			return fmt.Errorf("reading DWARF: %w", err)
+			return -1, fmt.Errorf("reading DWARF: %w", err)
 		}
 		if e == nil {
-			break
+			return len(d.units), nil
+		}
+		if r.unit >= b {
+			if uint64(e.off) == d.units[b].off && (e.tag == dwarf.TagCompileUnit || e.tag == dwarf.TagPartialUnit) {
+				return b, nil
+			}
+			if l.part != nil {
+				return -1, nil
+			}
+			b = len(d.units)
 		}
 		if budget--; budget < 0 {
-			return fmt.Errorf("corrupt .debug_info: more entries than bytes")
+			return -1, fmt.Errorf("corrupt .debug_info: more entries than bytes")
 		}
 		if e.tag == 0 {
 			if len(stack) > 0 {
@@ -514,7 +558,7 @@ func (l *loader) walk() error {
 		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
 			stack = stack[:0]
 			if err := l.startUnit(e, r.addressSize()); err != nil {
-				return err
+				return -1, err
 			}
 			cu = int32(len(l.cus) - 1)
 			next = frame{container: noContainer}
@@ -563,7 +607,7 @@ func (l *loader) walk() error {
 		case dwarf.TagVariable, dwarf.TagFormalParameter:
 			if cu >= 0 && !parent.skip {
 				if err := l.variable(e, cu, parent); err != nil {
-					return err
+					return -1, err
 				}
 			}
 
@@ -581,7 +625,7 @@ func (l *loader) walk() error {
 				// C: members only; nested definitions are at file scope.
 				if e.children {
 					if err := l.cMembers(r, l.types.at(l.types.len()-1), &budget); err != nil {
-						return err
+						return -1, err
 					}
 				}
 				continue
@@ -609,7 +653,7 @@ func (l *loader) walk() error {
 			tr := l.typeRec(e, parent.prefix)
 			if e.children {
 				if err := l.arrayDims(r, &tr, &budget); err != nil {
-					return err
+					return -1, err
 				}
 			}
 			l.types.add(tr)
@@ -633,7 +677,6 @@ func (l *loader) walk() error {
 			stack = append(stack, next)
 		}
 	}
-	return nil
 }
 
 // cMembers reads the children of a C struct or union: its members.
@@ -748,8 +791,7 @@ func (l *loader) startUnit(e *die, addrSize int) error {
 		l.maxVersion = ci.version
 	}
 	if lang, ok := e.int(dwarf.AttrLanguage); ok {
-		switch lang {
-		case 0x04, 0x19, 0x1a, 0x21: // C++, C++03, C++11, C++14
+		if cppLang(lang) {
 			ci.cpp = true
 			l.anyCPP = true
 		}
@@ -862,6 +904,15 @@ func (l *loader) lines(lt *lineTable, fileMap []int32, compDir string) error {
 	}
 }
 
+// cppLang reports a DW_AT_language of C++: C++, C++03, C++11, C++14.
+func cppLang(lang int64) bool {
+	switch lang {
+	case 0x04, 0x19, 0x1a, 0x21:
+		return true
+	}
+	return false
+}
+
 func (l *loader) cuFile(cu int32, n int64) int32 {
 	fm := l.cus[cu].fileMap
 	if n >= 0 && n < int64(len(fm)) {
@@ -957,6 +1008,11 @@ func (l *loader) unnamedScope(e *die, cu int32, parent *frame) string {
 			}
 			if sr.origin == 0 {
 				break
+			}
+			if l.part != nil && sr.origin < l.part.start {
+				// The one walk would know the records of the units
+				// before this run; this loader does not.
+				l.part.inexact = true
 			}
 			i = l.subAt(sr.origin)
 		}

@@ -233,10 +233,10 @@ func TestLibraryWalk(t *testing.T) {
 func TestInlinedLeaf(t *testing.T) {
 	for _, c := range []struct {
 		name      string
-		leafLoop  bool // inl's variable x is tagged loop
-		outOfLine bool // inl has an out-of-line copy too
-		below     bool // helper runs under inl
-		noLoop    bool // work has no loop variable
+		leafLoop  bool   // inl's variable x is tagged loop
+		outOfLine bool   // inl has an out-of-line copy too
+		below     bool   // helper runs under inl
+		noLoop    bool   // work has no loop variable
 		want      string // first row
 		swap      bool   // work and inl swapped by D133
 	}{

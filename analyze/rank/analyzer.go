@@ -98,6 +98,10 @@ type funcInfo struct {
 	locals  []int32 // variables defined in the function
 	wait    bool    // a blocking call of the C library's threads (contention.go)
 	wake    bool    // the C library's futex wake of a lock (wake.go)
+	// inlineOnly: every occurrence of the function in a schema has no
+	// out-of-line code (every call to it was inlined; D133).
+	inlineOnly bool
+	outOfLine  bool // some occurrence has out-of-line code or a symbol
 }
 
 // varMode is how a variable's samples are analysed.
@@ -433,11 +437,16 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 		}
 		program := o.Program && !systemFile(file(f.File)) && !headerHelper(&s.Funcs[i], file(f.File))
 		oi.funcMap[i] = a.internFunc(k, symname.StripClone(disp), program, file(f.File), f.Line)
+		fi := &a.funcs[oi.funcMap[i]]
+		fi.outOfLine = fi.outOfLine || len(f.Ranges) > 0
+		fi.inlineOnly = !fi.outOfLine
 	}
 	if len(s.Funcs) == 0 {
 		for i, sym := range s.Symbols {
 			name := symname.StripClone(sym.Name)
 			oi.funcMap[len(s.Funcs)+i] = a.internFunc(name, symname.StripClone(displayName(sym.Name, "")), o.Program, "", 0)
+			fi := &a.funcs[oi.funcMap[len(s.Funcs)+i]]
+			fi.outOfLine, fi.inlineOnly = true, false
 		}
 	}
 	oi.unknown = a.internFunc("["+filepath.Base(o.Path)+"]", "["+filepath.Base(o.Path)+"]", false, "", 0)

@@ -127,6 +127,77 @@ func (c *stackCover) callersOf(D int) map[int]float64 {
 	return out
 }
 
+// An inlined leaf is the loop it is inlined into (method.md §7, decision
+// D133). A function of the program's sources that the compiler inlined at
+// every call (no out-of-line code: no symbol, no frame of its own), with
+// no loop of its own (no variable of it tagged loop) and nothing under it
+// (no program callee, library functions carrying at most 1 - SoleCallee
+// of its PC cost), is a piece of the function it is inlined into: a
+// predicate in a walk's condition, an accessor in a loop's body. Its
+// samples are that function's iterations, split off only because the
+// line table names another function for those instructions, and its
+// variables (its parameters) hold the loop's current item. When the
+// function it is inlined into (the program function right outside it on
+// the stack for SoleCallee of its time), no driver frame, has a loop of
+// its own, the two swap as D74's do: the loop takes the leaf's calibrated
+// cost if it is larger, and the leaf takes the loop's (just below when
+// equal). Unlike D74 nothing is asked of either's evidence: the leaf
+// holds no evidence of its own, and the loop's is what it is. Header
+// helpers have no row at all (D17); a source-file function with a loop,
+// a callee or library time, or one whose enclosing function has no loop,
+// keeps its place. It runs after D74 and before D10, so that D10 may
+// hand the loop's place on to the caller that decided to run it.
+
+// inlinedLeaves applies D133 (see above) to fns.
+func (a *Analyzer) inlinedLeaves(fns []Function, drivers []bool) {
+	c := &a.stk
+	row := make(map[int32]int, len(fns))
+	for i := range fns {
+		row[a.funcIdx[fns[i].Key]] = i
+	}
+	type pair struct{ ia, id int }
+	var pairs []pair
+	for id := range fns {
+		fd := &fns[id]
+		if fd.Calibrated <= 0 {
+			continue
+		}
+		D := int(a.funcIdx[fd.Key])
+		if D >= len(c.on) || c.on[D] <= 0 || !a.funcs[D].inlineOnly || a.hasLoop(D) {
+			continue
+		}
+		if a.selfSlow(D) < SoleCallee*c.on[D] || libraryShare(fd) > 1-SoleCallee {
+			continue // a program function runs under it, or a library function carries it
+		}
+		best := -1
+		for A, t := range c.directCallersOf(D) {
+			ia, ok := row[int32(A)]
+			if !ok || t < SoleCallee*c.on[D] || !a.hasLoop(A) {
+				continue
+			}
+			best = ia
+		}
+		if best >= 0 {
+			pairs = append(pairs, pair{best, id})
+		}
+	}
+	slices.SortFunc(pairs, func(x, y pair) int {
+		return cmp.Or(cmp.Compare(fns[y.id].Calibrated, fns[x.id].Calibrated), cmp.Compare(x.id, y.id))
+	})
+	for _, p := range pairs {
+		hi, lo := fns[p.id].Calibrated, fns[p.ia].Calibrated
+		if hi < lo || hi <= 0 {
+			continue // the loop already ranks above
+		}
+		if lo == hi {
+			lo = math.Nextafter(hi, 0)
+		}
+		fns[p.ia].Calibrated, fns[p.id].Calibrated = hi, lo
+		fns[p.ia].Placed = "in the place of " + fns[p.id].Name + ", inlined into its loop with no loop and no call of its own (D133)"
+		fns[p.id].Placed = "in the place of " + fns[p.ia].Name + ", whose loop it is inlined into (D133)"
+	}
+}
+
 // A callee whose work is a library call (method.md §7, decision D123). A
 // function with no variable verdict, no loop of its own and no program
 // callee, whose PC cost library functions carry for at least SoleCallee

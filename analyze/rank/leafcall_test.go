@@ -221,3 +221,85 @@ func TestLibraryWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestInlinedLeaf: a function of a source file inlined at every call (no
+// out-of-line code), with no loop and nothing under it, inside a function
+// with a loop, takes most of the slow runs' time (a predicate in a walk's
+// condition): the function it is inlined into takes its place and it takes
+// that function's (method.md §7, D133), though neither's variables say
+// more than the other's. One with a loop of its own, an out-of-line copy, a
+// program function under it, or inlined into a function with no loop keeps
+// its place.
+func TestInlinedLeaf(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		leafLoop  bool   // inl's variable x is tagged loop
+		outOfLine bool   // inl has an out-of-line copy too
+		below     bool   // helper runs under inl
+		noLoop    bool   // work has no loop variable
+		want      string // first row
+		swap      bool   // work and inl swapped by D133
+	}{
+		{"an inlined leaf in a loop", false, false, false, false, "work", true},
+		{"a loop of its own", true, false, false, false, "inl", false},
+		{"an out-of-line copy", false, true, false, false, "inl", false},
+		{"a program function runs under it", false, false, true, false, "inl", false},
+		{"inlined into a function with no loop", false, false, false, true, "inl", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := progSchema()
+			s.Vars[vX].Tags = model.TagCond
+			if c.leafLoop {
+				s.Vars[vX].Tags = model.TagLoop
+			}
+			if c.outOfLine {
+				s.Funcs[fInl].Ranges = []model.PCRange{{Lo: 0x1900, Hi: 0x1920}}
+			}
+			if c.noLoop {
+				for i := range s.Vars {
+					if s.Vars[i].Func == fWork {
+						s.Vars[i].Tags &^= model.TagLoop
+					}
+				}
+			}
+			hdr := header()
+			hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+			a := New(DefaultOptions())
+			var normal, buggy []ev
+			for range 40 { // main's own work
+				addEv(&normal, []uint64{P(pcMain)})
+				addEv(&buggy, []uint64{P(pcMain)})
+			}
+			stack := []uint64{P(pcWorkInl), P(pcMain)}
+			var f uint8 // inl's frame
+			if c.below {
+				stack = append([]uint64{P(pcHelper)}, stack...)
+				f = 1
+			}
+			// work's loop and the predicate inlined in it, over the
+			// same items in both kinds; the slow runs walk longer.
+			for i := range 60 {
+				addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vI, int64(i%7)))
+				addEv(&normal, stack, val(f, vX, int64(i%5)))
+			}
+			for i := range 80 {
+				addEv(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vI, int64(i%7)))
+			}
+			for i := range 400 {
+				addEv(&buggy, stack, val(f, vX, int64(i%5)))
+			}
+			feedWith(t, a, Normal, "n", hdr, normal)
+			feedWith(t, a, Buggy, "b", hdr, buggy)
+			res := a.Result()
+			got := names(res)
+			if got[0] != c.want {
+				t.Fatalf("ranked %v, want %s first (work placed %q)", got, c.want, findFunc(t, res, "work").Placed)
+			}
+			w, leaf := findFunc(t, res, "work"), findFunc(t, res, "inl")
+			swapped := strings.Contains(w.Placed, "D133") && strings.Contains(leaf.Placed, "D133")
+			if swapped != c.swap {
+				t.Errorf("work placed %q, inl placed %q: want D133 %v", w.Placed, leaf.Placed, c.swap)
+			}
+		})
+	}
+}

@@ -244,7 +244,11 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool, 
 		last = s.Locs[i].PCStart
 		nkept++
 	}
-	out := make([]model.Loc, 0, nkept+len(add))
+	spare := 0
+	if gl != nil {
+		spare = gl.spareLocs
+	}
+	out := make([]model.Loc, 0, nkept+len(add)+spare)
 	if !sorted {
 		for i := range s.Locs {
 			if !drop[i] {
@@ -516,6 +520,11 @@ type globalSet struct {
 	// scanned[f]: reads[f] are function f's reads (the tagger's).
 	scanned []bool
 	reads   [][]globalRead
+
+	// spareLocs is room narrowGlobals leaves in its copy of the Locs for
+	// those added after it (the walks, D118): an append past the copy's
+	// capacity would copy every Loc once more, at the load's peak.
+	spareLocs int
 }
 
 // globalRead is an instruction at pc reading memory at ea, inside a

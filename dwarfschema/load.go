@@ -157,6 +157,9 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	}
 	ph.end("tags")
 	debug.FreeOSMemory() // the tagger's garbage, before narrowGlobals' copy of the Locs
+	for _, w := range walks {
+		gl.spareLocs += len(w.W.Ranges)
+	}
 	narrowGlobals(s, ef, keep, gl)
 	dropReplaced(s, l.replaced)
 	ph.end("narrow")

@@ -37,12 +37,8 @@ import (
 // decided to call it.
 func (a *Analyzer) leafCallers(fns []Function, drivers []bool) {
 	c := &a.stk
-	row := make(map[int32]int, len(fns))
-	for i := range fns {
-		row[a.funcIdx[fns[i].Key]] = i
-	}
-	type pair struct{ ia, id int }
-	var pairs []pair
+	row := a.rowOf(fns)
+	var pairs []placePair
 	for id := range fns {
 		fd := &fns[id]
 		if fd.Source != SourceHist || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
@@ -55,11 +51,7 @@ func (a *Analyzer) leafCallers(fns []Function, drivers []bool) {
 		if a.selfSlow(D) < SoleCallee*c.on[D] {
 			continue // a program function runs under it
 		}
-		var lib float64
-		for _, v := range fd.Via {
-			lib += v.Share
-		}
-		if lib > 1-SoleCallee {
+		if libraryShare(fd) > 1-SoleCallee {
 			continue // a library function carries its cost
 		}
 		best := -1
@@ -78,26 +70,12 @@ func (a *Analyzer) leafCallers(fns []Function, drivers []bool) {
 			}
 		}
 		if best >= 0 {
-			pairs = append(pairs, pair{best, id})
+			pairs = append(pairs, placePair{best, id})
 		}
 	}
-	// The costliest callee first: a caller of several such leaves takes
-	// the largest cost.
-	slices.SortFunc(pairs, func(x, y pair) int {
-		return cmp.Or(cmp.Compare(fns[y.id].Calibrated, fns[x.id].Calibrated), cmp.Compare(x.id, y.id))
-	})
-	for _, p := range pairs {
-		hi, lo := fns[p.id].Calibrated, fns[p.ia].Calibrated
-		if hi < lo || hi <= 0 {
-			continue // the caller already ranks above
-		}
-		if lo == hi {
-			lo = math.Nextafter(hi, 0)
-		}
-		fns[p.ia].Calibrated, fns[p.id].Calibrated = hi, lo
-		fns[p.ia].Placed = "in the place of " + fns[p.id].Name + ", which holds no variable, has no loop and calls nothing, and which its loop called (D74)"
-		fns[p.id].Placed = "in the place of its caller " + fns[p.ia].Name + ", whose loop called it (D74)"
-	}
+	swapPlaces(fns, pairs,
+		", which holds no variable, has no loop and calls nothing, and which its loop called (D74)",
+		"in the place of its caller ", ", whose loop called it (D74)")
 }
 
 // hasLoop reports whether function f has a variable tagged loop in its
@@ -149,14 +127,10 @@ func (c *stackCover) callersOf(D int) map[int]float64 {
 // hand the loop's place on to the caller that decided to run it.
 
 // inlinedLeaves applies D133 (see above) to fns.
-func (a *Analyzer) inlinedLeaves(fns []Function, drivers []bool) {
+func (a *Analyzer) inlinedLeaves(fns []Function) {
 	c := &a.stk
-	row := make(map[int32]int, len(fns))
-	for i := range fns {
-		row[a.funcIdx[fns[i].Key]] = i
-	}
-	type pair struct{ ia, id int }
-	var pairs []pair
+	row := a.rowOf(fns)
+	var pairs []placePair
 	for id := range fns {
 		fd := &fns[id]
 		if fd.Calibrated <= 0 {
@@ -178,24 +152,12 @@ func (a *Analyzer) inlinedLeaves(fns []Function, drivers []bool) {
 			best = ia
 		}
 		if best >= 0 {
-			pairs = append(pairs, pair{best, id})
+			pairs = append(pairs, placePair{best, id})
 		}
 	}
-	slices.SortFunc(pairs, func(x, y pair) int {
-		return cmp.Or(cmp.Compare(fns[y.id].Calibrated, fns[x.id].Calibrated), cmp.Compare(x.id, y.id))
-	})
-	for _, p := range pairs {
-		hi, lo := fns[p.id].Calibrated, fns[p.ia].Calibrated
-		if hi < lo || hi <= 0 {
-			continue // the loop already ranks above
-		}
-		if lo == hi {
-			lo = math.Nextafter(hi, 0)
-		}
-		fns[p.ia].Calibrated, fns[p.id].Calibrated = hi, lo
-		fns[p.ia].Placed = "in the place of " + fns[p.id].Name + ", inlined into its loop with no loop and no call of its own (D133)"
-		fns[p.id].Placed = "in the place of " + fns[p.ia].Name + ", whose loop it is inlined into (D133)"
-	}
+	swapPlaces(fns, pairs,
+		", inlined into its loop with no loop and no call of its own (D133)",
+		"in the place of ", ", whose loop it is inlined into (D133)")
 }
 
 // A callee whose work is a library call (method.md §7, decision D123). A
@@ -216,12 +178,8 @@ func (a *Analyzer) inlinedLeaves(fns []Function, drivers []bool) {
 // libraryCallers applies D123 (see above) to fns.
 func (a *Analyzer) libraryCallers(fns []Function, drivers []bool) {
 	c := &a.stk
-	row := make(map[int32]int, len(fns))
-	for i := range fns {
-		row[a.funcIdx[fns[i].Key]] = i
-	}
-	type pair struct{ ia, id int }
-	var pairs []pair
+	row := a.rowOf(fns)
+	var pairs []placePair
 	for id := range fns {
 		fd := &fns[id]
 		if fd.Source != SourceHist || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
@@ -245,24 +203,12 @@ func (a *Analyzer) libraryCallers(fns []Function, drivers []bool) {
 			best = ia
 		}
 		if best >= 0 {
-			pairs = append(pairs, pair{best, id})
+			pairs = append(pairs, placePair{best, id})
 		}
 	}
-	slices.SortFunc(pairs, func(x, y pair) int {
-		return cmp.Or(cmp.Compare(fns[y.id].Calibrated, fns[x.id].Calibrated), cmp.Compare(x.id, y.id))
-	})
-	for _, p := range pairs {
-		hi, lo := fns[p.id].Calibrated, fns[p.ia].Calibrated
-		if hi < lo || hi <= 0 {
-			continue // the caller already ranks above
-		}
-		if lo == hi {
-			lo = math.Nextafter(hi, 0)
-		}
-		fns[p.ia].Calibrated, fns[p.id].Calibrated = hi, lo
-		fns[p.ia].Placed = "in the place of " + fns[p.id].Name + ", which holds no variable and whose time is a library call it made with what this function gave it (D123)"
-		fns[p.id].Placed = "in the place of its caller " + fns[p.ia].Name + ", which made the library call that is its time (D123)"
-	}
+	swapPlaces(fns, pairs,
+		", which holds no variable and whose time is a library call it made with what this function gave it (D123)",
+		"in the place of its caller ", ", which made the library call that is its time (D123)")
 }
 
 // libraryShare is the share of fn's PC cost that library functions
@@ -286,4 +232,42 @@ func (c *stackCover) directCallersOf(D int) map[int]float64 {
 		}
 	}
 	return out
+}
+
+// rowOf maps each function index of the analysis to its row in fns.
+func (a *Analyzer) rowOf(fns []Function) map[int32]int {
+	row := make(map[int32]int, len(fns))
+	for i := range fns {
+		row[a.funcIdx[fns[i].Key]] = i
+	}
+	return row
+}
+
+// placePair is a swap of places: ia (the caller or the enclosing loop)
+// takes the place of id (the callee) and id takes ia's.
+type placePair struct{ ia, id int }
+
+// swapPlaces makes the swaps of D74, D123 and D133, the costliest callee
+// first (a caller of several takes the largest cost): the caller takes
+// the callee's calibrated cost if it is larger, and the callee takes the
+// caller's, just below it when the two are equal. A pair whose caller
+// already ranks above is left. The callee's Placed is calleeWas + the
+// caller's name + calleeWhy; the caller's, "in the place of " + the
+// callee's name + callerWhy.
+func swapPlaces(fns []Function, pairs []placePair, callerWhy, calleeWas, calleeWhy string) {
+	slices.SortFunc(pairs, func(x, y placePair) int {
+		return cmp.Or(cmp.Compare(fns[y.id].Calibrated, fns[x.id].Calibrated), cmp.Compare(x.id, y.id))
+	})
+	for _, p := range pairs {
+		hi, lo := fns[p.id].Calibrated, fns[p.ia].Calibrated
+		if hi < lo || hi <= 0 {
+			continue // the caller already ranks above
+		}
+		if lo == hi {
+			lo = math.Nextafter(hi, 0)
+		}
+		fns[p.ia].Calibrated, fns[p.id].Calibrated = hi, lo
+		fns[p.ia].Placed = "in the place of " + fns[p.id].Name + callerWhy
+		fns[p.id].Placed = calleeWas + fns[p.ia].Name + calleeWhy
+	}
 }

@@ -241,8 +241,8 @@ func (a *Analyzer) Result() *Result {
 	}
 	a.markVerdicts(res) // passing.go
 	a.mergingCallers(res.Functions, drivers)
-	a.leafCallers(res.Functions, drivers)   // leafcall.go, D74
-	a.inlinedLeaves(res.Functions, drivers) // leafcall.go, D133
+	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
+	a.inlinedLeaves(res.Functions)        // leafcall.go, D133
 	a.callerDecides(res.Functions, drivers, len(buggy))
 	a.libraryCallers(res.Functions, drivers) // leafcall.go, D123
 	a.presentCallers(res.Functions, drivers) // presence.go, D60

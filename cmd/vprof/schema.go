@@ -41,7 +41,10 @@ sampled and not listed (--all lists them too). A variable named
 <walk@LINE> is no source variable: the cursor of a loop over a linked
 structure (a list, a chain, a tree) that the compiler keeps in a
 register no variable of the function names, sampled in that register
-over the loop (docs/method.md D118).
+over the loop (docs/method.md D118). A struct global, a struct local
+and a pointer to a struct give up to 16 of their scalar fields
+(pool.n_free, this->pending): those the function's code reads or writes
+first, then the others in declaration order (D130; --no-fields: none).
 
 --metadata prints instead where each variable lives over each range of
 code: pc_start pc_end variable location offset size basic_type_ptr.

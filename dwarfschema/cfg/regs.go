@@ -75,6 +75,18 @@ func dwarfToCell(n int) int {
 	return noCell
 }
 
+// cellToDwarf maps a general register's cell to its x86-64 DWARF number
+// (dwarfToCell's inverse on rax-r15); -1 for any other cell.
+func cellToDwarf(c int) int {
+	switch {
+	case c >= 0 && c < 8:
+		return [8]int{0, 2, 1, 3, 7, 6, 4, 5}[c]
+	case c >= 8 && c < 16:
+		return c
+	}
+	return -1
+}
+
 // Argument registers of the System V calling convention, and the registers
 // a call clobbers.
 var (

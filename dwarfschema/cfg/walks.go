@@ -112,7 +112,8 @@ func (a *Analyzer) findWalks() {
 				if in.Op == x86asm.CPUID || in.Op == x86asm.RDTSC || in.Op == x86asm.RDTSCP || in.Op == x86asm.SYSCALL {
 					other |= 1<<cellRAX | 1<<cellRCX | 1<<cellRDX | 1<<cellRBX | 1<<cellR11
 				}
-				if isStringOp(in.Op) {
+				if u.class == cString || u.class == cStrCmp {
+					// String instructions step rsi, rdi and (rep) rcx implicitly.
 					other |= 1<<cellRSI | 1<<cellRDI | 1<<cellRCX
 				}
 			}
@@ -181,31 +182,6 @@ func (a *Analyzer) instPC(i int32) uint64 {
 	}
 	last := &a.g.Insts[len(a.g.Insts)-1]
 	return last.PC + uint64(max(last.Len, 1))
-}
-
-// isStringOp reports the string instructions, which step rsi, rdi and
-// (with a rep prefix) rcx implicitly.
-func isStringOp(op x86asm.Op) bool {
-	switch op {
-	case x86asm.MOVSB, x86asm.MOVSW, x86asm.MOVSD, x86asm.MOVSQ,
-		x86asm.STOSB, x86asm.STOSW, x86asm.STOSD, x86asm.STOSQ,
-		x86asm.LODSB, x86asm.LODSW, x86asm.LODSD, x86asm.LODSQ,
-		x86asm.CMPSB, x86asm.CMPSW, x86asm.CMPSD, x86asm.CMPSQ,
-		x86asm.SCASB, x86asm.SCASW, x86asm.SCASD, x86asm.SCASQ:
-		return true
-	}
-	return false
-}
-
-// cellToDwarf maps a general register's cell to its x86-64 DWARF number.
-func cellToDwarf(c int) int {
-	switch {
-	case c >= 0 && c < 8:
-		return [8]int{0, 2, 1, 3, 7, 6, 4, 5}[c]
-	case c >= 8 && c < 16:
-		return c
-	}
-	return -1
 }
 
 // Walks returns the walks that the last Analyze found (findWalks). The

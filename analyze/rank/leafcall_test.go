@@ -164,13 +164,17 @@ func TestLibraryWalk(t *testing.T) {
 		flag bool // the condition takes new values when slow (a setting: two of them)
 		mode bool // ... and its normal values, half of the time
 		arg  bool // the number is p's pointee (args), not flag (cond)
+		two  bool // the normal values, then two new ones for good, in turn
 		want string
 	}{
-		{"an argument that grew, the walk the library's", true, false, false, true, PatternScalability},
-		{"an end that grew, the walk the library's", true, false, false, false, PatternScalability},
-		{"an end that grew, the walk its own", false, false, false, false, PatternWrong},
-		{"a flag set, the walk the library's", true, true, false, false, PatternWrong},
-		{"a mode set half of the time, the walk the library's", true, true, true, false, PatternWrong},
+		{"an argument that grew, the walk the library's", true, false, false, true, false, PatternScalability},
+		{"an end that grew, the walk the library's", true, false, false, false, false, PatternScalability},
+		{"an end that grew, the walk its own", false, false, false, false, false, PatternWrong},
+		{"a flag set, the walk the library's", true, true, false, false, false, PatternWrong},
+		{"a mode set half of the time, the walk the library's", true, true, true, false, false, PatternWrong},
+		// Only the bound of three distinct values above the normal ones
+		// tells this one from a number that grew.
+		{"a setting moved twice, the walk the library's", true, false, false, false, true, PatternWrong},
 	} {
 		a := New(DefaultOptions())
 		var normal, buggy []ev
@@ -209,6 +213,16 @@ func TestLibraryWalk(t *testing.T) {
 				}
 			} else if c.mode {
 				end = int64(10 + i%10)
+			}
+			if c.two {
+				switch {
+				case i < 200:
+					end = int64(10 + i%10)
+				case i < 250:
+					end = 500
+				default:
+					end = 501
+				}
 			}
 			add(&buggy, i, end)
 		}

@@ -151,6 +151,11 @@ type varInfo struct {
 	// derefOf: for a field behind a pointer (model.Field.Deref), the
 	// pointer's variable + 1; 0 otherwise (decision D80).
 	derefOf int32
+	// given: for a pointer parameter or a field behind one, what it is
+	// whatever its function or name: the parameter's type, then the
+	// offset of each field on the way ("T *->8"); "" for any other
+	// variable (handon.go, decision D135).
+	given string
 
 	abLast    [numDims]abKey // cache of the last abnormal counter used
 	abLastIdx [numDims]int32 // its index + 1
@@ -221,6 +226,12 @@ type Analyzer struct {
 	stk       stackCover // buggy runs
 	stkNormal stackCover // normal runs
 	grpCount  []int32    // per variable: scratch of Run.flushValues, zero between blocks
+
+	// Per function (handon.go, D135): the given paths of its variables
+	// that went wrong, and whether every variable of it that went wrong
+	// has one (a struct pointer parameter or a field behind one).
+	handed     [][]string
+	handedOnly []bool
 
 	// Per function (echo.go, D43): its only anomalies are durations and
 	// deltas of values found normal; no parameter of it went wrong.
@@ -521,6 +532,11 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 		}
 		if f, p := oi.varMap[i], oi.varMap[v.Field.Of]; f >= 0 && p >= 0 {
 			a.vars[f].derefOf = p + 1
+		}
+	}
+	for i := range s.Vars {
+		if f := oi.varMap[i]; f >= 0 && a.vars[f].given == "" {
+			a.vars[f].given = givenPath(s, &s.Vars[i])
 		}
 	}
 	if key != "" {

@@ -481,6 +481,7 @@ func (r *Recorder) run() (res *Result, err error) {
 	// value of the thread that forks it. Raising the priority needs
 	// CAP_SYS_NICE (or root); without it the nice value stays as it is.
 	unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), tracerNice)
+	blockPreemptSignal() // after the launch: see there
 	r.loop()
 	return r.finish()
 }

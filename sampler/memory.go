@@ -19,6 +19,9 @@ type stackMem struct {
 	misses int        // reads outside the window (each one a system call)
 	faults int        // reads that failed
 	snap   *snapState // a perf sample's copy, read later (perfmem.go); nil: a stopped thread's
+	// static answers a perf sample's reads of the program's static data
+	// from the drain's copies of their pages (staticpages.go)
+	static *staticPages
 	one    [8]byte
 	iov    [1]unix.Iovec
 	riov   [1]unix.RemoteIovec
@@ -68,6 +71,12 @@ func (m *stackMem) Read(addr uint64, size int) (uint64, bool) {
 		if m.snapRefuse(addr, size) {
 			return 0, false
 		}
+		if v, readable, ok := m.static.read(m.pid, addr, size); ok {
+			if !readable {
+				m.faults++
+			}
+			return v, readable
+		}
 	} else {
 		m.misses++
 	}
@@ -110,14 +119,21 @@ type batch struct {
 	sLocal []unix.Iovec
 	sRem   []unix.RemoteIovec
 	sBuf   []byte
+	live   []int32 // the span each iovec of sLocal, sRem reads
+
+	// static, while the perf sampler drains its rings, answers reads of
+	// the program's static data from one copy of their page per drain
+	// (staticpages.go); nil otherwise.
+	static *staticPages
 }
 
 // span is a range of one page holding one or more reads, and where its
-// bytes land in sBuf.
+// bytes land: in sBuf at off, or in a drain's copy of the page.
 type span struct {
-	lo  uint64
-	off int
-	ok  bool
+	lo   uint64
+	off  int
+	ok   bool
+	page *staticPage // the page's copy (b.static), read whole by this batch if its state is 0
 }
 
 const iovMax = 1024
@@ -167,7 +183,7 @@ func (b *batch) run(pid int) {
 	if len(b.remote) == 0 {
 		return
 	}
-	b.coalesce()
+	b.coalesce(pid)
 	i := 0
 	for i < len(b.sLocal) {
 		b.calls++
@@ -180,7 +196,7 @@ func (b *batch) run(pid int) {
 			break // process gone (ESRCH) or not permitted: all fail
 		}
 		for i < len(b.sLocal) && n >= int(b.sRem[i].Len) {
-			b.spans[i].ok = true
+			b.spans[b.live[i]].ok = true
 			n -= int(b.sRem[i].Len)
 			i++
 		}
@@ -188,20 +204,38 @@ func (b *batch) run(pid int) {
 			i++ // span i faulted part-way
 		}
 	}
+	for _, si := range b.live {
+		// Pages copied by this batch: known now, for the next reads.
+		if sp := &b.spans[si]; sp.page != nil {
+			sp.page.state = -1
+			if sp.ok {
+				sp.page.state = 1
+			}
+			b.static.copied++
+		}
+	}
 	for k := range b.remote {
 		sp := &b.spans[b.spanOf[k]]
 		if !sp.ok {
 			continue
 		}
-		at := sp.off + int(uint64(b.remote[k].Base)-sp.lo)
-		copy(b.arena[b.off[k]:b.off[k]+b.remote[k].Len], b.sBuf[at:])
+		var src []byte
+		if sp.page != nil {
+			src = sp.page.bytes(uint64(b.remote[k].Base), b.remote[k].Len)
+		} else {
+			src = b.sBuf[sp.off+int(uint64(b.remote[k].Base)-sp.lo):]
+		}
+		copy(b.arena[b.off[k]:b.off[k]+b.remote[k].Len], src)
 		b.ok[k] = true
 	}
 }
 
-// coalesce groups the queued reads into spans, one per page read (a read
-// that crosses a page boundary is a span of its own).
-func (b *batch) coalesce() {
+// coalesce groups the queued reads of process pid into spans, one per
+// page read (a read that crosses a page boundary is a span of its own),
+// and lists in sLocal, sRem the reads to make: the spans, but for those
+// a drain's copy of their page answers (b.static), whose page is read
+// whole instead when it has not been copied yet.
+func (b *batch) coalesce(pid int) {
 	n := len(b.remote)
 	b.order = b.order[:0]
 	for k := 0; k < n; k++ {
@@ -221,7 +255,7 @@ func (b *batch) coalesce() {
 		b.spanOf = make([]int32, n)
 	}
 	b.spanOf = b.spanOf[:n]
-	b.spans, b.sLocal, b.sRem = b.spans[:0], b.sLocal[:0], b.sRem[:0]
+	b.spans, b.sLocal, b.sRem, b.live = b.spans[:0], b.sLocal[:0], b.sRem[:0], b.live[:0]
 	const page = 4096
 	used := 0
 	for k := 0; k < n; {
@@ -242,6 +276,17 @@ func (b *batch) coalesce() {
 		for m := k; m < j; m++ {
 			b.spanOf[b.order[m]] = int32(len(b.spans))
 		}
+		if e := b.static.page(pid, lo, int(hi-lo)); e != nil {
+			if e.state != 0 {
+				b.static.answered++
+			} else {
+				b.live = append(b.live, int32(len(b.spans)))
+				b.sRem = append(b.sRem, unix.RemoteIovec{Base: uintptr(e.addr), Len: staticPageSize})
+			}
+			b.spans = append(b.spans, span{lo: lo, ok: e.state > 0, page: e})
+			k = j
+			continue
+		}
 		size := int(hi - lo)
 		if used+size > len(b.sBuf) {
 			// Grown for the largest batch met; its spans are re-pointed
@@ -250,13 +295,20 @@ func (b *batch) coalesce() {
 			copy(nb, b.sBuf[:used])
 			b.sBuf = nb
 		}
+		b.live = append(b.live, int32(len(b.spans)))
 		b.spans = append(b.spans, span{lo: lo, off: used})
 		b.sRem = append(b.sRem, unix.RemoteIovec{Base: uintptr(lo), Len: size})
 		used += size
 		k = j
 	}
-	for i := range b.spans {
-		v := unix.Iovec{Base: &b.sBuf[b.spans[i].off]}
+	for i, si := range b.live {
+		sp := &b.spans[si]
+		var v unix.Iovec
+		if sp.page != nil {
+			v.Base = &sp.page.buf[0]
+		} else {
+			v.Base = &b.sBuf[sp.off]
+		}
 		v.SetLen(int(b.sRem[i].Len))
 		b.sLocal = append(b.sLocal, v)
 	}

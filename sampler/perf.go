@@ -73,6 +73,7 @@ type perfBackend struct {
 	globalsRead []*process
 	cap         *capture
 	snap        snapState
+	static      staticPages     // a drain's copies of static data pages
 	why         map[string]bool // open failures already warned about
 }
 
@@ -562,6 +563,8 @@ func (sm *sampling) perfDrain() {
 	s := &sm.steps
 	t0, staged := sm.now(), s.Ring+s.Globals+s.Unwind+s.Values+s.Write
 	pb.globalsRead = pb.globalsRead[:0]
+	pb.static.begin()
+	sm.batch.static = &pb.static
 	for _, g := range pb.rings {
 		g.head = atomic.LoadUint64(&g.page.Data_head)
 		g.next()
@@ -579,6 +582,9 @@ func (sm *sampling) perfDrain() {
 		sm.perfRecord(&best.rec)
 		best.next()
 	}
+	pb.static.end()
+	sm.batch.static = nil
+	s.StaticPages, s.StaticReads = pb.static.copied, pb.static.answered
 	for _, g := range pb.rings {
 		atomic.StoreUint64(&g.page.Data_tail, g.tail)
 		if g.bad > 0 {
@@ -692,6 +698,8 @@ func (sm *sampling) perfSample(rec *perfRecord) {
 	c.regs.Valid, c.regs.Weak = 1<<17-1, 0
 	c.hasFP = false // the kernel does not dump SSE registers for user-space sampling
 	c.mem.snapshot(t.proc.pid, c.regs.SP(), rec.stack, uint64(len(rec.stack)) == rec.asked, &pb.snap)
+	c.mem.static = &pb.static
+	pb.static.use(t.proc)
 	when := int64(rec.time) - sm.monoBase
 	tick := uint64(max(when, 0)/int64(sm.cfg.Interval)) + 1
 	pt := t.perf

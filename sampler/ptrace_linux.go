@@ -117,3 +117,18 @@ func regsFromPtrace(p *unix.PtraceRegs, r *unwind.Regs) {
 	}
 	r.Valid = 1<<17 - 1
 }
+
+// blockPreemptSignal blocks SIGURG, the Go runtime's asynchronous
+// preemption signal, on the calling thread: the tracer's, once the
+// program is launched (a child forked from this thread would inherit the
+// mask through exec). The tracer goroutine never parks, so the runtime
+// preempts it every 10 ms; the signal cut its 2 ms sleep short, a wake-up
+// with nothing to do before the preemption it announced. Blocked, the
+// signal stays pending (the runtime sends no other while it is) and the
+// preemption happens at the goroutine's next function call, as a
+// synchronous one: after the sleep, which is at most 2 ms.
+func blockPreemptSignal() error {
+	var set unix.Sigset_t
+	set.Val[(unix.SIGURG-1)/64] |= 1 << ((uint(unix.SIGURG) - 1) % 64)
+	return unix.PthreadSigmask(unix.SIG_BLOCK, &set, nil)
+}

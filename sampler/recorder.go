@@ -133,6 +133,9 @@ type StepStats struct {
 	Poll      time.Duration // draining the rings besides their samples: heads, merge by time, tails
 	Lag       time.Duration // from the sample to the end of its processing (globals and heap are read then)
 	MaxLag    time.Duration
+	// Reads of the program's static data while draining (staticpages.go):
+	StaticPages uint64 // pages copied whole, once per drain
+	StaticReads uint64 // reads answered from those copies without a system call
 }
 
 // LaunchStats is where the wall time went while vprof launched the
@@ -478,6 +481,7 @@ func (r *Recorder) run() (res *Result, err error) {
 	// value of the thread that forks it. Raising the priority needs
 	// CAP_SYS_NICE (or root); without it the nice value stays as it is.
 	unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), tracerNice)
+	blockPreemptSignal() // after the launch: see there
 	r.loop()
 	return r.finish()
 }

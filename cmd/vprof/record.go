@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -198,7 +199,14 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "vprof record: the program runs on; waiting for it to exit")
 	}
 	limitProcs()
+	stopProfiles, err := startProfiles(os.Getenv(cpuProfileEnv), os.Getenv(memProfileEnv))
+	if err != nil {
+		return err
+	}
 	res, err := sampler.Record(cfg)
+	if perr := stopProfiles(); perr != nil {
+		fmt.Fprintf(stderr, "vprof record: warning: %v\n", perr)
+	}
 	if path := os.Getenv(resultEnv); path != "" && res != nil {
 		if werr := writeResult(path, res); werr != nil {
 			fmt.Fprintf(stderr, "vprof record: warning: %s: %v\n", resultEnv, werr)
@@ -388,6 +396,50 @@ func perSecond(d, el time.Duration) float64 {
 // prints beside its timing of the whole command. Not for users: the
 // summary on standard error says the same in words.
 const resultEnv = "VPROF_RESULT_JSON"
+
+// cpuProfileEnv and memProfileEnv name files that vprof record writes its
+// own Go CPU profile and allocation profile to (go tool pprof reads them),
+// for whoever works on the recorder's cost (docs/benchmarks.md, "Sampler").
+// Not for users.
+const (
+	cpuProfileEnv = "VPROF_CPUPROFILE"
+	memProfileEnv = "VPROF_MEMPROFILE"
+)
+
+// startProfiles starts the CPU profile to cpuPath and the allocation
+// profile to memPath (each "" for none); stop writes and closes them.
+func startProfiles(cpuPath, memPath string) (stop func() error, err error) {
+	var cpu *os.File
+	if cpuPath != "" {
+		if cpu, err = os.Create(cpuPath); err != nil {
+			return nil, fmt.Errorf("%s: %w", cpuProfileEnv, err)
+		}
+		if err := pprof.StartCPUProfile(cpu); err != nil {
+			cpu.Close()
+			return nil, fmt.Errorf("%s: %w", cpuProfileEnv, err)
+		}
+	}
+	if memPath != "" {
+		runtime.MemProfileRate = 512 // every allocation of the sampling path shows
+	}
+	return func() error {
+		var errs []error
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			errs = append(errs, cpu.Close())
+		}
+		if memPath != "" {
+			f, err := os.Create(memPath)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+				errs = append(errs, err, f.Close())
+			} else {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}, nil
+}
 
 func writeResult(path string, res *sampler.Result) error {
 	b, err := json.Marshal(res)

@@ -686,6 +686,8 @@ func steps(w io.Writer, name string, ms, plain []measure) (perSample, share, lag
 		s.Write += r.Write
 		s.Stopped += r.Stopped
 		s.Lag += r.Lag
+		s.StaticPages += r.StaticPages
+		s.StaticReads += r.StaticReads
 		s.MaxLag = max(s.MaxLag, r.MaxLag)
 		samples += m.samples
 		lost += m.lost
@@ -724,11 +726,20 @@ func steps(w io.Writer, name string, ms, plain []measure) (perSample, share, lag
 	fmt.Fprintf(w, "  globals %6.1f  (%.1f µs per read, once per process per drain or tick)\n", us(s.Globals, n), us(s.Globals, s.GlobalReads))
 	fmt.Fprintf(w, "  unwind  %6.1f  (CFI, cached)\n", us(s.Unwind, n))
 	fmt.Fprintf(w, "  values  %6.1f  (locations, batched reads, fields behind pointers)\n", us(s.Values, n))
+	if s.StaticPages > 0 {
+		fmt.Fprintf(w, "          (static data: %.2f pages copied and %.2f reads answered from the copies per sample)\n",
+			float64(s.StaticPages)/float64(n), float64(s.StaticReads)/float64(n))
+	}
 	fmt.Fprintf(w, "  write   %6.1f  (encoding into the profile)\n", us(s.Write, n))
 	fmt.Fprintf(w, "  other   %6.1f  (vprof's CPU time outside those: waking up, tracee events, flushes, the Go runtime)\n",
 		us(max(tracer-staged, 0), n))
 	perSample = us(tracer, n)
 	fmt.Fprintf(w, "  = vprof's CPU %.1f per sample after start-up (start-up %.0f ms per run)\n", perSample, float64(setup.Milliseconds())/float64(len(ms)))
+	if s.Perf > 0 {
+		if perDrain, perRec, ok := drainFit(ms); ok {
+			fmt.Fprintf(w, "    fitted over the runs: %.1f per drain + %.1f per sample (least squares, no intercept)\n", perDrain, perRec)
+		}
+	}
 	if target > 0 {
 		share = (tracer + setup).Seconds() / target.Seconds()
 		fmt.Fprintf(w, "  vprof's CPU time is %.2f%% of the program's\n", 100*share)
@@ -740,6 +751,31 @@ func steps(w io.Writer, name string, ms, plain []measure) (perSample, share, lag
 		fmt.Fprintf(w, "  held stopped %.1f per sample\n", us(s.Stopped, s.Full))
 	}
 	return perSample, share, lagMS
+}
+
+// drainFit splits vprof's CPU time after start-up in the runs of the perf
+// sampler into a cost per drain (waking up every 2 ms, the Go runtime
+// around it) and a cost per sample, in µs, by least squares over the
+// runs: the samples per drain vary from run to run with the CPU share the
+// program gets, which moves the mean cost per sample; the split does not.
+// ok is false when the runs do not tell the two apart (the same samples
+// per drain in every run, or noise larger than their spread).
+func drainFit(ms []measure) (perDrain, perSample float64, ok bool) {
+	var dd, ds, ss, dc, sc float64
+	for _, m := range ms {
+		d := float64(m.res.Steps.Drains)
+		n := float64(m.res.Steps.Perf - m.res.Steps.Dropped)
+		c := float64((m.res.TracerCPU - m.res.SetupCPU).Nanoseconds()) / 1e3
+		dd, ds, ss, dc, sc = dd+d*d, ds+d*n, ss+n*n, dc+d*c, sc+n*c
+	}
+	det := dd*ss - ds*ds
+	if len(ms) < 3 || det <= 1e-6*dd*ss {
+		return 0, 0, false
+	}
+	perDrain, perSample = (dc*ss-sc*ds)/det, (sc*dd-dc*ds)/det
+	// A negative cost is noise (a loaded machine) outweighing the spread
+	// of samples per drain: no split.
+	return perDrain, perSample, perDrain > 0 && perSample > 0
 }
 
 // summary prints the headline: every thread count's ratios side by side.

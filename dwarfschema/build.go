@@ -911,12 +911,12 @@ func keepVars(s *model.Schema, keep []bool) []model.VarID {
 		if !keep[i] {
 			continue
 		}
-		if v.Field != nil {
-			f := *v.Field
-			if f.Of >= 0 {
-				f.Of = newV[f.Of]
-			}
-			v.Field = &f
+		// Each field variable has a Field of its own (expandFields,
+		// useExtras rewrites them in place too): renumbered in place,
+		// not copied (a new Field per field at each call: 67,000 of
+		// Load's 405,000 allocations on redis-server).
+		if f := v.Field; f != nil && f.Of >= 0 {
+			f.Of = newV[f.Of]
 		}
 		vars = append(vars, v)
 	}

@@ -214,7 +214,7 @@ func dropReplaced(s *model.Schema, replaced []bool) {
 // loop->time at 0x220). It returns each old VarID's new one (keepVars),
 // nil if nothing was removed.
 func trimFields(s *model.Schema, read []bool, decl []int32) []model.VarID {
-	count := map[model.VarID]int{}
+	count := make([]int32, len(s.Vars)) // fields per struct or pointer
 	for i := range s.Vars {
 		if f := s.Vars[i].Field; f != nil && f.Of >= 0 {
 			count[f.Of]++

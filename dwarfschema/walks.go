@@ -65,17 +65,7 @@ func addWalks(s *model.Schema, walks []funcWalk, keep func(model.FuncID) bool) {
 	if len(walks) == 0 {
 		return
 	}
-	slices.SortFunc(walks, func(a, b funcWalk) int {
-		if x := cmp.Compare(a.F, b.F); x != 0 {
-			return x
-		}
-		if x := cmp.Compare(a.W.Reg, b.W.Reg); x != 0 {
-			return x
-		}
-		// The larger walk (a nesting one) first.
-		return cmp.Compare(b.W.Ranges[len(b.W.Ranges)-1].Hi-b.W.Ranges[0].Lo,
-			a.W.Ranges[len(a.W.Ranges)-1].Hi-a.W.Ranges[0].Lo)
-	})
+	slices.SortFunc(walks, compareWalks)
 	type nameKey struct {
 		f    model.FuncID
 		name string
@@ -127,6 +117,34 @@ func addWalks(s *model.Schema, walks []funcWalk, keep func(model.FuncID) bool) {
 		// By address only, stably: the other locations keep their order.
 		slices.SortStableFunc(s.Locs, func(a, b model.Loc) int { return cmp.Compare(a.PCStart, b.PCStart) })
 	}
+}
+
+// compareWalks orders walks by function, register, the larger walk (a
+// nesting one) first, then by their code and load, so that walks alike
+// in the first three are in one order whatever order the tagger's
+// workers gave them in (that order depends on which worker analysed
+// which function; with ties left to the sort, gold's table and the walks
+// kept as nested changed from one run to the next).
+func compareWalks(a, b funcWalk) int {
+	if x := cmp.Compare(a.F, b.F); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(a.W.Reg, b.W.Reg); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(b.W.Ranges[len(b.W.Ranges)-1].Hi-b.W.Ranges[0].Lo,
+		a.W.Ranges[len(a.W.Ranges)-1].Hi-a.W.Ranges[0].Lo); x != 0 {
+		return x
+	}
+	if x := slices.CompareFunc(a.W.Ranges, b.W.Ranges, func(x, y cfg.Range) int {
+		if c := cmp.Compare(x.Lo, y.Lo); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Hi, y.Hi)
+	}); x != 0 {
+		return x
+	}
+	return cmp.Compare(a.W.Load, b.W.Load)
 }
 
 // within reports whether every range of a lies inside one of b's (both

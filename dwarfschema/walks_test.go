@@ -1,9 +1,12 @@
 package dwarfschema
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vprof/vprof/dwarfschema/cfg"
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/testprogs"
 )
@@ -77,4 +80,83 @@ func TestWalkVariables(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAddWalksOrder: the walk variables do not depend on the order the
+// tagger's workers gave the walks in (which worker analysed which
+// function): walks of one function and register over code of one span
+// (a tie in the order addWalks needs) come out alike from every order,
+// including which of them is nested in another and dropped.
+func TestAddWalksOrder(t *testing.T) {
+	w := func(f int32, reg int16, load uint64, rs ...cfg.Range) funcWalk {
+		return funcWalk{F: f, W: cfg.Walk{Reg: reg, Load: load, Ranges: rs}}
+	}
+	cases := []struct {
+		name  string
+		walks []funcWalk
+		want  int // walk variables
+	}{
+		{"one span, two loads", []funcWalk{
+			w(0, 3, 0x108, cfg.Range{Lo: 0x100, Hi: 0x110}, cfg.Range{Lo: 0x120, Hi: 0x130}),
+			w(0, 3, 0x104, cfg.Range{Lo: 0x100, Hi: 0x110}, cfg.Range{Lo: 0x120, Hi: 0x130}),
+		}, 1},
+		{"one span, one inside the other", []funcWalk{
+			w(0, 3, 0x104, cfg.Range{Lo: 0x100, Hi: 0x130}),
+			w(0, 3, 0x108, cfg.Range{Lo: 0x100, Hi: 0x110}, cfg.Range{Lo: 0x120, Hi: 0x130}),
+		}, 2},
+		{"one span, apart", []funcWalk{
+			w(1, 0, 0x204, cfg.Range{Lo: 0x200, Hi: 0x208}, cfg.Range{Lo: 0x220, Hi: 0x230}),
+			w(1, 0, 0x214, cfg.Range{Lo: 0x200, Hi: 0x204}, cfg.Range{Lo: 0x210, Hi: 0x230}),
+			w(1, 0, 0x224, cfg.Range{Lo: 0x200, Hi: 0x202}, cfg.Range{Lo: 0x228, Hi: 0x230}),
+			w(0, 5, 0x104, cfg.Range{Lo: 0x100, Hi: 0x110}),
+		}, 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var first string
+			perm := make([]int, len(tc.walks))
+			for i := range perm {
+				perm[i] = i
+			}
+			for n := 0; ; n++ {
+				walks := make([]funcWalk, len(perm))
+				for i, p := range perm {
+					walks[i] = tc.walks[p]
+				}
+				s := &model.Schema{Funcs: make([]model.Func, 2)}
+				addWalks(s, walks, func(model.FuncID) bool { return true })
+				got := fmt.Sprintf("%+v %+v", s.Vars, s.Locs)
+				if n == 0 {
+					first = got
+					if len(s.Vars) != tc.want {
+						t.Fatalf("%d walk variables, want %d: %+v", len(s.Vars), tc.want, s.Vars)
+					}
+				} else if got != first {
+					t.Fatalf("order %v gives\n%s\nwant (order 0..n)\n%s", perm, got, first)
+				}
+				if !nextPerm(perm) {
+					break
+				}
+			}
+		})
+	}
+}
+
+// nextPerm steps p to its next permutation in lexical order; false after
+// the last.
+func nextPerm(p []int) bool {
+	i := len(p) - 2
+	for i >= 0 && p[i] >= p[i+1] {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	j := len(p) - 1
+	for p[j] <= p[i] {
+		j--
+	}
+	p[i], p[j] = p[j], p[i]
+	slices.Reverse(p[i+1:])
+	return true
 }

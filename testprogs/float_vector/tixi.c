@@ -1,4 +1,4 @@
-/* tixi.c of float_vector: the element writers of TIXI's API. */
+/* tixi.c of float_vector (TIXI-183): the element writers of TIXI's API. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

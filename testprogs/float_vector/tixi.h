@@ -1,4 +1,4 @@
-/* The document model of float_vector (see main.c): a TIXI document is a
+/* The document model of float_vector (TIXI-183, see main.c): a TIXI document is a
  * tree of elements; here a flat list of elements, each with its path and
  * text, is enough for the writer's cost. */
 #ifndef FLOAT_VECTOR_TIXI_H

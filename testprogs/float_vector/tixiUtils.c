@@ -1,4 +1,4 @@
-/* tixiUtils.c of float_vector: the string helpers of TIXI's writer. */
+/* tixiUtils.c of float_vector (TIXI-183): the string helpers of TIXI's writer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

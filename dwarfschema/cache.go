@@ -24,7 +24,7 @@ import (
 // whenever Load's output for the same binary and options changes (a new
 // field, another tagging rule): cached schemas of other versions are then
 // not used.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // cacheMagic starts every cache file; the version follows it.
 const cacheMagic = "vprof schema cache "
@@ -82,7 +82,7 @@ type cacheHeader struct {
 // schemaFormat is the encoding of a schema file's body: 2, the schema's
 // JSON without its Locs and Lines, then those in binary (cacheBody);
 // 0 (before), all JSON.
-const schemaFormat = 2
+const schemaFormat = 3
 
 // vprofBuild is the Go build ID of the running executable (its
 // .note.go.buildid), "" where it cannot be read: then SchemaVersion alone
@@ -126,6 +126,9 @@ func optionsKey(opt Options) string {
 		b.WriteString("debugdir=" + strconv.Quote(d) + "\n")
 	}
 	fmt.Fprintf(&b, "all=%v\nnofields=%v\n", opt.All, opt.NoFields)
+	if opt.StrLens {
+		b.WriteString("strlens=true\n")
+	}
 	return b.String()
 }
 

@@ -95,6 +95,9 @@ func encodeSchemaBody(s *model.Schema) ([]byte, error) {
 		if l.BasicTypePtr {
 			flags = 1
 		}
+		if l.StrLen {
+			flags |= 2
+		}
 		b = append(b, byte(l.Kind), flags)
 		b = binary.AppendVarint(b, int64(l.Reg))
 		b = binary.AppendVarint(b, l.Offset)
@@ -340,11 +343,11 @@ func decodeSchemaBody(body []byte) (*model.Schema, error) {
 			l.PCStart = pc + uint64(r.varint("loc start"))
 			l.PCEnd = l.PCStart + uint64(r.varint("loc end"))
 			pc = l.PCStart
-			if len(r.b) < 2 || r.b[1] > 1 {
+			if len(r.b) < 2 || r.b[1] > 3 {
 				r.fail("loc kind")
 				break
 			}
-			l.Kind, l.BasicTypePtr = model.LocKind(r.b[0]), r.b[1] == 1
+			l.Kind, l.BasicTypePtr, l.StrLen = model.LocKind(r.b[0]), r.b[1]&1 != 0, r.b[1]&2 != 0
 			r.b = r.b[2:]
 			l.Reg = int16(r.varint("loc reg"))
 			l.Offset = r.varint("loc offset")

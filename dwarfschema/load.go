@@ -41,6 +41,10 @@ type Options struct {
 	// one hash each and nothing is read behind pointers, as before issue
 	// 14. For measuring what fields cost (make bench).
 	NoFields bool
+	// StrLens adds a string length variable for each monitored local or
+	// parameter of type pointer to char (method.md §2, decision D140:
+	// vprof record --strlen).
+	StrLens bool
 }
 
 // ErrNoDWARF is wrapped by Load's error for a binary without debugging
@@ -170,6 +174,9 @@ func Load(path string, opt Options) (*model.Schema, error) {
 		f := &s.Funcs[fn]
 		return opt.FuncRegex == nil || opt.FuncRegex.MatchString(f.Name) || opt.FuncRegex.MatchString(f.Display)
 	})
+	if opt.StrLens {
+		addStrLens(s)
+	}
 	return s, nil
 }
 

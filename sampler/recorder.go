@@ -41,6 +41,10 @@ type Config struct {
 	// NoFields samples no struct fields (dwarfschema.Options.NoFields):
 	// for measuring what they cost.
 	NoFields bool
+	// StrLens samples the length of the string each monitored local or
+	// parameter of type pointer to char points at, as a variable of its
+	// own (dwarfschema.Options.StrLens, method.md D140).
+	StrLens bool
 	// TailFrames restores, while recording, the frames that tail calls
 	// removed and reads their parameters' entry values there
 	// (tailframes.go, method.md §3). Without it the readers restore those
@@ -413,7 +417,7 @@ func newRecorder(cfg Config, sigs <-chan os.Signal) *Recorder {
 		byKey: map[string]*object{},
 		out:   &r.out,
 		opt: loadOptions{
-			schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars, NoFields: cfg.NoFields},
+			schema: dwarfschema.Options{Components: cfg.Components, FuncRegex: cfg.FuncRegex, All: cfg.AllVars, NoFields: cfg.NoFields, StrLens: cfg.StrLens},
 			cache:  &dwarfschema.Cache{Dir: cfg.SchemaCache, Warn: r.warn.warn},
 			warn:   r.warn.warn,
 			tails:  cfg.TailFrames,

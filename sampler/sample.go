@@ -48,6 +48,8 @@ type sampling struct {
 	pend     []pending
 	ptrs     []ptrRead
 	freads   []fieldRead
+	sreads   []strRead // string length variables being read (D140)
+	sbuf     []byte    // their bytes, model.StrLenBound
 	batch    *batch
 	stamp    uint32
 	eval     evaluator

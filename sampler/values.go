@@ -1,8 +1,11 @@
 package sampler
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
@@ -92,6 +95,9 @@ type pending struct {
 	// pointee of a pointer to a basic type
 	pkind model.Kind
 	psize int
+	// strlen: the value read is a pointer to char whose string's length
+	// is the variable's value (D140)
+	strlen bool
 }
 
 // Why a variable accessible at a PC gave no value.
@@ -113,6 +119,8 @@ type valueStats struct {
 	Unsupported      uint64 // expression the evaluator does not implement
 	Faulted          uint64 // memory read failed
 	Pointees         uint64 // pointees read
+	Strings          uint64 // string lengths read (D140; counted in Read too)
+	StringBytes      uint64 // bytes those reads copied
 	Fields           uint64 // fields behind pointers read (counted in Read too)
 	FieldsNull       uint64 // fields not read: their pointer was NULL
 	FieldsOver       uint64 // fields not read: past MaxFieldReads in one sample
@@ -328,6 +336,9 @@ func (sm *sampling) readLocals(p *process, frames []unwind.Frame) {
 			pd := pending{obj: o, v: loc.Var, kind: v.Kind, frame: uint8(i), slot: -1, size: size}
 			if loc.BasicTypePtr && v.Kind == model.KindPointer && v.PointeeKind != 0 {
 				pd.pkind, pd.psize = v.PointeeKind, int(v.PointeeSize)
+			}
+			if loc.StrLen {
+				pd.strlen, pd.kind, pd.size = true, model.KindPointer, 8
 			}
 			var addr uint64
 			switch loc.Kind {
@@ -577,6 +588,7 @@ func (sm *sampling) finishValues(pid int) {
 	}
 	sm.ptrs = sm.ptrs[:0]
 	sm.freads = sm.freads[:0]
+	sm.sreads = sm.sreads[:0]
 	nf := 0
 	for k := range sm.pend {
 		pd := &sm.pend[k]
@@ -585,6 +597,12 @@ func (sm *sampling) finishValues(pid int) {
 			continue
 		}
 		val := model.Value{Frame: pd.frame, Obj: pd.obj.id, Var: pd.v, Bits: normalise(pd.kind, b.bytesOf(pd.off, pd.size))}
+		if pd.strlen {
+			if val.Bits != 0 {
+				sm.sreads = append(sm.sreads, strRead{val: val})
+			}
+			continue // NULL: no string, no value
+		}
 		sm.values = append(sm.values, val)
 		sm.vstats.Read++
 		if pd.pkind != 0 && val.Bits != 0 && pd.psize > 0 && pd.psize <= maxScalar {
@@ -595,6 +613,73 @@ func (sm *sampling) finishValues(pid int) {
 		}
 	}
 	sm.readBehind(pid, &sm.values, true)
+	sm.readStrings(pid)
+}
+
+// strRead is a string length variable being read: val.Bits is the
+// pointer, the string's address.
+type strRead struct {
+	val model.Value
+}
+
+// readStrings appends, for each queued string length variable, the length
+// of the string at its pointer, up to model.StrLenBound: a first read to
+// the end of the pointer's page (a page is readable whole or not at all),
+// then, when no NUL was there, one read of the rest up to the bound. A
+// read that faults (a pointer to no string, or a string running into
+// unmapped memory) gives no value (Faulted). At most two system calls
+// per string, and only strings longer than their page's rest take the
+// second.
+func (sm *sampling) readStrings(pid int) {
+	if len(sm.sreads) == 0 {
+		return
+	}
+	if sm.sbuf == nil {
+		sm.sbuf = make([]byte, model.StrLenBound)
+	}
+	const page = 4096
+	for _, sr := range sm.sreads {
+		addr := sr.val.Bits
+		first := min(int(page-addr%page), model.StrLenBound)
+		n, ok := sm.readString(pid, addr, sm.sbuf[:first])
+		if !ok {
+			sm.vstats.Faulted++
+			continue
+		}
+		length := n
+		if n == first && first < model.StrLenBound {
+			m, ok := sm.readString(pid, addr+uint64(first), sm.sbuf[first:])
+			if !ok {
+				sm.vstats.Faulted++
+				continue
+			}
+			length += m
+		}
+		v := sr.val
+		v.Bits = uint64(length)
+		sm.values = append(sm.values, v)
+		sm.vstats.Read++
+		sm.vstats.Strings++
+	}
+}
+
+// readString reads len(buf) bytes at addr and returns the length of the
+// string there: the offset of the first NUL, or len(buf) when there is
+// none. A read that stops short (unmapped memory) counts when the bytes
+// it got hold the NUL.
+func (sm *sampling) readString(pid int, addr uint64, buf []byte) (int, bool) {
+	local := [1]unix.Iovec{{Base: &buf[0]}}
+	local[0].SetLen(len(buf))
+	remote := [1]unix.RemoteIovec{{Base: uintptr(addr), Len: len(buf)}}
+	n, err := readv(pid, local[:], remote[:])
+	if err != nil {
+		return 0, false
+	}
+	sm.vstats.StringBytes += uint64(n)
+	if k := bytes.IndexByte(buf[:n], 0); k >= 0 {
+		return k, true // a partial read that holds the end is enough
+	}
+	return len(buf), n == len(buf)
 }
 
 type ptrRead struct {

@@ -25,8 +25,12 @@ func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern
 	if lib := a.libraryWalk(fn); lib != "" {
 		switch {
 		case (pattern == PatternWrong || pattern == "") && best.R < a.opt.DefaultDiscount:
-			if vv := a.grewArgument(res, fn, best); vv != nil {
+			if vv := a.grewArgument(res, fn, best, false); vv != nil {
 				pattern, reason = PatternScalability, fmt.Sprintf("%s (%s) takes the normal values and larger ones (%s) while all of the function's time is its calls of %s: the walk is the library routine's, over more data (D124)", vv.Name, a.vars[vv.Var].tags, dimName(vv), lib)
+			}
+		case pattern == PatternMissing && best.R < a.opt.DefaultDiscount:
+			if vv := a.grewArgument(res, fn, best, true); vv != nil {
+				pattern, reason = PatternScalability, fmt.Sprintf("the string's length %s (%s) grew above the normal values (%s) while all of the function's time is its calls of %s: each call walks the string built so far, longer (D124, D141)", vv.Name, a.vars[vv.Var].tags, dimName(vv), lib)
 			}
 		case pattern == "" && best.R >= a.opt.DefaultDiscount:
 			pattern, reason = PatternScalability, fmt.Sprintf("its variables look normal (%s: %s, r %.2f) while all of its time is its calls of %s: the walk is the library routine's, run more, on more data (D124)", best.Name, dimName(best), best.R, lib)
@@ -741,6 +745,10 @@ func (a *Analyzer) busiestLoop(res *Result, fn *Function, keep func(*VarVerdict)
 // matched (a number that is neither a loop's nor a condition's, or
 // variables that look normal). A value the slow runs moved away from the normal range
 // (a flag set, a mode) is not more data and keeps rule 3's reading.
+// A string length variable (D140) that grew so reads scalability over
+// rule 6's missing constraint too (D141): the string is the data the
+// library's walk goes over, and it is no loop's or condition's number
+// only because the loop that reads it is the library's.
 
 // libraryWalk returns the library function that carried most of fn's
 // cost when fn's walk is a library routine's (see above), else "".
@@ -761,7 +769,11 @@ func (a *Analyzer) libraryWalk(fn *Function) string {
 // and lie above it more often than below (a delta beyond it either way: a
 // longer step), at three or more distinct values there: a number that grew (a length, an end, an offset), not one moved
 // to a new setting (a flag set, a mode: one or two values). nil if none.
-func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict) *VarVerdict {
+// With lengths, only string length variables (D140) count, and their slow
+// samples need not take the normal values (D141): each build starts the
+// string empty, but the time a build spends at a length grows with the
+// length, so the slow runs' samples rarely land on the short lengths.
+func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict, lengths bool) *VarVerdict {
 	tied := []*VarVerdict{best}
 	for _, j := range fn.Vars {
 		if vv := &res.Variables[j]; vv != best && vv.OK && vv.R == best.R && vv.Default == best.Default {
@@ -771,6 +783,9 @@ func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict) *Va
 	for _, vv := range tied {
 		vi := &a.vars[vv.Var]
 		if !vv.HasDim || (vv.Dim != DimValue && vv.Dim != DimDelta) || !vi.has[vv.Dim] {
+			continue
+		}
+		if lengths && !strings.HasPrefix(vv.Name, model.StrLenPrefix) {
 			continue
 		}
 		bs := vi.sets[Buggy][vv.Dim]
@@ -793,7 +808,7 @@ func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict) *Va
 				within += d.Counts[i]
 			}
 		}
-		if within > 0 && above > below && distinct >= 3 {
+		if (within > 0 || lengths) && above > below && distinct >= 3 {
 			return vv
 		}
 	}

@@ -92,6 +92,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	metadata := fs.Bool("metadata", false, "print where each variable lives over each PC range instead of the schema")
 	all := fs.Bool("all", false, "also list locals and parameters without a tag")
 	noFields := fs.Bool("no-fields", false, "no struct fields, as vprof record --no-fields samples")
+	strLens := fs.Bool("strlen", false, "with the string length variables vprof record --strlen samples")
 	format := fs.String("format", "table", "output `format`: table or json")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -102,7 +103,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	if *format != "table" && *format != "json" {
 		return usageErr("unknown --format %q (want table or json)", *format)
 	}
-	opt := dwarfschema.Options{Components: components, All: *all, NoFields: *noFields}
+	opt := dwarfschema.Options{Components: components, All: *all, NoFields: *noFields, StrLens: *strLens}
 	if *funcRE != "" {
 		re, err := regexp.Compile(*funcRE)
 		if err != nil {

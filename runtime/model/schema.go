@@ -257,7 +257,18 @@ type Loc struct {
 	Size    int32   `json:"size"`
 	// BasicTypePtr: the value is a pointer to a basic type, whose pointee is read too.
 	BasicTypePtr bool `json:"basic_type_ptr,omitempty"`
+	// StrLen: the location holds a pointer to char, and the variable's
+	// value is the length of the string it points at, up to StrLenBound
+	// (a string length variable, method.md §2, decision D140).
+	StrLen bool `json:"strlen,omitempty"`
 }
+
+// StrLenBound is the most bytes a string length variable reads (method.md
+// §2, D140): a string of StrLenBound bytes or more reads as StrLenBound.
+const StrLenBound = 16 << 10
+
+// StrLenPrefix starts the name of a string length variable: `strlen(buf)`.
+const StrLenPrefix = "strlen("
 
 // LineRow is one row of the line table: code at PC and above (up to the next
 // row) comes from File:Line. A row with File -1 ends a sequence: no source

@@ -3,7 +3,7 @@
 #include "gzip.h"
 
 /* Bytes one read asks the source for (the source may return fewer). */
-#define DECODER_READ_SIZE (1u << 20)
+#define DECODER_READ_SIZE (4u << 20)
 
 void gz_reader_init(gz_reader *r, source *inner)
 {

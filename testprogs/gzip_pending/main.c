@@ -16,14 +16,14 @@
  *
  * Here (C, the same design): an HTTP client reads gzip-encoded response bodies
  * through a gzip reader whose input buffer keeps its unconsumed bytes at the front
- * (dropping consumed bytes moves the rest down) and is refilled 1 MB at a time. The
+ * (dropping consumed bytes moves the rest down) and is refilled 4 MB at a time. The
  * streams hold stored (uncompressed) deflate blocks; the header's extra field
  * announces the writer's largest block, which the decoder's minimum input size
  * asks for. normal: file downloads written in full 16 KB blocks; buggy: an event
  * stream whose server flushes every 59-byte event as its own block while the
  * header announces 4 KB blocks. In the buggy streams the decoder's pending buffer
  * ends every write call with the next block's header, each call consumes about
- * 4 KB, and the reader moves the rest of its 1 MB buffer down after each: the
+ * 4 KB, and the reader moves the rest of its 4 MB buffer down after each: the
  * cost is paid in io_buffer_drop (memmove), called by the reader after the call
  * that decided how little to consume has returned. Same binary; only the input
  * differs. The checksum (the events' and files' CRC-32s, verified against the
@@ -89,7 +89,7 @@ static size_t make_stream(unsigned char *out, const unsigned char *body, size_t 
 static uint32_t read_body(const unsigned char *stream, size_t len, unsigned char *buf,
 			  size_t buf_len, unsigned long *lines)
 {
-	source src = {.data = stream, .len = len, .off = 0, .chunk = 1u << 20};
+	source src = {.data = stream, .len = len, .off = 0, .chunk = 4u << 20};
 	gz_reader r;
 	gz_reader_init(&r, &src);
 	uint32_t crc = 0;

@@ -67,8 +67,12 @@ func (p Pattern) Valid() bool {
 //   - fields: the anomaly is in a field of a struct global or behind a
 //     this or struct-pointer parameter;
 //   - input-driven: the slow run is the same code on a larger or different
-//     input (no mode test in the hot code).
-var Shapes = []string{"noise-values", "clock", "heap-pointers", "driver-above", "cheap-caller", "costly-callee", "fields", "input-driven"}
+//     input (no mode test in the hot code);
+//   - after-return: the root cause returns a value or leaves a state (a short
+//     read, a "not done" status) and the costly work runs after it returned,
+//     in its caller or in a sibling the caller calls next, so that the root
+//     cause is on few of the slow samples' stacks.
+var Shapes = []string{"noise-values", "clock", "heap-pointers", "driver-above", "cheap-caller", "costly-callee", "fields", "input-driven", "after-return"}
 
 // Global is the Function of a key variable that is a global or file static.
 const Global = model.GlobalFunc

@@ -27,17 +27,8 @@ type Fields struct {
 	n     int // pointers with fields
 }
 
-// NewFields indexes fields: m[key] is the variable of the field key.
-func NewFields(m map[FieldKey]int32) *Fields {
-	list := make([]FieldVar, 0, len(m))
-	for k, v := range m {
-		list = append(list, FieldVar{k, v})
-	}
-	return NewFieldList(list)
-}
-
-// NewFieldList indexes fields as NewFields would the map made by setting
-// them in order: of two entries with the same key, the later one counts.
+// NewFieldList indexes fields as a map made by setting them in order
+// would: of two entries with the same key, the later one counts.
 // Fields of a negative Ptr (no variable) are never looked up: dropped.
 func NewFieldList(list []FieldVar) *Fields {
 	f := &Fields{}
@@ -130,19 +121,4 @@ func (f *Fields) find(p int32, off int64) (int32, bool) {
 		}
 	}
 	return 0, false
-}
-
-// Add adds field key as variable v (for tests: it indexes all again).
-func (f *Fields) Add(key FieldKey, v int32) {
-	var list []FieldVar
-	for p := int32(0); int(p) < len(f.ptrs)*64; p++ {
-		if !f.isPtr(p) {
-			continue
-		}
-		r := f.rankOf(p)
-		for i := f.start[r]; i < f.start[r+1]; i++ {
-			list = append(list, FieldVar{FieldKey{p, f.offs[i]}, f.vars[i]})
-		}
-	}
-	*f = *NewFieldList(append(list, FieldVar{key, v}))
 }

@@ -185,12 +185,9 @@ func (a *Analyzer) libraryCallers(fns []Function, drivers []bool) {
 		if fd.Source != SourceHist || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
 			continue
 		}
-		D := int(a.funcIdx[fd.Key])
-		if D >= len(c.on) || c.on[D] <= 0 || a.hasLoop(D) || a.selfSlow(D) < SoleCallee*c.on[D] {
+		D, ok := a.libraryWrapper(fd)
+		if !ok {
 			continue
-		}
-		if libraryShare(fd) < SoleCallee {
-			continue // its own instructions do part of the work
 		}
 		// Its direct caller: the program function right outside it on
 		// the stack for SoleCallee of its time.
@@ -209,6 +206,19 @@ func (a *Analyzer) libraryCallers(fns []Function, drivers []bool) {
 	swapPlaces(fns, pairs,
 		", which holds no variable and whose time is a library call it made with what this function gave it (D123)",
 		"in the place of its caller ", ", which made the library call that is its time (D123)")
+}
+
+// libraryWrapper reports whether fn is a wrapper of a library call (D123,
+// D145): on the stack in the slow runs, with no loop, its time there its
+// own instructions (no program function under it), and library functions
+// carrying at least SoleCallee of its PC cost. D is fn's index in a.funcs.
+func (a *Analyzer) libraryWrapper(fn *Function) (D int, ok bool) {
+	c := &a.stk
+	D = int(a.funcIdx[fn.Key])
+	if D >= len(c.on) || c.on[D] <= 0 || a.hasLoop(D) || a.selfSlow(D) < SoleCallee*c.on[D] {
+		return D, false
+	}
+	return D, libraryShare(fn) >= SoleCallee // else its own instructions do part of the work
 }
 
 // libraryShare is the share of fn's PC cost that library functions

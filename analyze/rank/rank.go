@@ -191,13 +191,7 @@ func (a *Analyzer) Result() *Result {
 			PlainRank: plain[f], File: fi.file, Line: fi.line,
 			Vars: funcVars[f],
 		}
-		var best *VarVerdict
-		for _, j := range funcVars[f] {
-			if vv := &res.Variables[j]; vv.OK && (best == nil || better(vv, best)) {
-				best = vv
-			}
-		}
-		if best != nil {
+		if best := vstarOf(res, funcVars[f]); best != nil {
 			fn.Discount, fn.Source, fn.Variable, fn.Reason = best.R, SourceVariable, best.Name, best.Reason
 			if best.HasDim {
 				fn.Dimension = best.Dim.String()

@@ -33,11 +33,11 @@ func (a *Analyzer) siblingDeciders(res *Result, drivers []bool) {
 	var pairs []placePair
 	for id := range fns {
 		S := &fns[id]
-		if S.Source != SourceVariable || S.Calibrated <= 0 || libraryShare(S) < SoleCallee {
+		if S.Source != SourceVariable || S.Calibrated <= 0 {
 			continue
 		}
-		D := int(a.funcIdx[S.Key])
-		if D >= len(c.on) || c.on[D] <= 0 || a.hasLoop(D) || a.selfSlow(D) < SoleCallee*c.on[D] {
+		D, ok := a.libraryWrapper(S)
+		if !ok {
 			continue
 		}
 		for A, t := range c.directCallersOf(D) {
@@ -73,12 +73,8 @@ func (a *Analyzer) siblingDeciders(res *Result, drivers []bool) {
 // cond: what went wrong in it is a condition it tested on what it was
 // given or computed.
 func condVerdict(res *Result, fn *Function) bool {
-	for _, j := range fn.Vars {
-		if vv := &res.Variables[j]; vv.OK && vv.Name == fn.Variable && vv.R == fn.Discount {
-			return !vv.Global && strings.Contains(vv.Tags, "cond")
-		}
-	}
-	return false
+	vv := vstarOf(res, fn.Vars)
+	return vv != nil && !vv.Global && strings.Contains(vv.Tags, "cond")
 }
 
 // directCalleesOf returns, for function A, the seconds (summed over the

@@ -367,6 +367,19 @@ func (vi *varInfo) analyses(d Dimension) bool {
 	return true
 }
 
+// vstarOf returns the verdict among vars (indices into res.Variables)
+// that gives a function its variable discount, v* (method.md §5): the
+// better of those with a verdict (better), nil when none has one.
+func vstarOf(res *Result, vars []int) *VarVerdict {
+	var best *VarVerdict
+	for _, j := range vars {
+		if vv := &res.Variables[j]; vv.OK && (best == nil || better(vv, best)) {
+			best = vv
+		}
+	}
+	return best
+}
+
 // better reports whether verdict x should represent a function rather than
 // y: the lower r; on a tie, one from evidence over a default, then by name.
 func better(x, y *VarVerdict) bool {

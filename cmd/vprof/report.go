@@ -47,9 +47,7 @@ and nothing under it (a predicate in a walk's condition), gives its
 place to the function it is inlined into when that one has a loop
 (D133); a thread's loop that spins (its own instructions take the extra
 time, not its callees) ranks at its outermost level whose own variables
-went wrong; last, a function whose own variables went wrong is not left
-below its plain-profile rank by rows of weaker evidence (a higher
-discount) that no placement put there (D172). --explain and the JSON ("placed") say when one applied. Time
+went wrong. --explain and the JSON ("placed") say when one applied. Time
 spent waiting for a lock another thread held counts for no function,
 nor does the C library's wake of a thread that waits for one (named
 from its debug file, libc6-dbg, when its symbols do not name it; the

@@ -14,9 +14,8 @@ import (
 // up past the row right above it while that row's discount is higher and it
 // still sits below rank p, and takes a calibrated cost just above the
 // highest row it passed, so that the table stays ordered by cost. Rows of
-// equal or stronger evidence are never passed, nor rows that a placement of
-// §7 put where they are (Placed: a caller that decided, D10, takes its
-// callee's place on evidence the discount does not weigh). Functions are taken in table order,
+// equal or stronger evidence are never passed: they keep the places their
+// costs or §7's placements gave them. Functions are taken in table order,
 // so one lifted earlier is passed later only by a function of stronger
 // evidence. It returns how many functions moved.
 func liftToPlainRank(fns []Function, def float64) int {
@@ -27,7 +26,7 @@ func liftToPlainRank(fns []Function, def float64) int {
 			continue
 		}
 		j := i
-		for j > 0 && j+1 > f.PlainRank && fns[j-1].Discount > f.Discount && fns[j-1].Placed == "" {
+		for j > 0 && j+1 > f.PlainRank && fns[j-1].Discount > f.Discount {
 			fns[j] = fns[j-1]
 			j--
 		}

@@ -11,22 +11,21 @@ import (
 // by those.
 func TestLiftToPlainRank(t *testing.T) {
 	type row struct {
-		name   string
-		cal    float64
-		r      float64
-		plain  int
-		hist   bool
-		placed bool
+		name  string
+		cal   float64
+		r     float64
+		plain int
+		hist  bool
 	}
 	// The shape of blocked_clients (dev18 trial 1): the root cause, r 0,
 	// plain 3, sits 6th under rows of r 0.54-0.57 that have more extra time.
 	base := []row{
-		{"a", 0.47, 0, 19, false, false},
-		{"b", 0.29, 0.43, 23, false, false},
-		{"c", 0.27, 0.54, 21, false, false},
-		{"d", 0.27, 0.54, 6, false, false},
-		{"e", 0.25, 0.57, 31, false, false},
-		{"root", 0.17, 0, 3, false, false},
+		{"a", 0.47, 0, 19, false},
+		{"b", 0.29, 0.43, 23, false},
+		{"c", 0.27, 0.54, 21, false},
+		{"d", 0.27, 0.54, 6, false},
+		{"e", 0.25, 0.57, 31, false},
+		{"root", 0.17, 0, 3, false},
 	}
 	with := func(f func(rs []row)) []row { rs := slices.Clone(base); f(rs); return rs }
 	for _, c := range []struct {
@@ -43,17 +42,12 @@ func TestLiftToPlainRank(t *testing.T) {
 		{"its variables look normal", with(func(rs []row) { rs[5].r = 0.8 }), "a b c d e root"},
 		{"no extra time to explain", with(func(rs []row) { rs[5].cal = 0 }), "a b c d e root"},
 		{"weaker than the rows above", with(func(rs []row) { rs[5].r = 0.6 }), "a b c d e root"},
-		{"a row a placement put there stops it", with(func(rs []row) { rs[3].placed = true }), "a b c d root e"},
-		{"itself placed, it still moves", with(func(rs []row) { rs[5].placed = true }), "a b root c d e"},
 	} {
 		fns := make([]Function, len(c.rows))
 		for i, x := range c.rows {
 			fns[i] = Function{Name: x.name, Calibrated: x.cal, Discount: x.r, PlainRank: x.plain, Source: SourceVariable}
 			if x.hist {
 				fns[i].Source = SourceHist
-			}
-			if x.placed {
-				fns[i].Placed = "in the place of another (D10)"
 			}
 		}
 		moved := liftToPlainRank(fns, 0.8)

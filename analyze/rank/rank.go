@@ -268,9 +268,6 @@ func (a *Analyzer) Result() *Result {
 		}
 		return strings.Compare(x.Name, y.Name)
 	})
-	// A function of strong evidence is not left below its plain-profile
-	// rank by rows of weaker evidence (D172), after every placement.
-	liftToPlainRank(res.Functions, o.DefaultDiscount)
 	ab := a.abnormalIndex()
 	for i := range res.Functions {
 		fn := &res.Functions[i]

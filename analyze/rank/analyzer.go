@@ -156,10 +156,6 @@ type varInfo struct {
 	// offset of each field on the way ("T *->8"); "" for any other
 	// variable (handon.go, decision D135).
 	given string
-	// scalarArg: a parameter with no given path (a number, a pointer to
-	// a basic type): handed on unchanged when its values equal a callee
-	// parameter's at the same samples (handon.go, decision D180).
-	scalarArg bool
 
 	abLast    [numDims]abKey // cache of the last abnormal counter used
 	abLastIdx [numDims]int32 // its index + 1
@@ -236,12 +232,6 @@ type Analyzer struct {
 	// has one (a struct pointer parameter or a field behind one).
 	handed     [][]string
 	handedOnly []bool
-	// handScalar: per function, its scalar parameters (scalarArg) that
-	// went wrong; handEq: per (outer, inner) pair of scalar parameters
-	// read on one sample of the slow runs, the inner one in a deeper
-	// frame, how often their values were equal (handon.go, D180).
-	handScalar [][]int32
-	handEq     map[uint64]*handStat
 
 	// Per function (echo.go, D43): its only anomalies are durations and
 	// deltas of values found normal; no parameter of it went wrong.
@@ -547,7 +537,6 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 	for i := range s.Vars {
 		if f := oi.varMap[i]; f >= 0 && a.vars[f].given == "" {
 			a.vars[f].given = givenPath(s, &s.Vars[i])
-			a.vars[f].scalarArg = a.vars[f].given == "" && s.Vars[i].Param && s.Vars[i].Field == nil
 		}
 	}
 	if key != "" {

@@ -55,10 +55,9 @@ func givenPath(s *model.Schema, v *model.Var) string {
 }
 
 // givenWrong returns the given paths (givenPath) of fn's variables that
-// went wrong (a verdict below DefaultDiscount), its scalar parameters
-// (scalarArg) that went wrong, and whether every variable of fn that went
-// wrong is one or the other (false when none went wrong).
-func (a *Analyzer) givenWrong(res *Result, fn *Function) (ps []string, sc []int32, only bool) {
+// went wrong (a verdict below DefaultDiscount), and whether every variable
+// of fn that went wrong has one (false when none went wrong).
+func (a *Analyzer) givenWrong(res *Result, fn *Function) (ps []string, only bool) {
 	only = true
 	for _, j := range fn.Vars {
 		vv := &res.Variables[j]
@@ -67,20 +66,17 @@ func (a *Analyzer) givenWrong(res *Result, fn *Function) (ps []string, sc []int3
 		}
 		if p := a.vars[vv.Var].given; p != "" {
 			ps = append(ps, p)
-		} else if a.vars[vv.Var].scalarArg {
-			sc = append(sc, vv.Var)
 		} else {
 			only = false
 		}
 	}
-	return ps, sc, only && len(ps)+len(sc) > 0
+	return ps, only && len(ps) > 0
 }
 
 // handsOn reports whether every variable of caller A that went wrong is
 // a struct pointer A was given, or a field behind one, that callee D was
-// given too and that went wrong in D (D135), or a scalar parameter of A
-// whose values equal those of a parameter of D that went wrong in D at
-// the samples that read both (D180): then D10 does not apply to the pair.
+// given too and that went wrong in D (D135): then D10 does not apply to
+// the pair.
 func (a *Analyzer) handsOn(A, D int) bool {
 	if a.handedOnly == nil || !a.handedOnly[A] {
 		return false
@@ -90,102 +86,13 @@ func (a *Analyzer) handsOn(A, D int) bool {
 			return false
 		}
 	}
-	for _, v := range a.handScalar[A] {
-		if !slices.ContainsFunc(a.handScalar[D], func(w int32) bool { return a.handedTo(v, w) }) {
-			return false
-		}
-	}
 	return true
-}
-
-// HandEqual is the share of the slow-run samples that read both a
-// caller's scalar parameter and a callee's parameter (the callee in a
-// deeper frame) on which the two must hold the same value for the caller
-// to have handed it on unchanged (decision D180).
-const HandEqual = 0.9
-
-// handStat counts, for one (caller parameter, callee parameter) pair, the
-// slow-run samples that read both, those on which the values were equal,
-// and whether the equal values were more than one (a constant 0 or 1 on
-// both sides says nothing of handing on).
-type handStat struct {
-	both, eq float64
-	first    uint64
-	two      bool
-}
-
-// handVal is one value of a scalar parameter on a sample.
-type handVal struct {
-	frame uint8
-	gv    int32
-	bits  uint64
-}
-
-// handedTo reports whether scalar parameter o of a caller was handed on
-// unchanged as parameter i of a callee: on HandEqual of the slow-run
-// samples that read both (MinSamples at least) the values were equal, and
-// took more than one value.
-func (a *Analyzer) handedTo(o, i int32) bool {
-	st := a.handEq[uint64(uint32(o))<<32|uint64(uint32(i))]
-	return st != nil && st.two && st.both >= float64(a.opt.MinSamples) && st.eq >= HandEqual*st.both
-}
-
-// handPairs counts, on one sample of a slow run, each pair of scalar
-// parameters (scalarArg) of two functions read in two frames, the inner
-// one deeper, and whether their values were equal (handedTo).
-func (r *Run) handPairs(s *model.Sample, nf int) {
-	a := r.a
-	hv := r.hands[:0]
-	for j := range s.Values {
-		v := &s.Values[j]
-		if int(v.Frame) >= nf || int(v.Obj) >= len(r.objs) || r.objs[v.Obj] == nil {
-			continue
-		}
-		oi := r.objs[v.Obj]
-		if v.Var < 0 || int(v.Var) >= len(oi.varMap) {
-			continue
-		}
-		if gv := oi.varMap[v.Var]; gv >= 0 && a.vars[gv].scalarArg {
-			hv = append(hv, handVal{v.Frame, gv, v.Bits})
-		}
-	}
-	r.hands = hv
-	if len(hv) < 2 {
-		return
-	}
-	if a.handEq == nil {
-		a.handEq = map[uint64]*handStat{}
-	}
-	for _, o := range hv {
-		for _, i := range hv {
-			if i.frame >= o.frame || a.vars[i.gv].fn == a.vars[o.gv].fn {
-				continue
-			}
-			k := uint64(uint32(o.gv))<<32 | uint64(uint32(i.gv))
-			st := a.handEq[k]
-			if st == nil {
-				st = &handStat{}
-				a.handEq[k] = st
-			}
-			st.both++
-			if i.bits == o.bits {
-				if st.eq == 0 {
-					st.first = o.bits
-				} else if o.bits != st.first {
-					st.two = true
-				}
-				st.eq++
-			}
-		}
-	}
 }
 
 // handingCallers ranks a caller whose evidence is what it hands on just
 // below the callee it hands it to (handsOn; the conditions of
 // placeBelowSoleCallee).
 func (a *Analyzer) handingCallers(fns []Function, drivers []bool) {
-	a.placeBelowSoleCallee(fns, drivers, func(A, D int) bool { return len(a.handScalar[A]) == 0 && a.handsOn(A, D) },
+	a.placeBelowSoleCallee(fns, drivers, a.handsOn,
 		"every variable of it that went wrong is a struct pointer it was given, or a field behind one, that the callee was given too and that went wrong there (D135)")
-	a.placeBelowSoleCallee(fns, drivers, func(A, D int) bool { return len(a.handScalar[A]) > 0 && a.handsOn(A, D) },
-		"every variable of it that went wrong is a parameter it hands on unchanged (the same values at the same samples) to a parameter of the callee that went wrong there, or a struct pointer it was given that the callee was given too (D135, D180)")
 }

@@ -14,11 +14,7 @@ import (
 // the callee: D10 does not read it as the function that decided. A caller
 // with a local of its own that went wrong, or whose field the callee does
 // not read (another offset, another type of object), keeps D10's reading
-// (the caller first). Decision D180 adds the scalar case: a caller whose
-// only variable that went wrong is a number it was given and hands on
-// unchanged (the same values at the same samples) to a parameter of the
-// callee that went wrong there ranks below the callee too; one whose
-// callee is handed another value (computed from it) keeps D10's reading.
+// (the caller first).
 func TestHandingCaller(t *testing.T) {
 	for _, c := range []struct {
 		name        string
@@ -26,19 +22,13 @@ func TestHandingCaller(t *testing.T) {
 		callerLocal bool   // work's flag went wrong too
 		calleeOff   int64  // offset of the field helper reads behind its q
 		calleeType  string // the type of helper's q
-		scalar      bool   // len is a scalar parameter of each, not a field behind q
-		calleeShift int64  // helper's len is work's plus this
 		want        string
 	}{
-		{"the caller hands on the queue", true, false, 8, "struct queue *", false, 0, "helper"},
-		{"the caller hands on the queue, its own cost the larger", false, false, 8, "struct queue *", false, 0, "helper"},
-		{"the caller's own local went wrong", true, true, 8, "struct queue *", false, 0, "work"},
-		{"the callee reads another field", true, false, 16, "struct queue *", false, 0, "work"},
-		{"the callee is given another kind of object", true, false, 8, "struct other *", false, 0, "work"},
-		{"the caller hands on a number", true, false, 8, "struct queue *", true, 0, "helper"},
-		{"the caller hands on a number, its own cost the larger", false, false, 8, "struct queue *", true, 0, "helper"},
-		{"the caller hands on a number, its own local went wrong", true, true, 8, "struct queue *", true, 0, "work"},
-		{"the caller hands the callee another number", true, false, 8, "struct queue *", true, 1, "work"},
+		{"the caller hands on the queue", true, false, 8, "struct queue *", "helper"},
+		{"the caller hands on the queue, its own cost the larger", false, false, 8, "struct queue *", "helper"},
+		{"the caller's own local went wrong", true, true, 8, "struct queue *", "work"},
+		{"the callee reads another field", true, false, 16, "struct queue *", "work"},
+		{"the callee is given another kind of object", true, false, 8, "struct other *", "work"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := progSchema()
@@ -52,11 +42,6 @@ func TestHandingCaller(t *testing.T) {
 				model.Var{Name: "q->wpos", Func: fHelper, Line: 50, Type: "unsigned long", Kind: model.KindUint, Size: 8, Tags: model.TagArgs,
 					Field: &model.Field{Of: model.VarID(vHQ), Offset: c.calleeOff, Deref: true}},
 			)
-			if c.scalar { // len a parameter of each: a number, no path behind q
-				for _, v := range []int32{vWLen, vHLen} {
-					s.Vars[v].Name, s.Vars[v].Field, s.Vars[v].Param = "len", nil, true
-				}
-			}
 			hdr := header()
 			hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
 
@@ -88,7 +73,7 @@ func TestHandingCaller(t *testing.T) {
 				if c.callerLocal {
 					flag += 50
 				}
-				addEv(&buggy, inHelper, val(0, vHQ, q), val(0, vHLen, n+c.calleeShift), val(1, vWQ, q), val(1, vWLen, n), val(1, vFlag, flag))
+				addEv(&buggy, inHelper, val(0, vHQ, q), val(0, vHLen, n), val(1, vWQ, q), val(1, vWLen, n), val(1, vFlag, flag))
 			}
 			for range 3 { // work's own instructions: 2% of its time
 				addEv(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vWQ, q), val(0, vWLen, 8500))
@@ -106,8 +91,8 @@ func TestHandingCaller(t *testing.T) {
 			if got := names(res); got[0] != c.want || got[1] != map[string]string{"work": "helper", "helper": "work"}[c.want] {
 				t.Errorf("ranked %v, want %s first, the other second (work placed %q)", got, c.want, w.Placed)
 			}
-			if note := map[bool]string{false: "D135", true: "D180"}[c.scalar]; c.want == "helper" && !c.normalOwn && !strings.Contains(w.Placed, note) {
-				t.Errorf("work placed %q: want %s's note", w.Placed, note)
+			if c.want == "helper" && !c.normalOwn && !strings.Contains(w.Placed, "D135") {
+				t.Errorf("work placed %q: want D135's note", w.Placed)
 			}
 			if c.want == "helper" && strings.Contains(h.Placed, "D10") {
 				t.Errorf("helper placed %q: want D10 not to apply", h.Placed)

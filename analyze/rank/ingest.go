@@ -44,7 +44,6 @@ type Run struct {
 	gen     uint32 // generation of pcCache's entries; 0 is never valid
 
 	recs    []valRec       // the pending blocks' value samples, in file order
-	hands   []handVal      // scratch: one sample's scalar parameters (handPairs)
 	bts     []*threadState // the pending blocks' threads (valRec.blk)
 	touched []int32        // scratch of group: variables by first appearance
 	pipe    *pipeline
@@ -434,9 +433,6 @@ func (r *Run) sample(pid int32, s *model.Sample) {
 	}
 	r.values += int64(n - len(r.recs))
 	r.recs = recs[:n]
-	if r.Kind == Buggy {
-		r.handPairs(s, nf)
-	}
 }
 
 // valRec is one value sample between the feeding and the variables'

@@ -58,7 +58,6 @@ func (a *Analyzer) markVerdicts(res *Result) {
 	a.presenceOnly = make([]bool, n)
 	a.runOnly, a.heldOnly = make([]bool, n), make([]bool, n)
 	a.handed, a.handedOnly = make([][]string, n), make([]bool, n)
-	a.handScalar = make([][]int32, n)
 	for i := range res.Functions {
 		fn := &res.Functions[i]
 		if fn.Source != SourceVariable {
@@ -70,7 +69,7 @@ func (a *Analyzer) markVerdicts(res *Result) {
 		a.givenNormal[f] = a.paramsNormal(res, fn)
 		a.presenceOnly[f] = a.anomalyPresence(res, fn)
 		a.runOnly[f], a.heldOnly[f] = a.inputValues(res, fn)
-		a.handed[f], a.handScalar[f], a.handedOnly[f] = a.givenWrong(res, fn)
+		a.handed[f], a.handedOnly[f] = a.givenWrong(res, fn)
 	}
 }
 

@@ -247,6 +247,10 @@ type Analyzer struct {
 	// wrong kept one value through each run of both kinds (runOnly), or
 	// is one a frame above varied work has throughout (heldOnly).
 	runOnly, heldOnly []bool
+	// Per function (setting.go, D160): its strongest evidence is values
+	// kept through each run (setting); a loop variable of its own went
+	// further in value (further).
+	setting, further []bool
 
 	libNames libNames // library code named from debug files (wake.go, D44)
 

@@ -434,7 +434,11 @@ func (a *Analyzer) spinningLoop(fns []Function) {
 		slices.SortStableFunc(loop, func(x, y int) int { return cmp.Compare(depth(x), depth(y)) })
 		pick := -1
 		for _, x := range loop {
-			if fns[x].Source == SourceVariable && fns[x].Discount < a.opt.DefaultDiscount {
+			// A level whose strongest evidence is a setting, above a
+			// level whose own loop went further, gave the loop nothing
+			// that makes it spin (D160).
+			setting := slices.ContainsFunc(loop, func(y int) bool { return above(x, y) && a.settingAbove(fn(x), fn(y)) })
+			if fns[x].Source == SourceVariable && fns[x].Discount < a.opt.DefaultDiscount && !setting {
 				pick = x
 				break
 			}

@@ -28,7 +28,10 @@ ranks just above it at equal cost (it decided to make the costly call),
 unless what went wrong in it only describes its input (one value per
 run, or a frame above other work in the normal runs: D70) or is only a
 struct pointer it was given, or fields behind it, that the callee was
-given and that went wrong there too (then it ranks just below: D135);
+given and that went wrong there too (then it ranks just below: D135),
+or when its strongest evidence is a value kept through each run (a
+setting) and the callee's own loop went over more items (then it ranks
+just below, and is no spinning loop's head either: D160);
 a caller where two anomalous callees meet ranks just below the better of
 them; a caller seen only in the slow runs, with no loop, all of whose
 time is one anomalous callee ranks just below it (it only passed

@@ -830,3 +830,67 @@ func findKey(t *testing.T, a *Analyzer, display string) string {
 	t.Fatalf("no function %q", display)
 	return ""
 }
+
+// TestRunNoiseDuration: D7's run noise applies to durations too (D164). A
+// variable held each value for one tick in every run but one slow run,
+// where each value lasted four (that run's thread was descheduled in the
+// middle of its calls, or the sampler fell behind): the runs of the slow
+// kind differ among themselves more than the kinds do, so the durations
+// carry no verdict. When every slow run held its values longer (the hang,
+// or a loop slowed by what it was given), the runs of a kind agree and
+// the verdict stays.
+func TestRunNoiseDuration(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		hold  func(k Kind, run int) int // ticks each value lasts
+		noise bool
+	}{
+		{"one slow run held longer", func(k Kind, run int) int {
+			if k == Buggy && run == 0 {
+				return 4
+			}
+			return 1
+		}, true},
+		{"every slow run held longer", func(k Kind, run int) int {
+			if k == Buggy {
+				return 3
+			}
+			return 1
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(DefaultOptions())
+			for _, k := range []Kind{Normal, Buggy} {
+				for run := range 3 {
+					var evs []ev
+					hold, tick := c.hold(k, run), uint64(0)
+					for j := range 40 {
+						for range hold {
+							evs = append(evs, ev{tid: 1, tick: tick, stack: []uint64{P(pcWork)},
+								vals: []model.Value{val(0, vFlag, int64(j%5))}})
+							tick++
+						}
+					}
+					feed(t, a, k, k.String()+string(rune('0'+run)), evs)
+				}
+			}
+			res := a.Result()
+			for _, vv := range res.Variables {
+				if vv.Name != "flag" {
+					continue
+				}
+				for _, d := range vv.Dims {
+					if d.Dim != DimDuration {
+						continue
+					}
+					if (d.Reason == ReasonRunNoise) != c.noise {
+						t.Errorf("duration %s (r %.2f, within %.2f, between %.2f), want run noise %v", d.Reason, d.R, d.Within, d.Hellinger, c.noise)
+					}
+					if !c.noise && (!d.OK || d.R >= DefaultOptions().DefaultDiscount) {
+						t.Errorf("duration %s r %.2f: want a verdict below DefaultDiscount", d.Reason, d.R)
+					}
+				}
+			}
+		})
+	}
+}

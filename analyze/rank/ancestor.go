@@ -181,6 +181,10 @@ func (a *Analyzer) byConstruction(res *Result, fn *Function) string {
 			k = "duration"
 		case vv.HasDim && vv.Dim == DimValue && a.reachesBeyond(vv.Var):
 			k = "more items"
+		case vv.HasDim && vv.Dim == DimValue && vv.Reason == ReasonDiffer && a.vars[vv.Var].tags&model.TagLoop != 0 && a.staysWithin(vv.Var):
+			k = "fewer items per call"
+		case vv.HasDim && vv.Dim == DimValue && vv.Reason == ReasonConstants:
+			k = "the input"
 		default:
 			return ""
 		}
@@ -200,4 +204,15 @@ func (a *Analyzer) reachesBeyond(v int32) bool {
 		return false
 	}
 	return b.min <= n.min && b.max >= n.max && (b.min < n.min || b.max > n.max)
+}
+
+// staysWithin reports whether variable v's slow-run values lie within the
+// range of its normal-run values and do not fill it.
+func (a *Analyzer) staysWithin(v int32) bool {
+	vi := &a.vars[v]
+	n, b := vi.sets[Normal][DimValue], vi.sets[Buggy][DimValue]
+	if n == nil || b == nil || n.n == 0 || b.n == 0 {
+		return false
+	}
+	return b.max < n.max
 }

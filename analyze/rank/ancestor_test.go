@@ -26,6 +26,11 @@ func TestAncestorBelowPart(t *testing.T) {
 	}{
 		{"more items, split between callees", func(i int) int64 { return int64(i % 100) }, 40, 0, 40, "helper"},
 		{"values never seen when normal", func(i int) int64 { return int64(50 + i%10) }, 40, 0, 40, "work"},
+		// D165: the index stays below the normal runs' largest (each call
+		// of the loop went over fewer items), or one value per kind (what
+		// the run was given).
+		{"fewer items per call", func(i int) int64 { return int64(i % 5) }, 40, 0, 40, "helper"},
+		{"fewer items, its own instructions", func(i int) int64 { return int64(i % 5) }, 0, 40, 40, "work"},
 		{"one callee", func(i int) int64 { return int64(i % 100) }, 0, 0, 40, "work"},
 		{"its own instructions", func(i int) int64 { return int64(i % 100) }, 0, 40, 40, "work"},
 		{"a loop that barely ran when normal", func(i int) int64 { return int64(i % 100) }, 40, 0, 8, "work"},

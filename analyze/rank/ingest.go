@@ -32,8 +32,7 @@ type Run struct {
 	// vsets: per global variable, this run's values (the value dimension
 	// alone), to tell run-to-run noise from a difference between kinds
 	// (verdict.go). Grown only while the workers are idle (new objects).
-	// dsets: the same for the duration dimension (D164).
-	vsets, dsets []*sampleSet
+	vsets []*sampleSet
 
 	threads map[uint64]*threadState
 	lastKey uint64
@@ -166,7 +165,6 @@ func (r *Run) Record(rec any) error {
 		r.growFuncs()
 		for len(r.vsets) < len(r.a.vars) {
 			r.vsets = append(r.vsets, nil)
-			r.dsets = append(r.dsets, nil)
 		}
 	case *model.Mapping:
 		r.gen++
@@ -723,34 +721,20 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec, sc *scratch) 
 	}
 	if len(xs) > 0 {
 		vs.addAll(xs)
-		r.runSet(&r.vsets, gv).addAll(xs)
+		rs := r.vsets[gv]
+		if rs == nil {
+			rs = newSampleSet(runSetLimit, uint64(gv)<<8|0xf)
+			r.vsets[gv] = rs
+		}
+		rs.addAll(xs)
 	}
 	if len(dxs) > 0 {
 		ds.addAll(dxs)
 	}
 	if len(durs) > 0 {
 		a.set(gv, k, DimDuration).addAll(durs)
-		r.runSet(&r.dsets, gv).addAll(durs)
 	}
 	sc.x, sc.d, sc.dur = xs, dxs, durs
-}
-
-// runSet returns this run's set of variable gv in sets (vsets, dsets),
-// made on first use; the seed tells the value sets from the duration sets.
-func (r *Run) runSet(sets *[]*sampleSet, gv int32) *sampleSet {
-	for len(*sets) <= int(gv) {
-		*sets = append(*sets, nil)
-	}
-	rs := (*sets)[gv]
-	if rs == nil {
-		seed := uint64(gv)<<8 | 0xf
-		if sets == &r.dsets {
-			seed = uint64(gv)<<8 | 0xd
-		}
-		rs = newSampleSet(runSetLimit, seed)
-		(*sets)[gv] = rs
-	}
-	return rs
 }
 
 // scratch is one goroutine's buffers for Run.variable.
@@ -777,7 +761,6 @@ func (r *Run) endRun(gv int32, tv *tvState, rp *runPCs) {
 	a := r.a
 	d := float64(tv.last-tv.first) + 1
 	a.set(gv, r.Kind, DimDuration).add(d)
-	r.runSet(&r.dsets, gv).add(d)
 	if rp != nil {
 		if a.vars[gv].abnormal(DimDuration, d) {
 			for i := 0; i < rp.n; i++ {

@@ -196,10 +196,8 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 			continue
 		}
 		dv := o.dimVerdict(d, vi.sets[Normal][d], vi.sets[Buggy][d])
-		if (d == DimValue || d == DimDuration) && dv.Tested && dv.R < o.DefaultDiscount {
-			// D7 for values, D164 for durations: a dimension whose runs
-			// of one kind differ as much as the kinds carries no verdict.
-			if w, ok := a.runNoise(i, d, dv.Hellinger); ok {
+		if d == DimValue && dv.Tested && dv.R < o.DefaultDiscount {
+			if w, ok := a.runNoise(i, dv.Hellinger); ok {
 				dv = DimVerdict{Dim: d, Normal: dv.Normal, Buggy: dv.Buggy, Exact: dv.Exact, Tested: true,
 					Statistic: dv.Statistic, P: dv.P, Hellinger: dv.Hellinger, Within: w, Reason: ReasonRunNoise}
 			}
@@ -364,17 +362,17 @@ const runSetLimit = 512
 // when its distance is beyond what their sizes give by chance (a
 // permutation test at NoiseLevel, decision D16): two runs with three
 // values of a loop index each are at distance 1 whatever the loop does.
-func (a *Analyzer) runNoise(v int32, d Dimension, between float64) (float64, bool) {
+func (a *Analyzer) runNoise(v int32, between float64) (float64, bool) {
 	min := float64(a.opt.MinSamples)
 	var within float64
 	noise := false
 	for i, x := range a.runs {
-		xs := x.runSetOf(v, d)
+		xs := x.vset(v)
 		if xs == nil || xs.n < min {
 			continue
 		}
 		for _, y := range a.runs[i+1:] {
-			ys := y.runSetOf(v, d)
+			ys := y.vset(v)
 			if y.Kind != x.Kind || ys == nil || ys.n < min {
 				continue
 			}
@@ -397,18 +395,9 @@ const (
 	NoisePermutations = 199
 )
 
-// runSetOf returns this run's set of variable v in dimension d (value or
-// duration; nil for delta, which is not kept per run).
-func (r *Run) runSetOf(v int32, d Dimension) *sampleSet {
-	sets := r.vsets
-	switch d {
-	case DimDuration:
-		sets = r.dsets
-	case DimDelta:
-		return nil
-	}
-	if int(v) < len(sets) {
-		return sets[v]
+func (r *Run) vset(v int32) *sampleSet {
+	if int(v) < len(r.vsets) {
+		return r.vsets[v]
 	}
 	return nil
 }

@@ -830,4 +830,3 @@ func findKey(t *testing.T, a *Analyzer, display string) string {
 	t.Fatalf("no function %q", display)
 	return ""
 }
-

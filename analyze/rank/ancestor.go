@@ -150,9 +150,13 @@ func (a *Analyzer) likeShare(f int) bool {
 // byConstruction returns the kinds of fn's strongest evidence (the
 // verdicts at its discount) when each is one that a frame above more of
 // the same work gets by construction: "presence" (present only when
-// slow, rare when normal) of a variable that is no loop's, "duration", or
+// slow, rare when normal) of a variable that is no loop's, "duration",
 // "more items" (the value dimension of a variable whose slow runs' values
-// hold the normal runs' range and reach beyond it). A function whose
+// hold the normal runs' range and reach beyond it), "fewer items per call"
+// (a loop variable found different in value whose slow runs' values stay
+// below the normal runs' largest: each turn of the loop did less, so its
+// extra time is below it; D165) or "the input" (a value constant in each
+// kind and different: what the run was given; D165). A function whose
 // discount is DefaultDiscount or more went wrong nowhere: "none". "" when
 // one verdict is of another kind, a loop variable is present only when
 // slow (the loop ran only then: its own repetition), or fn has no
@@ -206,8 +210,10 @@ func (a *Analyzer) reachesBeyond(v int32) bool {
 	return b.min <= n.min && b.max >= n.max && (b.min < n.min || b.max > n.max)
 }
 
-// staysWithin reports whether variable v's slow-run values lie within the
-// range of its normal-run values and do not fill it.
+// staysWithin reports whether variable v's slow-run values stay below the
+// largest of its normal-run values (D165). Only the top is asked: a loop
+// index starts low in both kinds, and a few normal samples may miss its
+// smallest values.
 func (a *Analyzer) staysWithin(v int32) bool {
 	vi := &a.vars[v]
 	n, b := vi.sets[Normal][DimValue], vi.sets[Buggy][DimValue]

@@ -150,9 +150,13 @@ func (a *Analyzer) likeShare(f int) bool {
 // byConstruction returns the kinds of fn's strongest evidence (the
 // verdicts at its discount) when each is one that a frame above more of
 // the same work gets by construction: "presence" (present only when
-// slow, rare when normal) of a variable that is no loop's, "duration", or
+// slow, rare when normal) of a variable that is no loop's, "duration",
 // "more items" (the value dimension of a variable whose slow runs' values
-// hold the normal runs' range and reach beyond it). A function whose
+// hold the normal runs' range and reach beyond it), "fewer items per call"
+// (a loop variable found different in value whose slow runs' values stay
+// below the normal runs' largest: each turn of the loop did less, so its
+// extra time is below it; D165) or "the input" (a value constant in each
+// kind and different: what the run was given; D165). A function whose
 // discount is DefaultDiscount or more went wrong nowhere: "none". "" when
 // one verdict is of another kind, a loop variable is present only when
 // slow (the loop ran only then: its own repetition), or fn has no
@@ -181,6 +185,10 @@ func (a *Analyzer) byConstruction(res *Result, fn *Function) string {
 			k = "duration"
 		case vv.HasDim && vv.Dim == DimValue && a.reachesBeyond(vv.Var):
 			k = "more items"
+		case vv.HasDim && vv.Dim == DimValue && vv.Reason == ReasonDiffer && a.vars[vv.Var].tags&model.TagLoop != 0 && a.staysWithin(vv.Var):
+			k = "fewer items per call"
+		case vv.HasDim && vv.Dim == DimValue && vv.Reason == ReasonConstants:
+			k = "the input"
 		default:
 			return ""
 		}
@@ -200,4 +208,17 @@ func (a *Analyzer) reachesBeyond(v int32) bool {
 		return false
 	}
 	return b.min <= n.min && b.max >= n.max && (b.min < n.min || b.max > n.max)
+}
+
+// staysWithin reports whether variable v's slow-run values stay below the
+// largest of its normal-run values (D165). Only the top is asked: a loop
+// index starts low in both kinds, and a few normal samples may miss its
+// smallest values.
+func (a *Analyzer) staysWithin(v int32) bool {
+	vi := &a.vars[v]
+	n, b := vi.sets[Normal][DimValue], vi.sets[Buggy][DimValue]
+	if n == nil || b == nil || n.n == 0 || b.n == 0 {
+		return false
+	}
+	return b.max < n.max
 }

@@ -23,27 +23,38 @@ func TestAncestorBelowPart(t *testing.T) {
 		own   int               // ... in its own instructions
 		items int               // normal samples of work in helper
 		want  string
+		nidx  func(i int) int64 // work's loop index in the normal runs; nil: i % 20
 	}{
-		{"more items, split between callees", func(i int) int64 { return int64(i % 100) }, 40, 0, 40, "helper"},
-		{"values never seen when normal", func(i int) int64 { return int64(50 + i%10) }, 40, 0, 40, "work"},
-		{"one callee", func(i int) int64 { return int64(i % 100) }, 0, 0, 40, "work"},
-		{"its own instructions", func(i int) int64 { return int64(i % 100) }, 0, 40, 40, "work"},
-		{"a loop that barely ran when normal", func(i int) int64 { return int64(i % 100) }, 40, 0, 8, "work"},
+		{"more items, split between callees", func(i int) int64 { return int64(i % 100) }, 40, 0, 40, "helper", nil},
+		{"values never seen when normal", func(i int) int64 { return int64(50 + i%10) }, 40, 0, 40, "work", nil},
+		// D165: the index stays below the normal runs' largest (each call
+		// of the loop went over fewer items), or one value per kind (what
+		// the run was given).
+		{"fewer items per call", func(i int) int64 { return int64(i % 5) }, 40, 0, 40, "helper", nil},
+		{"fewer items, its own instructions", func(i int) int64 { return int64(i % 5) }, 0, 40, 40, "work", nil},
+		{"one value per kind (the input)", func(int) int64 { return 7 }, 40, 0, 40, "helper", func(int) int64 { return 3 }},
+		{"one callee", func(i int) int64 { return int64(i % 100) }, 0, 0, 40, "work", nil},
+		{"its own instructions", func(i int) int64 { return int64(i % 100) }, 0, 40, 40, "work", nil},
+		{"a loop that barely ran when normal", func(i int) int64 { return int64(i % 100) }, 40, 0, 8, "work", nil},
 	} {
 		a := New(DefaultOptions())
 		var normal, buggy []ev
+		nidx := c.nidx
+		if nidx == nil {
+			nidx = func(i int) int64 { return int64(i % 20) }
+		}
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
 		inCmp := []uint64{P(pcCmp), P(pcWork), P(pcMain)}
 		// Normal runs: the loop over fewer items; per item the same work
 		// in helper, cmp and work itself as in the slow runs. main (the
 		// driver) takes a third of the time in both kinds.
 		for i := range c.items {
-			addEv(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vI, int64(i%20)))
+			addEv(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vI, nidx(i)))
 			if c.cmp > 0 && i%4 == 0 {
-				addEv(&normal, inCmp, val(0, vG, int64(i/4%5)), val(1, vI, int64(i%20)))
+				addEv(&normal, inCmp, val(0, vG, int64(i/4%5)), val(1, vI, nidx(i)))
 			}
 			if c.own > 0 && i%4 == 0 {
-				addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vI, int64(i%20)))
+				addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vI, nidx(i)))
 			}
 		}
 		for range 25 {

@@ -238,14 +238,6 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 			return PatternScalability, fmt.Sprintf("condition variable %s takes other values (%s), while walk %s, the cursor of a loop over a linked structure, was read in %.0f%% of the slow runs' samples against %.0f%% of the normal runs': the walk goes further, over more elements, and the condition reads the data it reaches (D119)", vv.Name, dimName(vv), w, 100*sb, 100*sn)
 		}
 	}
-	// A string that grew is more data, whichever variable the function's
-	// condition read (rule 3) or whether none of them went wrong (rule 6):
-	// scalability, as D141 reads it under a library's walk (D156).
-	if rule == 3 || rule == 0 && best.R < o.DefaultDiscount && a.vars[best.Var].tags&(model.TagLoop|model.TagCond) == 0 {
-		if sl := a.grewArgument(res, fn, best, true); sl != nil {
-			return PatternScalability, fmt.Sprintf("the string's length %s (%s) grew above the normal values (%s): each call goes over a longer string, more data (D141, D156)", sl.Name, a.vars[sl.Var].tags, dimName(sl))
-		}
-	}
 	switch {
 	case rule == 2 && a.vars[vv.Var].tags&model.TagLoop == 0:
 		it := a.vars[a.vars[vv.Var].derefOf-1].name
@@ -772,19 +764,6 @@ func (a *Analyzer) libraryWalk(fn *Function) string {
 	return fn.Via[0].Func
 }
 
-// isStringLength reports whether a variable is the length of a string: a
-// string length variable (D140), or the length member of a C++ std::string
-// (libstdc++'s basic_string keeps it in _M_string_length, of type
-// basic_string<...>::size_type), which the program keeps without asking
-// (D156).
-func isStringLength(name, typ string) bool {
-	if strings.HasPrefix(name, model.StrLenPrefix) {
-		return true
-	}
-	i := strings.LastIndexAny(name, ".>")
-	return i >= 0 && name[i+1:] == "_M_string_length" && strings.Contains(typ, "basic_string<")
-}
-
 // grewArgument returns v* or a candidate tied with it that went wrong in
 // value or delta, whose slow samples take values of the normal runs' range
 // and lie above it more often than below (a delta beyond it either way: a
@@ -806,7 +785,7 @@ func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict, len
 		if !vv.HasDim || (vv.Dim != DimValue && vv.Dim != DimDelta) || !vi.has[vv.Dim] {
 			continue
 		}
-		if lengths && !isStringLength(vv.Name, vi.typ) {
+		if lengths && !strings.HasPrefix(vv.Name, model.StrLenPrefix) {
 			continue
 		}
 		bs := vi.sets[Buggy][vv.Dim]

@@ -135,6 +135,7 @@ type varInfo struct {
 	down    bool          // some thread of some run saw the value decrease
 	up      bool          // ... or increase
 	sets    [2][numDims]*sampleSet
+	addrDur [2][]float64     // per kind: durations of one address, loop variables compared by their pointee (D158)
 	lo      [numDims]float64 // normal range with slack (buggy runs)
 	hi      [numDims]float64 //
 

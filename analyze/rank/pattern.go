@@ -419,18 +419,43 @@ func (a *Analyzer) held(vv *VarVerdict) bool {
 		return false
 	}
 	vi := &a.vars[vv.Var]
-	if vi.tags&model.TagLoop == 0 || !vi.changed[Buggy] {
+	if vi.tags&model.TagLoop == 0 {
+		return false
+	}
+	limit := 1.0 // ticks
+	if vi.mode == modePtrBasic {
+		// A pointer compared by its pointee: its runs of equal values are
+		// runs of one byte or number, which a walk over equal data (a run
+		// of '/', of zeros) keeps while it moves at every iteration. An
+		// iteration is an address: the loop stays on one when its address
+		// does, and it changed when its address did (D158).
+		slow := vi.addrDur[Buggy]
+		if len(slow) <= int(vi.streams[Buggy]) {
+			return false
+		}
+		for _, d := range vi.addrDur[Normal] {
+			limit = max(limit, d)
+		}
+		return lowerMedian(slow) > limit
+	}
+	if !vi.changed[Buggy] {
 		return false
 	}
 	bs := vi.sets[Buggy][DimDuration]
 	if bs == nil || bs.n == 0 {
 		return false
 	}
-	limit := 1.0 // ticks
 	if ns := vi.sets[Normal][DimDuration]; ns != nil && ns.n > 0 {
 		limit = max(limit, ns.max)
 	}
 	return median(bs) > limit
+}
+
+// lowerMedian is the lower median of xs, as median is of a sample set.
+func lowerMedian(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
 }
 
 // longer reports whether the values of vv's variable last longer in the

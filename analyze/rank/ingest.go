@@ -675,7 +675,7 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec, sc *scratch) 
 					tv.alast = rec.tick
 				} else {
 					if tv.ahas {
-						vi.addrDur[k] = append(vi.addrDur[k], float64(tv.alast-tv.afirst)+1)
+						vi.addAddrRun(k, tv)
 					}
 					tv.ahas, tv.addr, tv.afirst, tv.alast = true, rec.addr, rec.tick, rec.tick
 				}
@@ -772,6 +772,15 @@ func (rp *runPCs) add(obj int32, pc uint64) {
 	}
 }
 
+// addAddrRun counts the ended run of one address of tv (D158): a
+// histogram by length in ticks, as few lengths recur.
+func (vi *varInfo) addAddrRun(k Kind, tv *tvState) {
+	if vi.addrDur[k] == nil {
+		vi.addrDur[k] = make(map[uint64]int)
+	}
+	vi.addrDur[k][tv.alast-tv.afirst+1]++
+}
+
 // endRun turns the current run of equal values of variable gv into one
 // duration sample, in ticks; rp (buggy runs) locates it if abnormal.
 func (r *Run) endRun(gv int32, tv *tvState, rp *runPCs) {
@@ -817,8 +826,7 @@ func (r *Run) flushThread(ts *threadState) {
 			tv.has = false
 		}
 		if tv := &ts.vars[i]; tv.ahas {
-			vi := &r.a.vars[i]
-			vi.addrDur[r.Kind] = append(vi.addrDur[r.Kind], float64(tv.alast-tv.afirst)+1)
+			r.a.vars[i].addAddrRun(r.Kind, tv)
 			tv.ahas = false
 		}
 	}

@@ -430,13 +430,17 @@ func (a *Analyzer) held(vv *VarVerdict) bool {
 		// iteration is an address: the loop stays on one when its address
 		// does, and it changed when its address did (D158).
 		slow := vi.addrDur[Buggy]
-		if len(slow) <= int(vi.streams[Buggy]) {
+		runs := 0
+		for _, n := range slow {
+			runs += n
+		}
+		if runs <= int(vi.streams[Buggy]) {
 			return false
 		}
-		for _, d := range vi.addrDur[Normal] {
-			limit = max(limit, d)
+		for d := range vi.addrDur[Normal] {
+			limit = max(limit, float64(d))
 		}
-		return lowerMedian(slow) > limit
+		return float64(lowerMedian(slow, runs)) > limit
 	}
 	if !vi.changed[Buggy] {
 		return false
@@ -451,11 +455,21 @@ func (a *Analyzer) held(vv *VarVerdict) bool {
 	return median(bs) > limit
 }
 
-// lowerMedian is the lower median of xs, as median is of a sample set.
-func lowerMedian(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[(len(s)-1)/2]
+// lowerMedian is the lower median of n lengths counted in h (length ->
+// count), as median is of a sample set.
+func lowerMedian(h map[uint64]int, n int) uint64 {
+	ls := make([]uint64, 0, len(h))
+	for l := range h {
+		ls = append(ls, l)
+	}
+	slices.Sort(ls)
+	c := 0
+	for _, l := range ls {
+		if c += h[l]; 2*c >= n {
+			return l
+		}
+	}
+	return 0
 }
 
 // longer reports whether the values of vv's variable last longer in the

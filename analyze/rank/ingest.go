@@ -82,6 +82,12 @@ type tvState struct {
 	x           float64 // last analysed value
 	key         uint64  // its bits, compared for the run
 	first, last uint64  // ticks of the current run
+
+	// A loop variable compared by its pointee (modePtrBasic): the current
+	// run of one address, for the held test (D158).
+	ahas          bool
+	addr          uint64
+	afirst, alast uint64
 }
 
 // runPCs holds up to four PCs at which the current run of equal values was
@@ -446,6 +452,7 @@ type valRec struct {
 	tick    uint64
 	link    uint64
 	val     uint64 // Value.Bits, or Value.Pointee for a pointer to a basic type
+	addr    uint64 // Value.Bits of a pointer to a basic type (D158)
 }
 
 // value does what needs the sample (dedupe, the frame's PC, the
@@ -476,7 +483,7 @@ func (r *Run) value(pid int32, s *model.Sample, v *model.Value, nf int, w float6
 	vf.stamp = stamp
 	*rec = valRec{gv: gv, obj: -1, fn: -1, blk: uint8(len(r.bts) - 1), tick: s.Tick, val: v.Bits, hasPtee: v.HasPointee}
 	if vf.mode == modePtrBasic {
-		rec.val = v.Pointee
+		rec.val, rec.addr = v.Pointee, v.Bits
 	}
 	if int(v.Frame) < nf {
 		if fr := r.frame(pid, s, int(v.Frame), stamp); fr.oi != nil {
@@ -663,6 +670,16 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec, sc *scratch) 
 			}
 			x = toFloat(rec.val, vi.pkind)
 			key = canon(x)
+			if vi.tags&model.TagLoop != 0 {
+				if tv.ahas && tv.addr == rec.addr && rec.tick >= tv.alast {
+					tv.alast = rec.tick
+				} else {
+					if tv.ahas {
+						vi.addAddrRun(k, tv)
+					}
+					tv.ahas, tv.addr, tv.afirst, tv.alast = true, rec.addr, rec.tick, rec.tick
+				}
+			}
 		case modePtrNull:
 			if rec.val != 0 {
 				x = 1
@@ -755,6 +772,15 @@ func (rp *runPCs) add(obj int32, pc uint64) {
 	}
 }
 
+// addAddrRun counts the ended run of one address of tv (D158): a
+// histogram by length in ticks, as few lengths recur.
+func (vi *varInfo) addAddrRun(k Kind, tv *tvState) {
+	if vi.addrDur[k] == nil {
+		vi.addrDur[k] = make(map[uint64]int)
+	}
+	vi.addrDur[k][tv.alast-tv.afirst+1]++
+}
+
 // endRun turns the current run of equal values of variable gv into one
 // duration sample, in ticks; rp (buggy runs) locates it if abnormal.
 func (r *Run) endRun(gv int32, tv *tvState, rp *runPCs) {
@@ -798,6 +824,10 @@ func (r *Run) flushThread(ts *threadState) {
 			}
 			r.endRun(int32(i), tv, rp)
 			tv.has = false
+		}
+		if tv := &ts.vars[i]; tv.ahas {
+			r.a.vars[i].addAddrRun(r.Kind, tv)
+			tv.ahas = false
 		}
 	}
 }

@@ -419,18 +419,57 @@ func (a *Analyzer) held(vv *VarVerdict) bool {
 		return false
 	}
 	vi := &a.vars[vv.Var]
-	if vi.tags&model.TagLoop == 0 || !vi.changed[Buggy] {
+	if vi.tags&model.TagLoop == 0 {
+		return false
+	}
+	limit := 1.0 // ticks
+	if vi.mode == modePtrBasic {
+		// A pointer compared by its pointee: its runs of equal values are
+		// runs of one byte or number, which a walk over equal data (a run
+		// of '/', of zeros) keeps while it moves at every iteration. An
+		// iteration is an address: the loop stays on one when its address
+		// does, and it changed when its address did (D158).
+		slow := vi.addrDur[Buggy]
+		runs := 0
+		for _, n := range slow {
+			runs += n
+		}
+		if runs <= int(vi.streams[Buggy]) {
+			return false
+		}
+		for d := range vi.addrDur[Normal] {
+			limit = max(limit, float64(d))
+		}
+		return float64(lowerMedian(slow, runs)) > limit
+	}
+	if !vi.changed[Buggy] {
 		return false
 	}
 	bs := vi.sets[Buggy][DimDuration]
 	if bs == nil || bs.n == 0 {
 		return false
 	}
-	limit := 1.0 // ticks
 	if ns := vi.sets[Normal][DimDuration]; ns != nil && ns.n > 0 {
 		limit = max(limit, ns.max)
 	}
 	return median(bs) > limit
+}
+
+// lowerMedian is the lower median of n lengths counted in h (length ->
+// count), as median is of a sample set.
+func lowerMedian(h map[uint64]int, n int) uint64 {
+	ls := make([]uint64, 0, len(h))
+	for l := range h {
+		ls = append(ls, l)
+	}
+	slices.Sort(ls)
+	c := 0
+	for _, l := range ls {
+		if c += h[l]; 2*c >= n {
+			return l
+		}
+	}
+	return 0
 }
 
 // longer reports whether the values of vv's variable last longer in the

@@ -552,6 +552,10 @@ func (d *dieData) unitAt(off uint64) int {
 
 var errTruncated = errors.New("truncated entry")
 
+// errTruncRnglists is rnglist's error (made once: made at each call, it
+// was 18,000 allocations per load of redis-server).
+var errTruncRnglists = errors.New("truncated .debug_rnglists")
+
 // decode reads the entry at off of unit u into e and returns the offset
 // just past it.
 func (d *dieData) decode(e *die, u *dieUnit, off uint64) (uint64, error) {
@@ -1069,7 +1073,7 @@ func (d *dieData) rnglist(u *dieUnit, off uint64, dst [][2]uint64) ([][2]uint64,
 	b := d.rnglists[off:]
 	base := u.rangeBase
 	ab := u.rangeAddrBase
-	bad := errors.New("truncated .debug_rnglists")
+	bad := errTruncRnglists
 	uv := func() (uint64, bool) {
 		v, n := dwarfexpr.Uleb(b)
 		if n == 0 {

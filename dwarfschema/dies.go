@@ -188,8 +188,9 @@ type loader struct {
 	qualified map[[2]string]string // prefix, name -> prefix+name
 	altStrs   map[uint64]string    // the supplementary file's strings by offset
 
-	rangeBuf  [][2]uint64 // reused by ranges
-	memberBuf []memberRec // reused by cMembers
+	rangeBuf  [][2]uint64     // reused by ranges
+	rangeBlk  []model.PCRange // the block ranges cuts its results from
+	memberBuf []memberRec     // reused by cMembers
 
 	// replaced marks, by VarID, a struct global whose fields cover every
 	// member: it is dropped once narrowGlobals has used its extent.
@@ -239,7 +240,7 @@ func (l *loader) release() {
 	l.locs, l.rows, l.pending = chunked[locRec]{}, chunked[model.LineRow]{}, nil
 	l.cus, l.units, l.exprs, l.exprList, l.exprShort = nil, nil, nil, nil, nil
 	l.names, l.qualified, l.altStrs, l.recordByName, l.fileIdx = nil, nil, nil, nil, nil
-	l.rangeBuf, l.memberBuf = nil, nil
+	l.rangeBuf, l.rangeBlk, l.memberBuf = nil, nil, nil
 }
 
 // name reads a string attribute (a name) and returns its one kept copy.
@@ -933,18 +934,27 @@ func (l *loader) ranges(e *die) []model.PCRange {
 	if err != nil || len(rs) == 0 {
 		return nil
 	}
-	out := make([]model.PCRange, 0, len(rs))
+	// The lists are cut from blocks, capacity clipped (a caller's append
+	// copies), not allocated one per DIE: an inlined copy's and a lexical
+	// block's ranges were 36,000 allocations per load of redis-server.
+	if cap(l.rangeBlk)-len(l.rangeBlk) < len(rs) {
+		l.rangeBlk = make([]model.PCRange, 0, max(rangeBlock, len(rs)))
+	}
+	start := len(l.rangeBlk)
 	for _, r := range rs {
 		if r[0] == 0 || r[0] >= r[1] || r[0] >= ^uint64(0)-1 {
 			continue
 		}
-		out = append(out, model.PCRange{Lo: r[0], Hi: r[1]})
+		l.rangeBlk = append(l.rangeBlk, model.PCRange{Lo: r[0], Hi: r[1]})
 	}
-	if len(out) == 0 {
+	if len(l.rangeBlk) == start {
 		return nil
 	}
-	return out
+	return l.rangeBlk[start:len(l.rangeBlk):len(l.rangeBlk)]
 }
+
+// rangeBlock is the size of the loader's blocks of ranges.
+const rangeBlock = 512
 
 func (l *loader) subprogram(e *die, cu int32, parent *frame) subRec {
 	sr := subRec{off: l.base + dieOff(e.off), file: -1, fn: -1}

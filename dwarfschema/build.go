@@ -192,10 +192,26 @@ func (l *loader) build() error {
 		return newID[fn]
 	}
 
-	// Inlined instances.
+	// Inlined instances. Their ranges are copied into one array, each
+	// list's capacity clipped, not cloned one by one (18,000 allocations
+	// per load of redis-server).
+	nr := 0
+	for i := range l.inls.len() {
+		if inlFunc[i] >= 0 {
+			nr += len(l.inls.at(i).ranges)
+		}
+	}
+	rblk := make([]model.PCRange, 0, nr)
 	for i := range l.inls.len() {
 		if ir, fn := l.inls.at(i), inlFunc[i]; fn >= 0 {
-			s.Inlines = append(s.Inlines, model.Inline{Func: remap(fn), Ranges: mergeRanges(slices.Clone(ir.ranges)), Depth: ir.depth, CallFile: ir.callFile, CallLine: ir.callLine})
+			var rs []model.PCRange
+			if ir.ranges != nil {
+				start := len(rblk)
+				rblk = append(rblk, ir.ranges...)
+				rs = mergeRanges(rblk[start:len(rblk):len(rblk)])
+				rblk = rblk[:start+len(rs)]
+			}
+			s.Inlines = append(s.Inlines, model.Inline{Func: remap(fn), Ranges: rs, Depth: ir.depth, CallFile: ir.callFile, CallLine: ir.callLine})
 		}
 	}
 	slices.SortStableFunc(s.Inlines, func(a, c model.Inline) int {

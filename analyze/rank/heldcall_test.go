@@ -41,8 +41,7 @@ func TestCallerByConstruction(t *testing.T) {
 			a := New(DefaultOptions())
 			var normal, buggy []ev
 			// cur, in the pointer's case: the items' addresses, each held
-			// for 1 or 2 calls in the normal runs, 1, 2 or 6 (twice as often) in the
-			// slow: a difference beyond chance among work's tests (D166).
+			// for 1 or 2 calls in the normal runs, 1, 2 or 6 in the slow.
 			held := func(sizes ...int) func(i int) int64 {
 				var addr []int64
 				for g := 0; len(addr) < 200; g++ {
@@ -52,7 +51,7 @@ func TestCallerByConstruction(t *testing.T) {
 				}
 				return func(i int) int64 { return addr[i] }
 			}
-			curN, curB := held(1, 2), held(1, 2, 6, 6)
+			curN, curB := held(1, 2), held(1, 2, 6)
 			for i := range 40 {
 				vals := []model.Value{val(0, vN, int64(i%5)), val(1, vFlag, int64(i%4))}
 				if c.flag == nil {

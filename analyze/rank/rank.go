@@ -116,7 +116,6 @@ func (a *Analyzer) Result() *Result {
 	// Variable verdicts.
 	var verdictOf []int // index into res.Variables + 1
 	res.Variables, verdictOf = a.varVerdicts()
-	a.chanceLevel(res.Variables) // D166
 	// Variables of each function: its locals, and the globals sampled at
 	// one of its PCs.
 	funcVars := make([][]int, len(a.funcs))

@@ -22,7 +22,6 @@ const (
 	ReasonRare      = "rare when normal"         // fewer than MinSamples normal samples: r = its share ratio
 	ReasonCounter   = "counter"                  // value never decreases: value dimension skipped
 	ReasonRunNoise  = "differs from run to run"  // runs of one kind differ as much as the kinds: no verdict
-	ReasonChance    = "differs at chance level"  // p below Alpha but not below Alpha over the function's tests (D166): DefaultDiscount
 )
 
 // DimVerdict is the variable-discounter's result for one dimension of one
@@ -186,6 +185,7 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 		vv.Reason = ReasonTooFew
 		return vv
 	}
+	var best *DimVerdict
 	counter := vi.counter()
 	for _, d := range tieOrder {
 		if !vi.analyses(d) {
@@ -223,78 +223,21 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 		}
 		vv.Dims = append(vv.Dims, dv)
 	}
-	a.pick(&vv)
-	return vv
-}
-
-// pick sets vv's verdict from its dimensions: the lowest r, the first in
-// tieOrder on a tie (method.md §5), then D75's reading of a loop variable
-// all of whose dimensions are defaults.
-func (a *Analyzer) pick(vv *VarVerdict) {
-	var best *DimVerdict
 	for j := range vv.Dims {
 		if dv := &vv.Dims[j]; dv.OK && (best == nil || dv.R < best.R) {
 			best = dv
 		}
 	}
 	if best == nil {
-		vv.OK, vv.HasDim, vv.Reason = false, false, ReasonNoVerdict
-		return
+		vv.Reason = ReasonNoVerdict
+		return vv
 	}
 	vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = true, best.R, best.Dim, true, best.Default, best.Reason
-	if best.Default && a.vars[vv.Var].tags&model.TagLoop != 0 {
-		a.rareWalk(vv)
+	if best.Default && vi.tags&model.TagLoop != 0 {
+		a.rareWalk(&vv)
 	}
+	return vv
 }
-
-// chanceLevel applies D166 (method.md §5) to the verdicts of res: a
-// function's discount is the lowest r over every dimension of every one
-// of its variables, each an Anderson-Darling test at Alpha, so a function
-// with k tested dimensions finds one "different" by chance alone with a
-// probability near k x Alpha (a comparator with six variables: 18 tests,
-// about 0.6). Over the tests of one function's own variables (its locals
-// and parameters), a difference counts only when its p is below
-// Alpha / k (Bonferroni); one between that and Alpha is what chance gives
-// among k tests and gets DefaultDiscount, as a p above Alpha does. The
-// table's floor (PFloor: p is capped at 0.001, "0.001 or less") always
-// counts. A global's tests are left alone: it is read by many functions.
-func (a *Analyzer) chanceLevel(vs []VarVerdict) {
-	o := &a.opt
-	tests := map[int32]int{} // per function: its locals' tested dimensions
-	for i := range vs {
-		if fn := a.vars[vs[i].Var].fn; fn >= 0 {
-			for _, d := range vs[i].Dims {
-				if d.Tested {
-					tests[fn]++
-				}
-			}
-		}
-	}
-	for i := range vs {
-		vv := &vs[i]
-		fn := a.vars[vv.Var].fn
-		if fn < 0 || tests[fn] < 2 {
-			continue
-		}
-		level := o.Alpha / float64(tests[fn])
-		changed := false
-		for j := range vv.Dims {
-			if d := &vv.Dims[j]; d.Reason == ReasonDiffer && d.P > PFloor && d.P >= level {
-				d.R, d.Default, d.Reason = o.DefaultDiscount, false, ReasonChance
-				changed = true
-			}
-		}
-		// Presence verdicts (no dimension compared) are not tests of
-		// this kind and stay.
-		if changed && vv.HasDim && len(vv.Dims) > 0 && vv.Reason != ReasonRare && vv.Reason != ReasonBuggyOnly {
-			a.pick(vv)
-		}
-	}
-}
-
-// PFloor is the smallest p-value the Anderson-Darling table gives (§5):
-// "this or less", so a test at it always counts (D166).
-const PFloor = 0.001
 
 // rareWalk gives loop variable vv, every dimension of which got
 // DefaultDiscount without a test (one value pooled, or a value that never

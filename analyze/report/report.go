@@ -295,7 +295,7 @@ func Explain(w io.Writer, res *rank.Result, name, format string) error {
 			r := dimRow{Variable: name, Tags: vv.Tags, Type: vv.Type, Dimension: d.Dim.String(), Normal: d.Normal, Buggy: d.Buggy, Note: d.Reason}
 			if d.Tested {
 				r.Statistic, r.P = ptr(d.Statistic), ptr(d.P)
-				if d.Reason == rank.ReasonDiffer || d.Reason == rank.ReasonRunNoise || d.Reason == rank.ReasonChance {
+				if d.Reason == rank.ReasonDiffer || d.Reason == rank.ReasonRunNoise {
 					r.Hellinger = ptr(d.Hellinger)
 				}
 				if d.Reason == rank.ReasonRunNoise {

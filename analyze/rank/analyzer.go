@@ -135,9 +135,9 @@ type varInfo struct {
 	down    bool          // some thread of some run saw the value decrease
 	up      bool          // ... or increase
 	sets    [2][numDims]*sampleSet
-	addrDur [2]map[uint64]int // per kind: ticks -> runs of one address, loop variables compared by their pointee (D158)
-	lo      [numDims]float64  // normal range with slack (buggy runs)
-	hi      [numDims]float64  //
+	addrDur [2]*sampleSet    // per kind: lengths in ticks of runs of one address, loop variables compared by their pointee (D158)
+	lo      [numDims]float64 // normal range with slack (buggy runs)
+	hi      [numDims]float64 //
 
 	key   string
 	name  string // for people: the source name, "#N" added for the Nth of a name in one function

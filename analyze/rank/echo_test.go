@@ -31,8 +31,7 @@ func TestEchoingCaller(t *testing.T) {
 		if !c.loop {
 			s.Vars[vNode].Tags = model.TagCond // the same walk, not a loop of helper's
 		}
-		hdr := header()
-		hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+		hdr := headerWith(s)
 
 		a := New(DefaultOptions())
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}

@@ -42,8 +42,7 @@ func TestHandingCaller(t *testing.T) {
 				model.Var{Name: "q->wpos", Func: fHelper, Line: 50, Type: "unsigned long", Kind: model.KindUint, Size: 8, Tags: model.TagArgs,
 					Field: &model.Field{Of: model.VarID(vHQ), Offset: c.calleeOff, Deref: true}},
 			)
-			hdr := header()
-			hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+			hdr := headerWith(s)
 
 			a := New(DefaultOptions())
 			inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}

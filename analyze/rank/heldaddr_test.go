@@ -24,8 +24,7 @@ func TestHeldAddress(t *testing.T) {
 		s := progSchema()
 		vC := int32(len(s.Vars))
 		s.Vars = append(s.Vars, model.Var{Name: "c", Func: fWork, Line: 23, Type: "char *", Kind: model.KindPointer, Size: 8, Tags: model.TagLoop | model.TagCond, PointeeKind: model.KindInt, PointeeSize: 1})
-		hdr := header()
-		hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+		hdr := headerWith(s)
 		a := New(DefaultOptions())
 		var normal, buggy []ev
 		for range 60 {

@@ -96,9 +96,13 @@ func libSchema() *model.Schema {
 }
 
 // header records of the test program: objects and mappings of pid 1.
-func header() []any {
+func header() []any { return headerWith(progSchema()) }
+
+// headerWith is header with the program's schema s (a test's variant of
+// progSchema).
+func headerWith(s *model.Schema) []any {
 	return []any{
-		&model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: progSchema()},
+		&model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s},
 		&model.Object{ID: 1, Path: "/lib/libc.so.6", BuildID: "c1", Schema: libSchema()},
 		&model.Mapping{PID: 1, Start: progBias + 0x1000, End: progBias + 0x2000, Bias: progBias, Obj: 0},
 		&model.Mapping{PID: 1, Start: libBias + 0x5000, End: libBias + 0x6000, Bias: libBias, Obj: 1},

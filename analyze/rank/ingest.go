@@ -772,13 +772,13 @@ func (rp *runPCs) add(obj int32, pc uint64) {
 	}
 }
 
-// addAddrRun counts the ended run of one address of tv (D158): a
-// histogram by length in ticks, as few lengths recur.
+// addAddrRun adds the length in ticks of tv's ended run of one address
+// to vi's set of them (D158).
 func (vi *varInfo) addAddrRun(k Kind, tv *tvState) {
 	if vi.addrDur[k] == nil {
-		vi.addrDur[k] = make(map[uint64]int)
+		vi.addrDur[k] = newSampleSet(runSetLimit, uint64(k)<<4|0xe)
 	}
-	vi.addrDur[k][tv.alast-tv.afirst+1]++
+	vi.addrDur[k].add(float64(tv.alast - tv.afirst + 1))
 }
 
 // endRun turns the current run of equal values of variable gv into one

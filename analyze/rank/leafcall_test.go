@@ -276,8 +276,7 @@ func TestInlinedLeaf(t *testing.T) {
 					}
 				}
 			}
-			hdr := header()
-			hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+			hdr := headerWith(s)
 			a := New(DefaultOptions())
 			var normal, buggy []ev
 			for range 40 { // main's own work

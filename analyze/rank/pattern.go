@@ -429,18 +429,14 @@ func (a *Analyzer) held(vv *VarVerdict) bool {
 		// of '/', of zeros) keeps while it moves at every iteration. An
 		// iteration is an address: the loop stays on one when its address
 		// does, and it changed when its address did (D158).
-		slow := vi.addrDur[Buggy]
-		runs := 0
-		for _, n := range slow {
-			runs += n
-		}
-		if runs <= int(vi.streams[Buggy]) {
+		slow, normal := vi.addrDur[Buggy], vi.addrDur[Normal]
+		if slow == nil || slow.n <= float64(vi.streams[Buggy]) {
 			return false
 		}
-		for d := range vi.addrDur[Normal] {
-			limit = max(limit, float64(d))
+		if normal != nil && normal.n > 0 {
+			limit = max(limit, normal.max)
 		}
-		return float64(lowerMedian(slow, runs)) > limit
+		return median(slow) > limit
 	}
 	if !vi.changed[Buggy] {
 		return false
@@ -453,23 +449,6 @@ func (a *Analyzer) held(vv *VarVerdict) bool {
 		limit = max(limit, ns.max)
 	}
 	return median(bs) > limit
-}
-
-// lowerMedian is the lower median of n lengths counted in h (length ->
-// count), as median is of a sample set.
-func lowerMedian(h map[uint64]int, n int) uint64 {
-	ls := make([]uint64, 0, len(h))
-	for l := range h {
-		ls = append(ls, l)
-	}
-	slices.Sort(ls)
-	c := 0
-	for _, l := range ls {
-		if c += h[l]; 2*c >= n {
-			return l
-		}
-	}
-	return 0
 }
 
 // longer reports whether the values of vv's variable last longer in the

@@ -133,8 +133,7 @@ func TestHeaderHelperInlined(t *testing.T) {
 			if tc.outOfLine {
 				s.Funcs[fInl].Ranges = []model.PCRange{{Lo: 0x1900, Hi: 0x1920}}
 			}
-			hdr := header()
-			hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+			hdr := headerWith(s)
 			a := New(DefaultOptions())
 			feedWith(t, a, Buggy, "b", hdr, []ev{
 				{tid: 1, tick: 1, ms: 3, stack: []uint64{P(pcWorkInl)}},

@@ -45,8 +45,7 @@ func TestCallerDescribingInput(t *testing.T) {
 	} {
 		s := progSchema()
 		s.Vars[vN].Param = true
-		hdr := header()
-		hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+		hdr := headerWith(s)
 		a := New(DefaultOptions())
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
 		flagOf := func(i int, slow bool) int64 {

@@ -32,8 +32,7 @@ func TestSettingAbove(t *testing.T) {
 		// n is helper's loop index here.
 		s := progSchema()
 		s.Vars[vN].Tags = model.TagLoop
-		hdr := header()
-		hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+		hdr := headerWith(s)
 
 		a := New(DefaultOptions())
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}

@@ -24,8 +24,7 @@ func TestStringLength(t *testing.T) {
 		s := progSchema()
 		vLen := int32(len(s.Vars))
 		s.Vars = append(s.Vars, model.Var{Name: c.v, Func: fWork, Line: 23, Type: "size_t", Kind: model.KindUint, Size: 8, Tags: model.TagArgs})
-		hdr := header()
-		hdr[0] = &model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s}
+		hdr := headerWith(s)
 		a := New(DefaultOptions())
 		var normal, buggy []ev
 		stack := []uint64{L(pcMemcpy), P(pcWork), P(pcMain)}

@@ -286,6 +286,14 @@ func (c *clock) sleepUntil(t int64) {
 	sleepUntilMono(c.monoBase + t)
 }
 
+// pollUntil waits until fd is readable, a signal comes, or t ns after the
+// start.
+func (c *clock) pollUntil(fd int, t int64) {
+	if d := t - c.now(); d > 0 {
+		pollFor(fd, d)
+	}
+}
+
 // warner passes each distinct warning on once.
 type warner struct {
 	seen map[string]bool
@@ -513,12 +521,13 @@ func (r *Recorder) loop() {
 			r.stopReason = fmt.Sprintf("--duration %v reached", r.cfg.Duration)
 			return
 		}
+		// Every thread has its perf events: no tick, only drains, at a
+		// ring's wake-up. (The wall clock's ticks sample the blocked
+		// threads.)
+		onlyDrains := sm.perf != nil && sm.perf.fallback == 0 && r.cfg.Clock == model.ClockCPU
 		switch {
+		case onlyDrains:
 		case now < sm.nextTick:
-		case sm.perf != nil && sm.perf.fallback == 0 && r.cfg.Clock == model.ClockCPU:
-			// Every thread has its perf events: no tick, only drains.
-			// (The wall clock's ticks sample the blocked threads.)
-			sm.nextTick = now + int64(perfDrainEvery)
 		default:
 			sm.tick(now)
 			sm.schedule(r.clk.now())
@@ -526,17 +535,27 @@ func (r *Recorder) loop() {
 		r.out.flushDue(now)
 		next := sm.nextTick
 		sleep := int64(maxSleep)
-		if eventAt >= 0 && r.clk.now()-eventAt < int64(eventBurst) {
+		burst := eventAt >= 0 && r.clk.now()-eventAt < int64(eventBurst)
+		if burst {
 			// They come in bursts (a thread created: the parent's clone
 			// stop, the new thread's first stop, the next creation), each
 			// task stopped until vprof answers.
 			sleep = int64(eventPoll)
 		}
-		if lim := r.clk.now() + sleep; next > lim {
+		if onlyDrains {
+			next = sm.perf.drainedAt + int64(perfDrainLatest)
+		}
+		if lim := r.clk.now() + sleep; next > lim && (burst || !onlyDrains) {
 			next = lim
 		}
 		if r.deadline > 0 && next > r.deadline {
 			next = r.deadline
+		}
+		if onlyDrains && !burst && sm.perf.wake != nil {
+			// Woken by the ring, by a tracee's event (SIGCHLD, which
+			// the kernel sends to this thread: its tracer) or at next.
+			r.clk.pollUntil(sm.perf.wake.fd, next)
+			continue
 		}
 		r.clk.sleepUntil(next)
 	}

@@ -382,8 +382,9 @@ func Record(cfg Config) (*Result, error) {
 	}
 	r := newRecorder(cfg, sigs)
 	r.called = called
-	r.gc = pauseGC(startHeapLimit) // until the program runs (gc.go)
-	defer r.gc.resumeUnlessTimed()
+	r.gc = pauseGC(startHeapLimit) // while recording (gc.go)
+	// After Record returns: vprof record exits without a collection.
+	defer r.gc.resumeAfter(startGCDelay)
 	go growFDTable() // meanwhile: no grace period to wait for at thread creations
 
 	done := make(chan struct{})
@@ -486,7 +487,7 @@ func (r *Recorder) run() (res *Result, err error) {
 		r.smp.closePerf()
 		return nil, err
 	}
-	r.gc.resumeAfter(startGCDelay) // the program runs (gc.go)
+	r.gc.hold(runHeadroom) // the program runs (gc.go)
 	// Run this thread ahead of the program's: a stopped thread waits for
 	// the tracer to be scheduled, so a tracer waiting for a CPU holds the
 	// program up. Only now, after the launch: a child inherits the nice

@@ -157,6 +157,13 @@ type LaunchStats struct {
 	Maps     time.Duration // reading the program's mappings, loading what they map (the dynamic loader, the vDSO)
 	Released time.Duration // from Record's call to the program's release: the above and the rest
 	Finish   time.Duration // from the recording's end (the program's exit seen) to the profile closed
+	// FDTable is how long growing the file descriptor table took (an RCU
+	// grace period: fdtable.go), from Record's call; FDTableOpen, that it
+	// was still under way when the profile closed, for FDTable so far:
+	// vprof's exit then waits for it (a thread in the kernel's grace
+	// period cannot exit).
+	FDTable     time.Duration
+	FDTableOpen bool
 }
 
 // ValueStats counts value samples and why others were not taken.
@@ -243,6 +250,9 @@ var ErrNoProcess = errors.New("no such process")
 // decides when and how the recording ends.
 type Recorder struct {
 	cfg  Config
+	// growFDTable's start, and its duration once done (fdtable.go)
+	fdStart time.Time
+	fdGrown atomic.Int64
 	clk  clock
 	warn warner
 	objs objectCache
@@ -385,7 +395,12 @@ func Record(cfg Config) (*Result, error) {
 	r.gc = pauseGC(startHeapLimit) // while recording (gc.go)
 	// After Record returns: vprof record exits without a collection.
 	defer r.gc.resumeAfter(startGCDelay)
-	go growFDTable() // meanwhile: no grace period to wait for at thread creations
+	fdStart := time.Now()
+	go func() { // meanwhile: no grace period to wait for at thread creations
+		growFDTable()
+		r.fdGrown.Store(int64(time.Since(fdStart)))
+	}()
+	r.fdStart = fdStart
 
 	done := make(chan struct{})
 	var res *Result
@@ -739,6 +754,11 @@ func (r *Recorder) finish() (*Result, error) {
 	}
 	res.Launch = r.launchStats
 	res.Launch.Finish = time.Since(t)
+	if d := r.fdGrown.Load(); d > 0 {
+		res.Launch.FDTable = time.Duration(d)
+	} else if !r.fdStart.IsZero() {
+		res.Launch.FDTable, res.Launch.FDTableOpen = time.Since(r.fdStart), true
+	}
 	switch {
 	case r.tr.firstExited:
 		res.ExitStatus = r.tr.firstStatus

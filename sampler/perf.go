@@ -53,9 +53,10 @@ const (
 	// previous drain, whichever comes first (method.md §3, D195). This
 	// bounds the lag between a sample and the reading of its globals and
 	// heap values: at most perfDrainLatest, and for a thread that runs
-	// throughout, at most (perfWakeSamples-1) intervals, 1 ms on average
-	// at 1 kHz, as the fixed 2 ms drains before, with a third fewer
-	// wake-ups at one thread (each costs vprof 25-30 µs of CPU).
+	// throughout on the ring waited on, at most (perfWakeSamples-1)
+	// intervals, 1 ms on average at 1 kHz, as the fixed 2 ms drains
+	// before (on other rings up to perfWakeSamples intervals), with a
+	// third fewer wake-ups (each costs vprof 25-30 µs of CPU).
 	perfWakeSamples = 3
 	perfDrainLatest = 4 * time.Millisecond
 	// perfDrainEvery is how often the rings are drained when ticks run

@@ -72,16 +72,16 @@ const (
 
 // perfBackend is the perf sampling state of a recording.
 type perfBackend struct {
-	kernel   bool // samples also while in the kernel (exclude_kernel=0)
-	rings    []*perfRing
-	events   map[uint64]*perfEvent // by event id
-	retired  []*perfEvent          // re-opened: their last records may still be in a ring
-	gen      uint64                // drains so far
-	fallback int                   // live threads whose events could not be opened (ptrace-sampled)
-	draining bool
+	kernel    bool // samples also while in the kernel (exclude_kernel=0)
+	rings     []*perfRing
+	events    map[uint64]*perfEvent // by event id
+	retired   []*perfEvent          // re-opened: their last records may still be in a ring
+	gen       uint64                // drains so far
+	fallback  int                   // live threads whose events could not be opened (ptrace-sampled)
+	draining  bool
 	drainedAt int64     // clock time of the last drain
 	wake      *perfRing // the ring whose wake-ups vprof waits for (nil: none yet)
-	discard  *process // drop this process's samples (it exec'd)
+	discard   *process  // drop this process's samples (it exec'd)
 	// processes whose globals this drain has read: the memory is the
 	// same for all its samples, so they are read once per drain
 	globalsRead []*process

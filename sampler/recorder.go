@@ -250,9 +250,6 @@ var ErrNoProcess = errors.New("no such process")
 // decides when and how the recording ends.
 type Recorder struct {
 	cfg  Config
-	// growFDTable's start, and its duration once done (fdtable.go)
-	fdStart time.Time
-	fdGrown atomic.Int64
 	clk  clock
 	warn warner
 	objs objectCache
@@ -271,6 +268,9 @@ type Recorder struct {
 
 	called      time.Time // Record's call
 	launchStats LaunchStats
+	// growFDTable's start, and its duration once done (fdtable.go)
+	fdStart time.Time
+	fdGrown atomic.Int64
 }
 
 // clock is a recording's time base, set when the profile begins.

@@ -543,6 +543,9 @@ func (r *Recorder) loop() {
 		onlyDrains := sm.perf != nil && sm.perf.fallback == 0 && r.cfg.Clock == model.ClockCPU
 		switch {
 		case onlyDrains:
+			// Kept current: should a thread fall back to ptrace ticks,
+			// they start from now, with no lost ticks counted.
+			sm.nextTick = now + int64(perfDrainEvery)
 		case now < sm.nextTick:
 		default:
 			sm.tick(now)

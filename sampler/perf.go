@@ -459,12 +459,7 @@ func (sm *sampling) perfEvents(t *thread, stack int) (*perfThread, error) {
 	// the event opened), as a sample lost to a full ring's would. A thread
 	// just created or exec'd is stopped here and takes none.
 	a.Bits &^= unix.PerfBitDisabled
-	// The kernel counts samples per ring: each perfWakeSamples-th written
-	// to a ring wakes its poller (the kept samples' count with --jitter).
-	a.Wakeup = perfWakeSamples
-	if sm.cfg.Jitter {
-		a.Wakeup *= perfJitterSteps
-	}
+	a.Wakeup = perfWakeup(sm.cfg.Jitter)
 	for _, g := range pb.rings {
 		fd, err := unix.PerfEventOpen(&a, t.tid, g.cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
@@ -612,13 +607,11 @@ func (sm *sampling) perfDrain() {
 	s.StaticPages, s.StaticReads = pb.static.copied, pb.static.answered
 	for _, g := range pb.rings {
 		atomic.StoreUint64(&g.page.Data_tail, g.tail)
-		if g.samples > 0 && (pb.wake == nil || g.samples > pb.wake.samples) {
-			pb.wake = g // wait for the busiest ring's wake-ups next
-		}
 		if g.bad > 0 {
 			sm.warn(fmt.Sprintf("perf ring of CPU %d: %d records did not parse (%v); they were skipped", g.cpu, g.bad, g.badErr))
 		}
 	}
+	pb.wake = busiestRing(pb.rings, pb.wake) // wait for its wake-ups next
 	// Events replaced before the previous drain have no record left.
 	keep := pb.retired[:0]
 	for _, e := range pb.retired {
@@ -634,6 +627,31 @@ func (sm *sampling) perfDrain() {
 	pb.drainedAt = sm.now()
 	s.Drains++
 	s.Poll += max(secs(sm.now()-t0)-(s.Ring+s.Globals+s.Unwind+s.Values+s.Write-staged), 0)
+}
+
+// perfWakeup is the events' wakeup_events: the kernel counts samples per
+// ring, and each perfWakeup-th written to a ring wakes its poller:
+// perfWakeSamples kept samples (with --jitter the kernel takes
+// perfJitterSteps for each one kept).
+func perfWakeup(jitter bool) uint32 {
+	if jitter {
+		return perfWakeSamples * perfJitterSteps
+	}
+	return perfWakeSamples
+}
+
+// busiestRing is the ring with the most samples in this drain (the first
+// of equals), or prev when no ring had any: the ring whose wake-ups vprof
+// waits for next (D195).
+func busiestRing(rings []*perfRing, prev *perfRing) *perfRing {
+	best := prev
+	n := 0
+	for _, g := range rings {
+		if g.samples > n {
+			best, n = g, g.samples
+		}
+	}
+	return best
 }
 
 // next reads the ring's next record into g.rec (g.ok false at the end of

@@ -40,7 +40,6 @@ func TestGCPause(t *testing.T) {
 	t.Run("after", func(t *testing.T) {
 		g := pauseGC(64 << 20)
 		g.resumeAfter(20 * time.Millisecond)
-		g.resumeUnlessTimed() // the timer resumes
 		if pct, _ := gcSettings(); pct != -1 {
 			t.Fatalf("percent %d before the timer, want -1 (paused)", pct)
 		}
@@ -53,12 +52,36 @@ func TestGCPause(t *testing.T) {
 		}
 		t.Fatal("collections still paused 10 s after resumeAfter(20ms)")
 	})
-	t.Run("untimed", func(t *testing.T) {
-		g := pauseGC(64 << 20)
-		g.resumeUnlessTimed()
-		if pct, lim := gcSettings(); pct != pct0 || lim != lim0 {
-			t.Fatalf("after resumeUnlessTimed without a timer: percent %d, limit %d; want %d, %d", pct, lim, pct0, lim0)
+	t.Run("hold", func(t *testing.T) {
+		// Held while recording: no collection until the memory grows by
+		// the headroom, then the usual pacing.
+		g := pauseGC(1 << 30)
+		defer g.resume()
+		g.hold(16 << 20)
+		if pct, lim := gcSettings(); pct != -1 || lim >= min(lim0, 1<<30) {
+			t.Fatalf("held: percent %d, limit %d; want -1 and below %d", pct, lim, min(lim0, 1<<30))
 		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		n0 := ms.NumGC
+		for i := 0; i < 64; i++ { // 4 MiB, within the headroom
+			gcSink = make([]byte, 64<<10)
+		}
+		runtime.ReadMemStats(&ms)
+		if ms.NumGC != n0 {
+			t.Fatalf("%d collections within the headroom, want none", ms.NumGC-n0)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			for i := 0; i < 64; i++ {
+				gcSink = make([]byte, 64<<10)
+			}
+			if pct, _ := gcSettings(); pct == pct0 {
+				return
+			}
+			runtime.Gosched() // let the finalizer goroutine run
+		}
+		t.Fatal("collections still paused after allocating well past the headroom")
 	})
 	t.Run("limit", func(t *testing.T) {
 		// A start bigger than the limit resumes the usual pacing at the

@@ -47,8 +47,20 @@ const (
 	// over 100 samples of 8 KiB: 100 ms of one CPU at 1 kHz.
 	perfRingBytes = 1 << 20
 	perfMinRing   = 64 << 10
-	// perfDrainEvery is how often the rings are drained: the lag between
-	// a sample and the reading of its globals and heap values.
+	// The rings are drained at the perfWakeSamples-th sample written to
+	// the ring that held the most samples at the previous drain (the
+	// kernel wakes vprof: wakeup_events), or perfDrainLatest after the
+	// previous drain, whichever comes first (method.md §3, D195). This
+	// bounds the lag between a sample and the reading of its globals and
+	// heap values: at most perfDrainLatest, and for a thread that runs
+	// throughout on the ring waited on, at most (perfWakeSamples-1)
+	// intervals, 1 ms on average at 1 kHz, as the fixed 2 ms drains
+	// before (on other rings up to perfWakeSamples intervals), with a
+	// third fewer wake-ups (each costs vprof 25-30 µs of CPU).
+	perfWakeSamples = 3
+	perfDrainLatest = 4 * time.Millisecond
+	// perfDrainEvery is how often the rings are drained when ticks run
+	// too (the wall clock, threads sampled with ptrace).
 	perfDrainEvery = 2 * time.Millisecond
 	// perfJitterSteps is how many kernel samples stand for one with
 	// --jitter (see perfPeriod).
@@ -60,14 +72,16 @@ const (
 
 // perfBackend is the perf sampling state of a recording.
 type perfBackend struct {
-	kernel   bool // samples also while in the kernel (exclude_kernel=0)
-	rings    []*perfRing
-	events   map[uint64]*perfEvent // by event id
-	retired  []*perfEvent          // re-opened: their last records may still be in a ring
-	gen      uint64                // drains so far
-	fallback int                   // live threads whose events could not be opened (ptrace-sampled)
-	draining bool
-	discard  *process // drop this process's samples (it exec'd)
+	kernel    bool // samples also while in the kernel (exclude_kernel=0)
+	rings     []*perfRing
+	events    map[uint64]*perfEvent // by event id
+	retired   []*perfEvent          // re-opened: their last records may still be in a ring
+	gen       uint64                // drains so far
+	fallback  int                   // live threads whose events could not be opened (ptrace-sampled)
+	draining  bool
+	drainedAt int64     // clock time of the last drain
+	wake      *perfRing // the ring whose wake-ups vprof waits for (nil: none yet)
+	discard   *process  // drop this process's samples (it exec'd)
 	// processes whose globals this drain has read: the memory is the
 	// same for all its samples, so they are read once per drain
 	globalsRead []*process
@@ -89,6 +103,7 @@ type perfRing struct {
 	rec      perfRecord
 	ok       bool // rec is the next record
 	scratch  []byte
+	samples  int    // sample records read in this drain
 	bad      uint64 // records that did not parse
 	badErr   error
 	lastTime uint64
@@ -444,6 +459,7 @@ func (sm *sampling) perfEvents(t *thread, stack int) (*perfThread, error) {
 	// the event opened), as a sample lost to a full ring's would. A thread
 	// just created or exec'd is stopped here and takes none.
 	a.Bits &^= unix.PerfBitDisabled
+	a.Wakeup = perfWakeup(sm.cfg.Jitter)
 	for _, g := range pb.rings {
 		fd, err := unix.PerfEventOpen(&a, t.tid, g.cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
@@ -567,6 +583,7 @@ func (sm *sampling) perfDrain() {
 	sm.batch.static = &pb.static
 	for _, g := range pb.rings {
 		g.head = atomic.LoadUint64(&g.page.Data_head)
+		g.samples = 0
 		g.next()
 	}
 	for {
@@ -578,6 +595,9 @@ func (sm *sampling) perfDrain() {
 		}
 		if best == nil {
 			break
+		}
+		if best.rec.typ == perfRecordSample {
+			best.samples++
 		}
 		sm.perfRecord(&best.rec)
 		best.next()
@@ -591,6 +611,7 @@ func (sm *sampling) perfDrain() {
 			sm.warn(fmt.Sprintf("perf ring of CPU %d: %d records did not parse (%v); they were skipped", g.cpu, g.bad, g.badErr))
 		}
 	}
+	pb.wake = busiestRing(pb.rings, pb.wake) // wait for its wake-ups next
 	// Events replaced before the previous drain have no record left.
 	keep := pb.retired[:0]
 	for _, e := range pb.retired {
@@ -603,8 +624,34 @@ func (sm *sampling) perfDrain() {
 	pb.retired = keep
 	pb.discard = nil
 	pb.draining = false
+	pb.drainedAt = sm.now()
 	s.Drains++
 	s.Poll += max(secs(sm.now()-t0)-(s.Ring+s.Globals+s.Unwind+s.Values+s.Write-staged), 0)
+}
+
+// perfWakeup is the events' wakeup_events: the kernel counts samples per
+// ring, and each perfWakeup-th written to a ring wakes its poller:
+// perfWakeSamples kept samples (with --jitter the kernel takes
+// perfJitterSteps for each one kept).
+func perfWakeup(jitter bool) uint32 {
+	if jitter {
+		return perfWakeSamples * perfJitterSteps
+	}
+	return perfWakeSamples
+}
+
+// busiestRing is the ring with the most samples in this drain (the first
+// of equals), or prev when no ring had any: the ring whose wake-ups vprof
+// waits for next (D195).
+func busiestRing(rings []*perfRing, prev *perfRing) *perfRing {
+	best := prev
+	n := 0
+	for _, g := range rings {
+		if g.samples > n {
+			best, n = g, g.samples
+		}
+	}
+	return best
 }
 
 // next reads the ring's next record into g.rec (g.ok false at the end of

@@ -593,3 +593,37 @@ func TestPerfJitter(t *testing.T) {
 		}
 	}
 }
+
+// TestBusiestRing: vprof waits on the ring that held the most samples at
+// the last drain, and keeps the one it had when no ring held any (D195).
+func TestBusiestRing(t *testing.T) {
+	ring := func(cpu, n int) *perfRing { return &perfRing{cpu: cpu, samples: n} }
+	a, b, c := ring(0, 1), ring(1, 3), ring(2, 3)
+	for _, tc := range []struct {
+		name  string
+		rings []*perfRing
+		prev  *perfRing
+		want  *perfRing
+	}{
+		{"most samples", []*perfRing{a, b}, nil, b},
+		{"first of equals", []*perfRing{a, b, c}, a, b},
+		{"the previous one, none with samples", []*perfRing{ring(0, 0), ring(1, 0)}, a, a},
+		{"none yet", []*perfRing{ring(0, 0)}, nil, nil},
+		{"another ring busier than the previous", []*perfRing{a, c}, a, c},
+	} {
+		if got := busiestRing(tc.rings, tc.prev); got != tc.want {
+			t.Errorf("%s: got ring %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestPerfWakeup: the kernel wakes vprof at every 3rd kept sample of a
+// ring, with --jitter too (D195).
+func TestPerfWakeup(t *testing.T) {
+	if w := perfWakeup(false); w != 3 {
+		t.Errorf("wakeup_events %d, want 3", w)
+	}
+	if w := perfWakeup(true); w != 3*perfJitterSteps {
+		t.Errorf("wakeup_events with --jitter %d, want %d", w, 3*perfJitterSteps)
+	}
+}

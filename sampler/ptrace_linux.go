@@ -109,6 +109,15 @@ func sleepUntilMono(abs int64) {
 	unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 }
 
+// pollFor waits up to d ns for fd to be readable (or a signal): a raw
+// system call, like sleepUntilMono's, so that the Go runtime does not hand
+// the tracer's P to another thread at each wait.
+func pollFor(fd int, d int64) {
+	ts := unix.NsecToTimespec(d)
+	pfd := unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+	unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+}
+
 // regsFromPtrace fills an unwinder register set from PTRACE_GETREGS.
 func regsFromPtrace(p *unix.PtraceRegs, r *unwind.Regs) {
 	r.R = [17]uint64{

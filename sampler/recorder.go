@@ -157,6 +157,13 @@ type LaunchStats struct {
 	Maps     time.Duration // reading the program's mappings, loading what they map (the dynamic loader, the vDSO)
 	Released time.Duration // from Record's call to the program's release: the above and the rest
 	Finish   time.Duration // from the recording's end (the program's exit seen) to the profile closed
+	// FDTable is how long growing the file descriptor table took (an RCU
+	// grace period: fdtable.go), from Record's call; FDTableOpen, that it
+	// was still under way when the profile closed, for FDTable so far:
+	// vprof's exit then waits for it (a thread in the kernel's grace
+	// period cannot exit).
+	FDTable     time.Duration
+	FDTableOpen bool
 }
 
 // ValueStats counts value samples and why others were not taken.
@@ -261,6 +268,9 @@ type Recorder struct {
 
 	called      time.Time // Record's call
 	launchStats LaunchStats
+	// growFDTable's start, and its duration once done (fdtable.go)
+	fdStart time.Time
+	fdGrown atomic.Int64
 }
 
 // clock is a recording's time base, set when the profile begins.
@@ -284,6 +294,14 @@ func (c *clock) begin() {
 // a late wake-up does not shift later ticks).
 func (c *clock) sleepUntil(t int64) {
 	sleepUntilMono(c.monoBase + t)
+}
+
+// pollUntil waits until fd is readable, a signal comes, or t ns after the
+// start.
+func (c *clock) pollUntil(fd int, t int64) {
+	if d := t - c.now(); d > 0 {
+		pollFor(fd, d)
+	}
 }
 
 // warner passes each distinct warning on once.
@@ -374,9 +392,15 @@ func Record(cfg Config) (*Result, error) {
 	}
 	r := newRecorder(cfg, sigs)
 	r.called = called
-	r.gc = pauseGC(startHeapLimit) // until the program runs (gc.go)
-	defer r.gc.resumeUnlessTimed()
-	go growFDTable() // meanwhile: no grace period to wait for at thread creations
+	r.gc = pauseGC(startHeapLimit) // while recording (gc.go)
+	// After Record returns: vprof record exits without a collection.
+	defer r.gc.resumeAfter(startGCDelay)
+	fdStart := time.Now()
+	go func() { // meanwhile: no grace period to wait for at thread creations
+		growFDTable()
+		r.fdGrown.Store(int64(time.Since(fdStart)))
+	}()
+	r.fdStart = fdStart
 
 	done := make(chan struct{})
 	var res *Result
@@ -478,7 +502,7 @@ func (r *Recorder) run() (res *Result, err error) {
 		r.smp.closePerf()
 		return nil, err
 	}
-	r.gc.resumeAfter(startGCDelay) // the program runs (gc.go)
+	r.gc.hold(runHeadroom) // the program runs (gc.go)
 	// Run this thread ahead of the program's: a stopped thread waits for
 	// the tracer to be scheduled, so a tracer waiting for a CPU holds the
 	// program up. Only now, after the launch: a child inherits the nice
@@ -513,12 +537,16 @@ func (r *Recorder) loop() {
 			r.stopReason = fmt.Sprintf("--duration %v reached", r.cfg.Duration)
 			return
 		}
+		// Every thread has its perf events: no tick, only drains, at a
+		// ring's wake-up. (The wall clock's ticks sample the blocked
+		// threads.)
+		onlyDrains := sm.perf != nil && sm.perf.fallback == 0 && r.cfg.Clock == model.ClockCPU
 		switch {
-		case now < sm.nextTick:
-		case sm.perf != nil && sm.perf.fallback == 0 && r.cfg.Clock == model.ClockCPU:
-			// Every thread has its perf events: no tick, only drains.
-			// (The wall clock's ticks sample the blocked threads.)
+		case onlyDrains:
+			// Kept current: should a thread fall back to ptrace ticks,
+			// they start from now, with no lost ticks counted.
 			sm.nextTick = now + int64(perfDrainEvery)
+		case now < sm.nextTick:
 		default:
 			sm.tick(now)
 			sm.schedule(r.clk.now())
@@ -526,17 +554,27 @@ func (r *Recorder) loop() {
 		r.out.flushDue(now)
 		next := sm.nextTick
 		sleep := int64(maxSleep)
-		if eventAt >= 0 && r.clk.now()-eventAt < int64(eventBurst) {
+		burst := eventAt >= 0 && r.clk.now()-eventAt < int64(eventBurst)
+		if burst {
 			// They come in bursts (a thread created: the parent's clone
 			// stop, the new thread's first stop, the next creation), each
 			// task stopped until vprof answers.
 			sleep = int64(eventPoll)
 		}
-		if lim := r.clk.now() + sleep; next > lim {
+		if onlyDrains {
+			next = sm.perf.drainedAt + int64(perfDrainLatest)
+		}
+		if lim := r.clk.now() + sleep; next > lim && (burst || !onlyDrains) {
 			next = lim
 		}
 		if r.deadline > 0 && next > r.deadline {
 			next = r.deadline
+		}
+		if onlyDrains && !burst && sm.perf.wake != nil {
+			// Woken by the ring, by a tracee's event (SIGCHLD, which
+			// the kernel sends to this thread: its tracer) or at next.
+			r.clk.pollUntil(sm.perf.wake.fd, next)
+			continue
 		}
 		r.clk.sleepUntil(next)
 	}
@@ -719,6 +757,11 @@ func (r *Recorder) finish() (*Result, error) {
 	}
 	res.Launch = r.launchStats
 	res.Launch.Finish = time.Since(t)
+	if d := r.fdGrown.Load(); d > 0 {
+		res.Launch.FDTable = time.Duration(d)
+	} else if !r.fdStart.IsZero() {
+		res.Launch.FDTable, res.Launch.FDTableOpen = time.Since(r.fdStart), true
+	}
 	switch {
 	case r.tr.firstExited:
 		res.ExitStatus = r.tr.firstStatus

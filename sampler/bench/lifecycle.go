@@ -203,12 +203,18 @@ func lifecycle(o options, pairs int) error {
 		// vprof's own steps, from its Result: where the time to the
 		// program's release and after its end went.
 		tw = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "vprof's steps (ms)\tsetup\tspawn\tprogram\tperf\tprofile\tthread\tmaps\tcall to release\tend to profile closed\t")
+		fmt.Fprintln(tw, "vprof's steps (ms)\tsetup\tspawn\tprogram\tperf\tprofile\tthread\tmaps\tcall to release\tend to profile closed\tfd table\tfd table open at the end\t")
 		for i := 1; i < n; i++ {
 			ms := func(f func(l *sampler.LaunchStats) time.Duration) string {
 				return fmt.Sprintf("%.2f", 1e3*medianF(runs[i], func(r lifeRun) float64 { return f(&r.launch).Seconds() }))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", builds[i-1].label,
+			open := 0
+			for _, r := range runs[i] {
+				if r.launch.FDTableOpen {
+					open++
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", builds[i-1].label,
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Setup }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Spawn }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Program }),
@@ -217,7 +223,8 @@ func lifecycle(o options, pairs int) error {
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Thread }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Maps }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Released }),
-				ms(func(l *sampler.LaunchStats) time.Duration { return l.Finish }))
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.Finish }),
+				ms(func(l *sampler.LaunchStats) time.Duration { return l.FDTable }), open, len(runs[i]))
 		}
 		tw.Flush()
 	}

@@ -96,3 +96,84 @@ func (a *Analyzer) handingCallers(fns []Function, drivers []bool) {
 	a.placeBelowSoleCallee(fns, drivers, a.handsOn,
 		"every variable of it that went wrong is a struct pointer it was given, or a field behind one, that the callee was given too and that went wrong there (D135)")
 }
+
+// A caller whose strongest evidence is a number it hands on (method.md
+// §7, decision D190). A parameter of a basic type (a length, a count, an
+// offset into the input) that a frame was given and passes to its callee
+// arrives there as a parameter of the same type, and the two hold the
+// same value at every sample where both are read: what went wrong in
+// them was decided where the value was computed, above both frames. When
+// a caller's strongest evidence (the verdicts at its discount) is only
+// of such parameters, and its callee has, for each, a parameter of the
+// same type that went wrong too, the caller's evidence says nothing the
+// callee's does not, and its inclusive cost holds the callee's by
+// construction: D10 does not apply to the pair, and the caller goes just
+// below the callee (D135's placement). A caller with stronger evidence of
+// its own (a local it computed, a loop of its own, a field it read)
+// keeps D10's reading.
+
+// scalarParam is v's type when v is a parameter of a basic type (no
+// pointer, no aggregate, no field); "" otherwise.
+func scalarParam(v *model.Var) string {
+	if !v.Param || v.Field != nil || v.Type == "" {
+		return ""
+	}
+	switch v.Kind {
+	case model.KindInt, model.KindUint, model.KindBool, model.KindEnum, model.KindFloat:
+		return v.Type
+	}
+	return ""
+}
+
+// scalarsGiven returns the types of the scalar parameters (scalarParam)
+// among fn's verdicts at its discount, nil unless every verdict there is
+// of one, and the types of fn's scalar parameters that went wrong (a
+// verdict below DefaultDiscount).
+func (a *Analyzer) scalarsGiven(res *Result, fn *Function) (at, wrong []string) {
+	only := fn.Discount < a.opt.DefaultDiscount
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if !vv.OK || vv.R >= a.opt.DefaultDiscount {
+			continue
+		}
+		t := a.vars[vv.Var].scalar
+		if t != "" {
+			wrong = append(wrong, t)
+		}
+		if vv.R != fn.Discount {
+			continue
+		}
+		if t == "" {
+			only = false
+		} else {
+			at = append(at, t)
+		}
+	}
+	if !only {
+		at = nil
+	}
+	return at, wrong
+}
+
+// handsOnValue reports whether caller A's strongest evidence is only
+// scalar parameters that callee D was given too and that went wrong in D
+// (D190): then D10 does not apply to the pair.
+func (a *Analyzer) handsOnValue(A, D int) bool {
+	if a.scalarAt == nil || len(a.scalarAt[A]) == 0 {
+		return false
+	}
+	for _, t := range a.scalarAt[A] {
+		if !slices.Contains(a.scalarWrong[D], t) {
+			return false
+		}
+	}
+	return true
+}
+
+// valueHandingCallers ranks a caller whose strongest evidence is a number
+// it hands on just below the callee it hands it to (handsOnValue; the
+// conditions of placeBelowSoleCallee).
+func (a *Analyzer) valueHandingCallers(fns []Function, drivers []bool) {
+	a.placeBelowSoleCallee(fns, drivers, a.handsOnValue,
+		"its strongest evidence is a number it was given, which the callee was given too and which went wrong there (D190)")
+}

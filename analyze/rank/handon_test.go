@@ -102,3 +102,88 @@ func TestHandingCaller(t *testing.T) {
 		})
 	}
 }
+
+// TestHandingValue pins decision D190: a caller all of whose time is one
+// callee, whose strongest evidence is a number it was given (a length
+// left in the input) that the callee was given too, as a parameter of the
+// same type that went wrong there, ranks below the callee: D10 does not
+// read it as the function that decided. A caller whose own local went
+// wrong as strongly, and one whose callee has no parameter of that type
+// that went wrong, keep D10's reading (the caller first).
+func TestHandingValue(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		normalOwn   bool   // work ran its own instructions in the normal runs
+		callerLocal bool   // work's flag went wrong as strongly as its n
+		calleeType  string // the type of helper's n
+		want        string
+	}{
+		{"the caller hands on the number", true, false, "unsigned long", "helper"},
+		{"the caller hands on the number, its own cost the larger", false, false, "unsigned long", "helper"},
+		{"the caller's own local went wrong as strongly", true, true, "unsigned long", "work"},
+		{"the callee's parameter is of another type", true, false, "int", "work"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := progSchema()
+			vWN := int32(len(s.Vars))
+			vHN := vWN + 1
+			s.Vars = append(s.Vars,
+				model.Var{Name: "n", Func: fWork, Line: 20, Type: "unsigned long", Kind: model.KindUint, Size: 8, Param: true, Tags: model.TagArgs},
+				model.Var{Name: "len", Func: fHelper, Line: 50, Type: c.calleeType, Kind: model.KindUint, Size: 8, Param: true, Tags: model.TagArgs},
+			)
+			hdr := headerWith(s)
+
+			a := New(DefaultOptions())
+			inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+			// Normal runs: short inputs; helper gets the length work was
+			// given. work's own instructions make its extra time less
+			// than helper's, so that D10 would swap the two.
+			var normal, buggy []ev
+			for i := range 40 {
+				n := int64(100 + i%7*10)
+				addEv(&normal, inHelper, val(0, vHN, n), val(1, vWN, n), val(1, vFlag, int64(i%4)))
+				addEv(&normal, []uint64{P(pcMain)})
+			}
+			for i := range 20 {
+				if !c.normalOwn {
+					break
+				}
+				addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vWN, int64(100+i%7*10)), val(0, vFlag, int64(i%4)))
+			}
+			// Slow runs: a long input; work's flag keeps its values unless
+			// the case says otherwise.
+			for i := range 150 {
+				n, flag := int64(100000+i*50), int64(i%4)
+				if c.callerLocal {
+					flag += 5000 + int64(i)
+				}
+				addEv(&buggy, inHelper, val(0, vHN, n), val(1, vWN, n), val(1, vFlag, flag))
+			}
+			for range 3 { // work's own instructions: 2% of its time
+				addEv(&buggy, []uint64{P(pcWork), P(pcMain)}, val(0, vWN, 108500))
+			}
+			for range 40 {
+				addEv(&buggy, []uint64{P(pcMain)})
+			}
+			feedWith(t, a, Normal, "n", hdr, normal)
+			feedWith(t, a, Buggy, "b", hdr, buggy)
+			res := a.Result()
+			w, h := findFunc(t, res, "work"), findFunc(t, res, "helper")
+			if dd := DefaultOptions().DefaultDiscount; w.Discount >= dd || h.Discount >= dd {
+				t.Fatalf("work r %g, helper r %g: want both anomalous", w.Discount, h.Discount)
+			}
+			if got := names(res); got[0] != c.want || got[1] != map[string]string{"work": "helper", "helper": "work"}[c.want] {
+				t.Errorf("ranked %v, want %s first, the other second (work placed %q)", got, c.want, w.Placed)
+			}
+			if c.want == "helper" && !c.normalOwn && !strings.Contains(w.Placed, "D190") {
+				t.Errorf("work placed %q: want D190's note", w.Placed)
+			}
+			if c.want == "helper" && strings.Contains(h.Placed, "D10") {
+				t.Errorf("helper placed %q: want D10 not to apply", h.Placed)
+			}
+			if c.want == "work" && !strings.Contains(w.Placed, "D10") {
+				t.Errorf("work placed %q: want D10's", w.Placed)
+			}
+		})
+	}
+}

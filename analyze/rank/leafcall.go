@@ -174,8 +174,15 @@ func (a *Analyzer) inlinedLeaves(fns []Function) {
 // The two swap as D74's do. It runs after D10, so that the caller that
 // computed the call keeps it: D10 has already handed that caller's own
 // cost to the caller that decided to call it.
+//
+// A library call whose arguments a loop computed (decision D189): a
+// wrapper with a variable verdict, every variable of which that went
+// wrong is a parameter of it (or a field behind one), says only that it
+// was given other arguments; when its direct caller's own loop went
+// wrong, that loop computed them over other items, and the two swap as
+// above. A caller whose loop looks normal is D145's case.
 
-// libraryCallers applies D123 (see above) to fns.
+// libraryCallers applies D123 and D189 (see above) to res.Functions.
 func (a *Analyzer) libraryCallers(res *Result, drivers []bool) {
 	fns := res.Functions
 	c := &a.stk

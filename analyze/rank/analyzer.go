@@ -157,9 +157,6 @@ type varInfo struct {
 	// offset of each field on the way ("T *->8"); "" for any other
 	// variable (handon.go, decision D135).
 	given string
-	// scalar: for a parameter of a basic type (no pointer, no struct), its
-	// type; "" for any other variable (handon.go, decision D190).
-	scalar string
 
 	abLast    [numDims]abKey // cache of the last abnormal counter used
 	abLastIdx [numDims]int32 // its index + 1
@@ -236,10 +233,6 @@ type Analyzer struct {
 	// has one (a struct pointer parameter or a field behind one).
 	handed     [][]string
 	handedOnly []bool
-	// Per function (handon.go, D190): the types of the scalar parameters
-	// its strongest evidence is only of (nil when it has other), and the
-	// types of its scalar parameters that went wrong.
-	scalarAt, scalarWrong [][]string
 
 	// Per function (echo.go, D43): its only anomalies are durations and
 	// deltas of values found normal; no parameter of it went wrong.
@@ -549,9 +542,6 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 	for i := range s.Vars {
 		if f := oi.varMap[i]; f >= 0 && a.vars[f].given == "" {
 			a.vars[f].given = givenPath(s, &s.Vars[i])
-		}
-		if f := oi.varMap[i]; f >= 0 && a.vars[f].scalar == "" {
-			a.vars[f].scalar = scalarParam(&s.Vars[i])
 		}
 	}
 	if key != "" {

@@ -58,7 +58,6 @@ func (a *Analyzer) markVerdicts(res *Result) {
 	a.presenceOnly = make([]bool, n)
 	a.runOnly, a.heldOnly = make([]bool, n), make([]bool, n)
 	a.handed, a.handedOnly = make([][]string, n), make([]bool, n)
-	a.scalarAt, a.scalarWrong = make([][]string, n), make([][]string, n)
 	a.setting, a.further = make([]bool, n), make([]bool, n)
 	for i := range res.Functions {
 		fn := &res.Functions[i]
@@ -72,7 +71,6 @@ func (a *Analyzer) markVerdicts(res *Result) {
 		a.presenceOnly[f] = a.anomalyPresence(res, fn)
 		a.runOnly[f], a.heldOnly[f] = a.inputValues(res, fn)
 		a.handed[f], a.handedOnly[f] = a.givenWrong(res, fn)
-		a.scalarAt[f], a.scalarWrong[f] = a.scalarsGiven(res, fn)
 		a.setting[f], a.further[f] = a.settingOnly(res, fn), a.walkedFurther(res, fn)
 	}
 }

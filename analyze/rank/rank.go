@@ -238,16 +238,15 @@ func (a *Analyzer) Result() *Result {
 	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
 	a.inlinedLeaves(res.Functions)        // leafcall.go, D133
 	a.callerDecides(res.Functions, drivers, len(buggy))
-	a.libraryCallers(res, drivers)           // leafcall.go, D123
+	a.libraryCallers(res, drivers)           // leafcall.go, D123, D189
 	a.siblingDeciders(res, drivers)          // sibling.go, D145
 	a.presentCallers(res.Functions, drivers) // presence.go, D60
 	a.passingCallers(res.Functions, drivers)
-	a.echoingCallers(res.Functions, drivers)      // echo.go, D43
-	a.handingCallers(res.Functions, drivers)      // handon.go, D135
-	a.valueHandingCallers(res.Functions, drivers) // handon.go, D190
-	a.abovePart(res, drivers)                     // ancestor.go, D51
-	a.settingCallers(res.Functions, drivers)      // setting.go, D160
-	a.spinningLoop(res.Functions)                 // drivers.go, D23
+	a.echoingCallers(res.Functions, drivers) // echo.go, D43
+	a.handingCallers(res.Functions, drivers) // handon.go, D135
+	a.abovePart(res, drivers)                // ancestor.go, D51
+	a.settingCallers(res.Functions, drivers) // setting.go, D160
+	a.spinningLoop(res.Functions)            // drivers.go, D23
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable
@@ -623,8 +622,8 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	for p := range a.rankedPairs(fns, drivers) {
 		A, D, ia, id, t := p.outer, p.inner, p.outerRow, p.innerRow, p.t
 		fa, fd := &fns[ia], &fns[id]
-		if fa.Source != SourceVariable || fa.Discount >= a.opt.DefaultDiscount || fd.Source != SourceVariable || a.passesTo(A, D) || a.echoesCallee(A, D) || a.handsOn(A, D) || a.handsOnValue(A, D) || a.bothPresent(A, D) || a.describesInput(A, D) || a.settingAbove(A, D) {
-			continue // a caller that only passes control (D26), echoes its callee's time (D43), hands on what it was given (D135, D190), is only present as its callee is (D60), describes its input (D70) or holds a setting above a walk that went further (D160) decides nothing
+		if fa.Source != SourceVariable || fa.Discount >= a.opt.DefaultDiscount || fd.Source != SourceVariable || a.passesTo(A, D) || a.echoesCallee(A, D) || a.handsOn(A, D) || a.bothPresent(A, D) || a.describesInput(A, D) || a.settingAbove(A, D) {
+			continue // a caller that only passes control (D26), echoes its callee's time (D43), hands on what it was given (D135), is only present as its callee is (D60), describes its input (D70) or holds a setting above a walk that went further (D160) decides nothing
 		}
 		if t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
 			continue

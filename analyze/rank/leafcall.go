@@ -174,15 +174,30 @@ func (a *Analyzer) inlinedLeaves(fns []Function) {
 // The two swap as D74's do. It runs after D10, so that the caller that
 // computed the call keeps it: D10 has already handed that caller's own
 // cost to the caller that decided to call it.
+//
+// A library call whose arguments a loop computed (decision D189): a
+// wrapper with a variable verdict, every variable of which that went
+// wrong is a parameter of it (or a field behind one), says only that it
+// was given other arguments; when its direct caller's own loop went
+// wrong, that loop computed them over other items, and the two swap as
+// above. A caller whose loop looks normal is D145's case.
 
-// libraryCallers applies D123 (see above) to fns.
-func (a *Analyzer) libraryCallers(fns []Function, drivers []bool) {
+// libraryCallers applies D123 and D189 (see above) to res.Functions.
+func (a *Analyzer) libraryCallers(res *Result, drivers []bool) {
+	fns := res.Functions
 	c := &a.stk
 	row := a.rowOf(fns)
-	var pairs []placePair
+	var pairs, argPairs []placePair
 	for id := range fns {
 		fd := &fns[id]
-		if fd.Source != SourceHist || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
+		if fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
+			continue
+		}
+		// A wrapper with a variable verdict whose anomalies are all its
+		// arguments (D189) was given them too: its caller qualifies
+		// only where its own loop went wrong (it computed them).
+		given := fd.Source == SourceVariable && a.givenOnly(res, fd)
+		if fd.Source != SourceHist && !given {
 			continue
 		}
 		D, ok := a.libraryWrapper(fd)
@@ -194,18 +209,41 @@ func (a *Analyzer) libraryCallers(fns []Function, drivers []bool) {
 		best := -1
 		for A, t := range c.directCallersOf(D) {
 			ia, ok := row[int32(A)]
-			if !ok || t < SoleCallee*c.on[D] || A >= len(drivers) || drivers[A] || fns[ia].Source != SourceVariable || fns[ia].Discount >= a.opt.DefaultDiscount {
+			if !ok || t < SoleCallee*c.on[D] || A >= len(drivers) || drivers[A] || fns[ia].Source != SourceVariable || fns[ia].Discount >= a.opt.DefaultDiscount || (given && !a.loopWrong[A]) {
 				continue
 			}
 			best = ia
 		}
-		if best >= 0 {
+		if best >= 0 && given {
+			argPairs = append(argPairs, placePair{best, id})
+		} else if best >= 0 {
 			pairs = append(pairs, placePair{best, id})
 		}
 	}
 	swapPlaces(fns, pairs,
 		", which holds no variable and whose time is a library call it made with what this function gave it (D123)",
 		"in the place of its caller ", ", which made the library call that is its time (D123)")
+	swapPlaces(fns, argPairs,
+		", whose time is a library call it made with arguments that this function computed in a loop that went wrong (D189)",
+		"in the place of its caller ", ", whose loop computed the arguments of the library call that is its time (D189)")
+}
+
+// givenOnly reports whether every variable of fn that went wrong (a
+// verdict below DefaultDiscount) is a parameter of it or a field behind
+// one: what its caller passed (false when none went wrong; D189).
+func (a *Analyzer) givenOnly(res *Result, fn *Function) bool {
+	n := 0
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if !vv.OK || vv.R >= a.opt.DefaultDiscount {
+			continue
+		}
+		if !a.vars[vv.Var].param {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // libraryWrapper reports whether fn is a wrapper of a library call (D123,

@@ -316,3 +316,70 @@ func TestInlinedLeaf(t *testing.T) {
 		})
 	}
 }
+
+// TestLibraryArgs pins decision D189: a callee with no loop and no
+// program callee, whose time is a library function's (memcpy under it)
+// and whose only variables that went wrong are its parameters (what it
+// was given), run only in the slow runs, with a direct caller whose own
+// loop went wrong (it computed the arguments over more items): the caller
+// takes its place and it takes the caller's, as D123 swaps. A caller
+// whose loop looks normal (D145's case), and a callee whose local (no
+// parameter) went wrong, leave the callee first.
+func TestLibraryArgs(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		loopNorm bool // the caller's loop variable is not read when slow; its condition went wrong
+		local    bool // the callee's variable is a local, no parameter
+		want     string
+	}{
+		{"a wrapper given its arguments by a loop that went wrong", false, false, "work"},
+		{"the caller's loop did not go wrong, its condition did", true, false, "cmp"},
+		{"the callee's local went wrong", false, true, "cmp"},
+	} {
+		s := progSchema()
+		vSrc := int32(len(s.Vars))
+		s.Vars = append(s.Vars, model.Var{Name: "src", Func: fCmp, Line: 40, Type: "long", Kind: model.KindInt, Size: 8, Param: !c.local, Tags: model.TagArgs})
+		hdr := headerWith(s)
+		a := New(DefaultOptions())
+		var normal, buggy []ev
+		for range 40 { // main's own work: work is no driver frame
+			addEv(&normal, []uint64{P(pcMain)})
+			addEv(&buggy, []uint64{P(pcMain)})
+		}
+		for i := range 100 { // work's loop, and a few short copies
+			addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vI, int64(i%5)), val(0, vFlag, int64(i%3)))
+			if i%4 == 0 {
+				addEv(&normal, []uint64{L(pcMemcpy), P(pcCmp), P(pcWork), P(pcMain)}, val(1, vSrc, int64(1000+i%7)), val(2, vI, int64(i%5)), val(2, vFlag, int64(i%3)))
+			}
+		}
+		// work's own variables when slow: its loop over more items, or
+		// (loopNorm) its condition only.
+		own := func(d uint8, i int) []model.Value {
+			if c.loopNorm {
+				return []model.Value{val(d, vFlag, int64(7+i%3))}
+			}
+			return []model.Value{val(d, vI, int64(50+i)), val(d, vFlag, int64(i%3))}
+		}
+		for i := range 90 {
+			addEv(&buggy, []uint64{P(pcWork), P(pcMain)}, own(0, i)...)
+		}
+		for i := range 200 { // the copies, far longer when slow
+			addEv(&buggy, []uint64{L(pcMemcpy), P(pcCmp), P(pcWork), P(pcMain)}, append(own(2, i), val(1, vSrc, int64(90000+i*13)))...)
+		}
+		feedWith(t, a, Normal, "n", hdr, normal)
+		feedWith(t, a, Buggy, "b", hdr, buggy)
+		res := a.Result()
+		w, leaf := findFunc(t, res, "work"), findFunc(t, res, "cmp")
+		if leaf.Source != SourceVariable || leaf.Discount >= DefaultOptions().DefaultDiscount {
+			t.Fatalf("%s: cmp's verdict %v r %g: want its variable's", c.name, leaf.Source, leaf.Discount)
+		}
+		if got := names(res); got[0] != c.want {
+			t.Errorf("%s: ranked %v, want %s first (work placed %q, cmp placed %q)", c.name, got, c.want, w.Placed, leaf.Placed)
+			continue
+		}
+		swapped := strings.Contains(w.Placed, "D189") && strings.Contains(leaf.Placed, "D189")
+		if swapped != (c.want == "work") {
+			t.Errorf("%s: work placed %q, cmp placed %q: want D189 to apply: %v", c.name, w.Placed, leaf.Placed, c.want == "work")
+		}
+	}
+}

@@ -238,7 +238,7 @@ func (a *Analyzer) Result() *Result {
 	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
 	a.inlinedLeaves(res.Functions)        // leafcall.go, D133
 	a.callerDecides(res.Functions, drivers, len(buggy))
-	a.libraryCallers(res.Functions, drivers) // leafcall.go, D123
+	a.libraryCallers(res, drivers)           // leafcall.go, D123, D189
 	a.siblingDeciders(res, drivers)          // sibling.go, D145
 	a.presentCallers(res.Functions, drivers) // presence.go, D60
 	a.passingCallers(res.Functions, drivers)

@@ -12,7 +12,9 @@ import (
 // slow runs than in the normal ones, beyond chance, gets "rare when
 // normal" with r its share ratio (method.md §5, D75); the same variable
 // read at a like share, or at a lower share only as chance allows, keeps
-// DefaultDiscount, and so does a pointer that is no loop's.
+// DefaultDiscount, and so does a pointer that is no loop's. A pointer
+// compared only on presence whose durations a test found alike (D159) is
+// read the same way.
 func TestRareWalk(t *testing.T) {
 	for _, c := range []struct {
 		name         string
@@ -20,11 +22,17 @@ func TestRareWalk(t *testing.T) {
 		fn, pc       string
 		normal, slow int // samples in the walk, of 200 per run
 		rare         bool
+		held         int // every held-th address is read at two ticks (0: never)
 	}{
-		{"a walk that ran far more when slow", vNode, "helper", "helper", 10, 150, true},
-		{"a walk at the normal runs' share", vNode, "helper", "helper", 100, 100, false},
-		{"fewer when normal, as chance allows", vNode, "helper", "helper", 7, 10, false},
-		{"no loop's pointer", vCur, "work", "work", 10, 150, false},
+		{"a walk that ran far more when slow", vNode, "helper", "helper", 10, 150, true, 0},
+		{"a walk at the normal runs' share", vNode, "helper", "helper", 100, 100, false, 0},
+		{"fewer when normal, as chance allows", vNode, "helper", "helper", 7, 10, false, 0},
+		{"no loop's pointer", vCur, "work", "work", 10, 150, false, 0},
+		// D159: an address now and then held two ticks (a thread
+		// preempted between two steps) makes the durations a test; one
+		// that finds them alike says no more than one value pooled.
+		{"a walk far more when slow, durations alike", vNode, "helper", "helper", 10, 150, true, 4},
+		{"a walk at the normal runs' share, durations alike", vNode, "helper", "helper", 100, 100, false, 4},
 	} {
 		a := New(DefaultOptions())
 		walk := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
@@ -33,8 +41,12 @@ func TestRareWalk(t *testing.T) {
 		}
 		run := func(n int) []ev {
 			var evs []ev
+			addr := uint64(0x10000)
 			for i := range n {
-				addEv(&evs, walk, ptr(0, c.v, uint64(0x10000+64*len(evs)+i), 0))
+				if c.held == 0 || i%c.held != 1 {
+					addr += 64
+				}
+				addEv(&evs, walk, ptr(0, c.v, addr, 0))
 			}
 			for len(evs) < 200 {
 				addEv(&evs, []uint64{P(pcMain)})
@@ -45,6 +57,9 @@ func TestRareWalk(t *testing.T) {
 		feed(t, a, Buggy, "b", run(c.slow))
 		res := a.Result()
 		vv := findVar(t, res, c.fn, map[int32]string{vNode: "node", vCur: "cur"}[c.v])
+		if c.held > 0 && !hasDim(vv, DimDuration, ReasonSame) {
+			t.Errorf("%s: %s's durations %+v, want a test that found them alike", c.name, vv.Name, vv.Dims)
+		}
 		if got := vv.Reason == ReasonRare; got != c.rare {
 			t.Errorf("%s: %s r %g (%s), want rare when normal: %v", c.name, vv.Name, vv.R, vv.Reason, c.rare)
 		}
@@ -93,4 +108,14 @@ func TestNextLocations(t *testing.T) {
 			t.Errorf("helper without n: locations %+v, want none", h.Locations)
 		}
 	}
+}
+
+// hasDim reports whether vv has dimension d with reason.
+func hasDim(vv *VarVerdict, d Dimension, reason string) bool {
+	for _, dv := range vv.Dims {
+		if dv.Dim == d && dv.Reason == reason {
+			return true
+		}
+	}
+	return false
 }

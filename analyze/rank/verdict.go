@@ -233,8 +233,8 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 		return vv
 	}
 	vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = true, best.R, best.Dim, true, best.Default, best.Reason
-	if best.Default && vi.tags&model.TagLoop != 0 {
-		a.rareWalk(&vv)
+	if vi.tags&model.TagLoop != 0 && (best.Default || vi.mode == modePtrNull && best.R >= o.DefaultDiscount) {
+		a.rareWalk(&vv, vi.mode == modePtrNull)
 	}
 	return vv
 }
@@ -247,12 +247,15 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 // share of the slow runs' beyond chance: a Poisson count whose mean is its
 // slow-run samples at the normal runs' share is at most its normal samples
 // with chance below Alpha (method.md §5, decision D75). Its values cannot
-// say that the loop went further; how often it was read can. It reports
-// whether it gave the verdict.
-func (a *Analyzer) rareWalk(vv *VarVerdict) bool {
+// say that the loop went further; how often it was read can. With
+// presence (a pointer compared only on null / non-null and its address), a
+// dimension tested and found alike counts as such a default too (D159):
+// one address read at two ticks turns one value into a test, and a test
+// that finds nothing says no more. It reports whether it gave the verdict.
+func (a *Analyzer) rareWalk(vv *VarVerdict, presence bool) bool {
 	o := &a.opt
 	for j := range vv.Dims {
-		if dv := &vv.Dims[j]; dv.OK && !dv.Default {
+		if dv := &vv.Dims[j]; dv.OK && !dv.Default && !(presence && dv.Reason == ReasonSame) {
 			return false
 		}
 	}

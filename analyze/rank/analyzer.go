@@ -252,10 +252,6 @@ type Analyzer struct {
 	// kept through each run (setting); a loop variable of its own went
 	// further in value (further).
 	setting, further []bool
-	// Per function (explained.go, D185): its own cost was taken on the
-	// part of its extra time that no descendant with conclusive evidence
-	// holds.
-	explained []bool
 
 	libNames libNames // library code named from debug files (wake.go, D44)
 

@@ -93,10 +93,7 @@ func (a *Analyzer) abovePart(res *Result, drivers []bool) {
 	slices.SortFunc(caps, func(x, y capTo) int { return cmp.Or(cmp.Compare(x.on, y.on), cmp.Compare(x.row, y.row)) })
 	for _, x := range caps {
 		fa, fd := &fns[x.row], &fns[x.by]
-		// A part whose own cost D185 took down to nothing (its extra time
-		// is held further down, by conclusive evidence) still holds the
-		// frame's extra time: the frame goes below it.
-		if fa.Calibrated < fd.Calibrated || fd.Calibrated <= 0 && !a.explained[a.funcIdx[fd.Key]] {
+		if fa.Calibrated < fd.Calibrated || fd.Calibrated <= 0 {
 			continue
 		}
 		fa.Calibrated = math.Nextafter(fd.Calibrated, 0)

@@ -233,8 +233,7 @@ func (a *Analyzer) Result() *Result {
 			a.stk.inner[a.funcIdx[res.Functions[i].Key]] = true
 		}
 	}
-	a.markVerdicts(res)                      // passing.go
-	a.explainedBelow(res.Functions, drivers) // explained.go, D185
+	a.markVerdicts(res) // passing.go
 	a.mergingCallers(res.Functions, drivers)
 	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
 	a.inlinedLeaves(res.Functions)        // leafcall.go, D133

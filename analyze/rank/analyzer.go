@@ -182,6 +182,9 @@ type objInfo struct {
 	// inlinesOf: schema FuncID -> indices of its Schema.Inlines, built on
 	// first use (callLine).
 	inlinesOf map[int32][]int32
+	// declLine: schema VarID -> the declaration line before which a value
+	// read in its function's frame is not its own (scope.go, D181); 0: none.
+	declLine []int32
 }
 
 // abKey identifies a counter of abnormal samples: variable, dimension and
@@ -544,6 +547,7 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 			a.vars[f].given = givenPath(s, &s.Vars[i])
 		}
 	}
+	oi.declLines()
 	if key != "" {
 		a.objKey[key] = oi
 	}

@@ -41,7 +41,8 @@ type Run struct {
 	frames  []frameRes // the current sample's resolved frames
 	fstamp  []uint64   // which event each entry of frames belongs to
 	pcCache *[1 << pcCacheBits]pcEntry
-	gen     uint32 // generation of pcCache's entries; 0 is never valid
+	lines   map[lineKey]lineVal // a frame PC's line in a function of its chain (beforeDecl)
+	gen     uint32              // generation of pcCache's entries; 0 is never valid
 
 	recs    []valRec       // the pending blocks' value samples, in file order
 	bts     []*threadState // the pending blocks' threads (valRec.blk)
@@ -479,6 +480,15 @@ func (r *Run) value(pid int32, s *model.Sample, v *model.Value, nf int, w float6
 	vf := &r.vfeed[gv]
 	if vf.stamp == stamp {
 		return false // read once per thread and tick: the first (shallowest) read is kept
+	}
+	if own := vf.fn; own >= 0 && int(v.Frame) < nf {
+		// Read before its declaration: not a value the variable had (D181).
+		// Checked first, so that a deeper frame's read may still count.
+		if fr := r.frame(pid, s, int(v.Frame), stamp); fr.oi == oi {
+			if k := slices.Index(fr.chain, own); k >= 0 && r.beforeDecl(fr, v.Var, k) {
+				return false
+			}
+		}
 	}
 	vf.stamp = stamp
 	*rec = valRec{gv: gv, obj: -1, fn: -1, blk: uint8(len(r.bts) - 1), tick: s.Tick, val: v.Bits, hasPtee: v.HasPointee}

@@ -63,9 +63,21 @@ func (oi *objInfo) lineFrom(pc, from uint64) (string, int32) {
 // one of its own lines, also where the sample was read in a body inlined
 // into it (a header's std::find, a helper of the same file).
 func (oi *objInfo) callLine(pc uint64, k int) (file string, line int32, ok bool) {
+	in := oi.inlineAt(pc, k)
+	if in == nil || in.CallLine <= 0 || in.CallFile < 0 || int(in.CallFile) >= len(oi.schema.Files) {
+		return "", 0, false
+	}
+	return filepath.Base(oi.schema.Files[in.CallFile]), in.CallLine, true
+}
+
+// inlineAt returns the inlined instance, at pc, of the (k-1)-th function
+// of pc's inline chain (k > 0): the body inlined into the k-th function
+// there, whose DW_AT_call_file and DW_AT_call_line are the call's. Of
+// several, the first listed whose call line is known; nil when none.
+func (oi *objInfo) inlineAt(pc uint64, k int) *model.Inline {
 	c := oi.ix.Chain(pc)
 	if k <= 0 || k >= len(c) {
-		return "", 0, false
+		return nil
 	}
 	s := oi.schema
 	if oi.inlinesOf == nil {
@@ -82,11 +94,11 @@ func (oi *objInfo) callLine(pc uint64, k int) (file string, line int32, ok bool)
 		}
 		for _, r := range in.Ranges {
 			if pc >= r.Lo && pc < r.Hi {
-				return filepath.Base(s.Files[in.CallFile]), in.CallLine, true
+				return in
 			}
 		}
 	}
-	return "", 0, false
+	return nil
 }
 
 // blockAt returns the index and start address of the basic block of f

@@ -185,6 +185,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 	type result struct {
 		tags                            []cfg.VarTags
 		walks                           []funcWalk
+		unset                           []cfg.UnsetRange
 		funcs, skipped, bad, unresolved int
 	}
 	results := make([]result, workers)
@@ -207,6 +208,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 			var plocs []cfg.PtrLoc
 			var reads []globalRead
 			var rbuf []decoded
+			var slots []cfg.UnsetSlot
 			in := cfg.Input{Calls: calls, Globals: cgl, Sigs: sigs, Fields: fields, Reads: true}
 			for {
 				f := int(next.Add(1) - 1)
@@ -247,6 +249,9 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 				in.PtrLocs = plocs
 				in.FrameBase = cfg.FrameBase(fn.FrameBase)
 				res.tags = append(res.tags, a.Analyze(g, &in)...)
+				if slots = unsetSlots(slots[:0], s, byFunc[start[f]:start[f+1]]); len(slots) > 0 {
+					res.unset = a.Unset(res.unset, slots)
+				}
 				for _, w := range a.Walks() {
 					if fw, ok := ownWalk(s, int32(f), w); ok {
 						res.walks = append(res.walks, fw)
@@ -266,7 +271,92 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 		walks = append(walks, r.walks...)
 	}
 	stored, read, xtags = joinTags(s, tags, len(extras))
+	var unset []cfg.UnsetRange
+	for _, r := range results {
+		unset = append(unset, r.unset...)
+	}
+	cutUnset(s, unset)
 	return stored, read, xtags, walks, nil
+}
+
+// unsetSlots appends the frame-slot locations among s.Locs[idx...] of the
+// locals (not parameters, nor fields of one) to check with cfg.Unset; ID is
+// the Loc's index.
+func unsetSlots(dst []cfg.UnsetSlot, s *model.Schema, idx []int32) []cfg.UnsetSlot {
+	for _, i := range idx {
+		l := &s.Locs[i]
+		if int(l.Var) >= len(s.Vars) || isParamVar(s, l.Var) {
+			continue
+		}
+		sl := cfg.UnsetSlot{ID: i, Lo: l.PCStart, Hi: l.PCEnd, Size: locSize(s, l)}
+		switch {
+		case l.Kind == model.LocFrame:
+			sl.Kind, sl.Off = cfg.InFrameSlot, l.Offset
+		case l.Kind == model.LocRegOff && (l.Reg == 6 || l.Reg == 7): // rbp, rsp
+			sl.Kind, sl.Reg, sl.Off = cfg.InRegSlot, l.Reg, l.Offset
+		default:
+			continue
+		}
+		dst = append(dst, sl)
+	}
+	return dst
+}
+
+// isParamVar reports whether variable v is a parameter or a field of one.
+func isParamVar(s *model.Schema, v model.VarID) bool {
+	for range len(s.Vars) { // a field of a field: bounded by the schema
+		x := &s.Vars[v]
+		if x.Param {
+			return true
+		}
+		if x.Field == nil || x.Field.Of < 0 || int(x.Field.Of) >= len(s.Vars) {
+			return false
+		}
+		v = x.Field.Of
+	}
+	return false
+}
+
+// cutUnset removes from the Locs the instructions at which a slot holds no
+// value its function gave it (cfg.Unset, decision D182): the sampler does
+// not read the variable there. A Loc keeps its place in s.Locs; its pieces
+// left follow it.
+func cutUnset(s *model.Schema, unset []cfg.UnsetRange) {
+	if len(unset) == 0 {
+		return
+	}
+	slices.SortFunc(unset, func(x, y cfg.UnsetRange) int {
+		if x.ID != y.ID {
+			return int(x.ID - y.ID)
+		}
+		return cmp.Compare(x.Lo, y.Lo)
+	})
+	locs := make([]model.Loc, 0, len(s.Locs)+len(unset))
+	u := 0
+	for i := range s.Locs {
+		l := s.Locs[i]
+		for u < len(unset) && int(unset[u].ID) < i {
+			u++
+		}
+		lo := l.PCStart
+		for ; u < len(unset) && int(unset[u].ID) == i; u++ {
+			r := unset[u]
+			if r.Hi <= lo || r.Lo >= l.PCEnd {
+				continue
+			}
+			if r.Lo > lo {
+				p := l
+				p.PCStart, p.PCEnd = lo, r.Lo
+				locs = append(locs, p)
+			}
+			lo = max(lo, r.Hi)
+		}
+		if lo < l.PCEnd {
+			l.PCStart = lo
+			locs = append(locs, l)
+		}
+	}
+	s.Locs = locs
 }
 
 // joinTags adds the tagger's results (each worker's list) to s.Vars and

@@ -249,7 +249,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 				in.PtrLocs = plocs
 				in.FrameBase = cfg.FrameBase(fn.FrameBase)
 				res.tags = append(res.tags, a.Analyze(g, &in)...)
-				if slots = unsetSlots(slots[:0], s, byFunc[start[f]:start[f+1]]); len(slots) > 0 {
+				if slots = unsetSlots(slots[:0], s, byFunc[start[f]:start[f+1]]); len(slots) > 0 && checkUnset {
 					res.unset = a.Unset(res.unset, slots)
 				}
 				for _, w := range a.Walks() {
@@ -278,6 +278,9 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 	cutUnset(s, unset)
 	return stored, read, xtags, walks, nil
 }
+
+// checkUnset turns D182 on; off only for tests that measure its cost.
+var checkUnset = true
 
 // unsetSlots appends the frame-slot locations among s.Locs[idx...] of the
 // locals (not parameters, nor fields of one) to check with cfg.Unset; ID is
@@ -319,8 +322,10 @@ func isParamVar(s *model.Schema, v model.VarID) bool {
 
 // cutUnset removes from the Locs the instructions at which a slot holds no
 // value its function gave it (cfg.Unset, decision D182): the sampler does
-// not read the variable there. A Loc keeps its place in s.Locs; its pieces
-// left follow it.
+// not read the variable there. The Locs stay sorted by PCStart (Load's
+// invariant): the Locs cut are taken out, the kept compacted in place, and
+// the pieces left merged back in from the end, after the kept ones of the
+// same PCStart, without a second copy of the Locs.
 func cutUnset(s *model.Schema, unset []cfg.UnsetRange) {
 	if len(unset) == 0 {
 		return
@@ -331,12 +336,18 @@ func cutUnset(s *model.Schema, unset []cfg.UnsetRange) {
 		}
 		return cmp.Compare(x.Lo, y.Lo)
 	})
-	locs := make([]model.Loc, 0, len(s.Locs)+len(unset))
+	var pieces []model.Loc
+	n := 0
 	u := 0
 	for i := range s.Locs {
 		l := s.Locs[i]
 		for u < len(unset) && int(unset[u].ID) < i {
 			u++
+		}
+		if u >= len(unset) || int(unset[u].ID) != i {
+			s.Locs[n] = l
+			n++
+			continue
 		}
 		lo := l.PCStart
 		for ; u < len(unset) && int(unset[u].ID) == i; u++ {
@@ -347,16 +358,28 @@ func cutUnset(s *model.Schema, unset []cfg.UnsetRange) {
 			if r.Lo > lo {
 				p := l
 				p.PCStart, p.PCEnd = lo, r.Lo
-				locs = append(locs, p)
+				pieces = append(pieces, p)
 			}
 			lo = max(lo, r.Hi)
 		}
 		if lo < l.PCEnd {
 			l.PCStart = lo
-			locs = append(locs, l)
+			pieces = append(pieces, l)
 		}
 	}
-	s.Locs = locs
+	slices.SortStableFunc(pieces, func(x, y model.Loc) int { return cmp.Compare(x.PCStart, y.PCStart) })
+	total := n + len(pieces)
+	s.Locs = slices.Grow(s.Locs[:n], len(pieces))[:total]
+	i, j := n-1, len(pieces)-1
+	for w := total - 1; j >= 0; w-- {
+		if i >= 0 && s.Locs[i].PCStart > pieces[j].PCStart {
+			s.Locs[w] = s.Locs[i]
+			i--
+		} else {
+			s.Locs[w] = pieces[j]
+			j--
+		}
+	}
 }
 
 // joinTags adds the tagger's results (each worker's list) to s.Vars and

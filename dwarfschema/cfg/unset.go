@@ -170,7 +170,12 @@ func (a *Analyzer) Unset(dst []UnsetRange, slots []UnsetSlot) []UnsetRange {
 			}
 		}
 	}
-	// The instructions at which each slot is still unwritten.
+	// The instructions at which each slot is still unwritten; each slot's
+	// last range in dst, extended while its instructions follow on.
+	var last [maxUnsetSlots]int
+	for k := range last {
+		last[k] = -1
+	}
 	for b := range g.Blocks {
 		st := in[b]
 		if !seen[b] {
@@ -182,9 +187,10 @@ func (a *Analyzer) Unset(dst []UnsetRange, slots []UnsetSlot) []UnsetRange {
 				if live&^st&(1<<k) != 0 && i >= spans[k].s && i < spans[k].e {
 					pc := g.Insts[i].PC
 					end := pc + uint64(g.Insts[i].Len)
-					if n := len(dst); n > 0 && dst[n-1].ID == slots[k].ID && dst[n-1].Hi == pc {
-						dst[n-1].Hi = end
+					if x := last[k]; x >= 0 && dst[x].Hi == pc {
+						dst[x].Hi = end
 					} else {
+						last[k] = len(dst)
 						dst = append(dst, UnsetRange{ID: slots[k].ID, Lo: pc, Hi: end})
 					}
 				}

@@ -185,6 +185,7 @@ type objInfo struct {
 	// declLine: schema VarID -> the declaration line before which a value
 	// read in its function's frame is not its own (scope.go, D181); 0: none.
 	declLine []int32
+	hasDecl  bool // some declLine is set
 }
 
 // abKey identifies a counter of abnormal samples: variable, dimension and

@@ -107,6 +107,7 @@ type frameRes struct {
 	cost  int32   // the function charged with the frame's PC cost (see frame)
 	phys  int32   // the out-of-line function holding the code (the symbol)
 	chain []int32 // fn, then the functions it is inlined into, out to phys
+	line0 lineVal // the line of link, from the line table (beforeDecl)
 	prog  bool    // a program frame: in a program object and inside a function
 }
 
@@ -332,6 +333,9 @@ func (r *Run) frame(pid int32, s *model.Sample, i int, stamp uint64) *frameRes {
 			fr.chain = c
 			fr.fn, fr.phys = c[0], c[len(c)-1]
 			fr.prog = oi.program
+			if oi.hasDecl {
+				fr.line0 = oi.lineIn(link, 0)
+			}
 		}
 	}
 	fr.cost = fr.fn

@@ -35,6 +35,7 @@ func (oi *objInfo) declLines() {
 			continue
 		}
 		oi.declLine[i] = v.Line
+		oi.hasDecl = true
 	}
 }
 
@@ -64,14 +65,17 @@ func (r *Run) beforeDecl(fr *frameRes, v model.VarID, k int) bool {
 	if int(v) >= len(oi.declLine) || oi.declLine[v] == 0 {
 		return false
 	}
-	key := lineKey{obj: oi.idx, k: int32(k), link: fr.link}
-	lv, ok := r.lines[key]
-	if !ok {
-		lv = oi.lineIn(fr.link, k)
-		if r.lines == nil {
-			r.lines = map[lineKey]lineVal{}
+	lv := fr.line0 // the innermost function's: found with the frame
+	if k > 0 {
+		key := lineKey{obj: oi.idx, k: int32(k), link: fr.link}
+		var ok bool
+		if lv, ok = r.lines[key]; !ok {
+			lv = oi.lineIn(fr.link, k)
+			if r.lines == nil {
+				r.lines = map[lineKey]lineVal{}
+			}
+			r.lines[key] = lv
 		}
-		r.lines[key] = lv
 	}
 	decl := &oi.schema.Vars[v]
 	return lv.line > 0 && lv.file == decl.File && lv.line < decl.Line

@@ -78,7 +78,14 @@ func (r *Run) beforeDecl(fr *frameRes, v model.VarID, k int) bool {
 		}
 	}
 	decl := &oi.schema.Vars[v]
-	return lv.line > 0 && lv.file == decl.File && lv.line < decl.Line
+	if lv.line <= 0 || lv.file != decl.File || lv.line >= decl.Line {
+		return false
+	}
+	// Only lines of the function's body before the declaration: its own
+	// line is the prologue's (and gcc's for code it cannot place), a line
+	// before it is no line of the function's.
+	f := &oi.schema.Funcs[decl.Func]
+	return lv.line > f.Line && (f.File < 0 || f.File == decl.File)
 }
 
 // lineIn returns the line of link-time pc in the k-th function of its

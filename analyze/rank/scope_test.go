@@ -16,7 +16,7 @@ import (
 // (whose declaration is the function's line), the same values go wrong.
 func TestBeforeDecl(t *testing.T) {
 	const (
-		retBefore = 0x1111 // work's call at 0x1110: line 20, the function's first
+		retBefore = 0x1121 // work's call at 0x1120: line 21
 		retAfter  = 0x1161 // work's call at 0x1160: line 25
 		pcInlined = 0x1190 // in inl's body inlined into work, called from line 22
 	)
@@ -30,10 +30,12 @@ func TestBeforeDecl(t *testing.T) {
 		{"a local read in a caller frame before its declaration", false, false, retBefore, false},
 		{"a local read in code inlined before its declaration", false, true, pcInlined, false},
 		{"a local read after its declaration", false, false, retAfter, true},
-		{"a parameter read at its function's line", true, false, retBefore, true},
+		{"a parameter read before a local's line", true, false, retBefore, true},
+		{"a local read at its function's own line", false, false, 0x1111, true},
 	} {
 		s := progSchema()
 		s.Inlines[0].CallFile, s.Inlines[0].CallLine = 0, 22
+		s.Lines = append(s.Lines[:2], append([]model.LineRow{{PC: 0x1120, File: 0, Line: 21}}, s.Lines[2:]...)...)
 		v := int32(len(s.Vars))
 		line := int32(24)
 		if c.param {

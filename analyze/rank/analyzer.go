@@ -244,10 +244,6 @@ type Analyzer struct {
 	// Per function (presence.go, D60): every variable verdict of it is
 	// of presence, whatever its tags.
 	presenceOnly []bool
-	// The same without its globals (presenceLocal), and the globals that
-	// went wrong in it other than by presence, sorted (D161).
-	presenceLocal []bool
-	wrongGlobals  [][]int32
 	// Per function (runvalues.go, D70): every variable of it that went
 	// wrong kept one value through each run of both kinds (runOnly), or
 	// is one a frame above varied work has throughout (heldOnly).

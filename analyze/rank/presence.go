@@ -1,7 +1,5 @@
 package rank
 
-import "slices"
-
 // Nested frames that ran only in the slow runs (method.md §7, decision
 // D60). Presence ("present only when slow", "rare when normal": D4) says
 // that a frame ran, or ran far more, in the slow runs; it compares none of
@@ -34,51 +32,25 @@ const PresentShare = 1 - MergeShare
 // slow, rare when normal), loop variables included: what went wrong in it
 // is that it ran, not what it held. Variables compared with the normal
 // runs' values and found normal do not count against it.
-//
-// It also reports the same with the globals left out (local), and the
-// globals whose verdict is below DefaultDiscount and not of presence
-// (globals, sorted): a global has one verdict, pooled over every frame
-// that read it (D161).
-func (a *Analyzer) anomalyPresence(res *Result, fn *Function) (all, local bool, globals []int32) {
-	n, nl := 0, 0
-	all, local = true, true
+func (a *Analyzer) anomalyPresence(res *Result, fn *Function) bool {
+	n := 0
 	for _, j := range fn.Vars {
 		vv := &res.Variables[j]
 		if !vv.OK || vv.R >= a.opt.DefaultDiscount {
 			continue
 		}
 		if vv.Reason != ReasonBuggyOnly && vv.Reason != ReasonRare {
-			all = false
-			if vv.Global {
-				globals = append(globals, vv.Var)
-			} else {
-				local = false
-			}
-			continue
+			return false
 		}
 		n++
-		if !vv.Global {
-			nl++
-		}
 	}
-	slices.Sort(globals)
-	return all && n > 0, local && nl > 0, globals
+	return n > 0
 }
 
 // bothPresent reports whether caller A and callee D have only presence
-// verdicts and D's loop went wrong (D60). Globals that went wrong in both
-// frames alike (the same globals: one verdict each, read in both) do not
-// count against it (D161): they are one piece of evidence that both
-// frames saw, which tells neither frame from the other; each frame's own
-// variables must still be all presence, with one at least.
+// verdicts and D's loop went wrong (D60).
 func (a *Analyzer) bothPresent(A, D int) bool {
-	if a.presenceOnly == nil || !a.loopWrong[D] {
-		return false
-	}
-	if a.presenceOnly[A] && a.presenceOnly[D] {
-		return true
-	}
-	return a.presenceLocal[A] && a.presenceLocal[D] && slices.Equal(a.wrongGlobals[A], a.wrongGlobals[D])
+	return a.presenceOnly != nil && a.presenceOnly[A] && a.presenceOnly[D] && a.loopWrong[D]
 }
 
 // presentCallers ranks a caller whose presence is its callee's just below

@@ -14,35 +14,25 @@ import (
 // cost holds the callee's and its own loop's (method.md §7, D60), whether
 // or not the caller has a loop of its own. A callee whose values were
 // compared with the normal runs', one with no loop, or one that holds
-// less than PresentShare of the caller's time leaves the caller first. A
-// global that went wrong alike in both frames (one verdict, read in both)
-// does not count against it; one read in the caller only does (D161).
+// less than PresentShare of the caller's time leaves the caller first.
 func TestPresentCaller(t *testing.T) {
 	for _, c := range []struct {
 		name                                 string
 		callerLoop, calleeNormal, calleeLoop bool
 		inCallee, own                        int
 		want                                 string
-		global                               int // g, which ran in the normal runs too, read 0: nowhere, 1: in both frames, 2: in the caller only
 	}{
-		{"both only present, the caller loops", true, false, true, 150, 13, "helper", 0},
-		{"both only present, no loop in the caller", false, false, true, 150, 13, "helper", 0},
-		{"the callee's values compared", true, true, true, 150, 13, "work", 0},
-		{"no loop in the callee", true, false, false, 150, 13, "work", 0},
-		{"the callee holds less than three quarters", true, false, true, 100, 60, "work", 0},
-		// D161: a global is one verdict, whichever frame read it.
-		{"a global wrong in both frames alike", true, false, true, 150, 13, "helper", 1},
-		{"a global wrong in the caller only", true, false, true, 150, 13, "work", 2},
+		{"both only present, the caller loops", true, false, true, 150, 13, "helper"},
+		{"both only present, no loop in the caller", false, false, true, 150, 13, "helper"},
+		{"the callee's values compared", true, true, true, 150, 13, "work"},
+		{"no loop in the callee", true, false, false, 150, 13, "work"},
+		{"the callee holds less than three quarters", true, false, true, 100, 60, "work"},
 	} {
 		a := New(DefaultOptions())
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
 		var normal, buggy []ev
-		for i := range 40 {
-			if c.global > 0 {
-				addEv(&normal, []uint64{P(pcMain)}, val(0, vG, int64(i%5)))
-			} else {
-				addEv(&normal, []uint64{P(pcMain)})
-			}
+		for range 40 {
+			addEv(&normal, []uint64{P(pcMain)})
 		}
 		if c.calleeNormal {
 			for i := range 20 { // helper ran, on small arguments; work's variables were not read
@@ -57,18 +47,12 @@ func TestPresentCaller(t *testing.T) {
 			if c.callerLoop {
 				vals = append(vals, val(1, vI, int64(i/25)))
 			}
-			if c.global == 1 {
-				vals = append(vals, val(0, vG, int64(100+i%5)))
-			}
 			addEv(&buggy, inHelper, vals...)
 		}
 		for i := range c.own { // its own instructions: filling what the callee sorts
 			vals := []model.Value{val(0, vFlag, int64(50+i%4))}
 			if c.callerLoop {
 				vals = append(vals, val(0, vI, int64(i%6)))
-			}
-			if c.global > 0 {
-				vals = append(vals, val(0, vG, int64(100+i%5)))
 			}
 			addEv(&buggy, []uint64{P(pcWork), P(pcMain)}, vals...)
 		}
@@ -84,11 +68,6 @@ func TestPresentCaller(t *testing.T) {
 		}
 		if got := names(res); got[0] != c.want {
 			t.Errorf("%s: ranked %v, want %s first (work placed %q)", c.name, got, c.want, w.Placed)
-		}
-		if c.global > 0 {
-			if g := findVar(t, res, "", "g"); !g.OK || g.R >= DefaultOptions().DefaultDiscount || g.Reason != ReasonDiffer {
-				t.Errorf("%s: g r %g (%s), want a difference found by a test", c.name, g.R, g.Reason)
-			}
 		}
 		if c.want == "helper" && (res.Functions[1].Name != "work" || !strings.Contains(w.Placed, "D60")) {
 			t.Errorf("%s: ranked %v, work placed %q: want work just below, by D60", c.name, names(res), w.Placed)

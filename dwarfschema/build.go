@@ -434,7 +434,6 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 			newV[i] = -1
 		}
 	}
-	vars := make([]model.Var, len(perm))
 	replaced := make([]bool, len(perm))
 	var decl []int32
 	if l.fieldDecl != nil {
@@ -442,13 +441,16 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 	}
 	for n, old := range perm {
 		newV[old] = model.VarID(n)
-		vars[n] = s.Vars[old]
 		replaced[n] = int(old) < len(l.replaced) && l.replaced[old]
 		if decl != nil && int(old) < len(l.fieldDecl) {
 			decl[n] = l.fieldDecl[old]
 		}
 	}
-	s.Vars = vars
+	// In place, not into a new array: the Vars are the largest array
+	// made here but the Locs, and a new one is that many fresh pages to
+	// fault in (the faults, not the copying, are most of its cost).
+	s.Vars = gatherInPlace(s.Vars, perm, newV)
+	vars := s.Vars
 	l.replaced = replaced
 	l.fieldDecl = decl
 	ex := l.extras[:0]
@@ -1055,4 +1057,35 @@ func radixOrder(order []int32, keys []uint64) {
 	if &src[0] != &order[0] {
 		copy(order, src)
 	}
+}
+
+// gatherInPlace reorders xs so that xs[n] is the old xs[perm[n]], for
+// each n of perm (perm lists distinct indices; those it leaves out are
+// dropped), and returns xs[:len(perm)]. to is perm's inverse (to[perm[n]]
+// == n). Each element is moved along its chain of destinations (old
+// place i goes to to[i], whose element goes on to to[to[i]], ...) until
+// the chain reaches a place whose element is dropped or already moved.
+func gatherInPlace[T any](xs []T, perm []model.VarID, to []model.VarID) []T {
+	moved := make([]bool, len(xs)) // the element first at i has gone to to[i]
+	for _, start := range perm {
+		if moved[start] {
+			continue
+		}
+		carry := xs[start]
+		moved[start] = true
+		for q := to[start]; ; {
+			next := xs[q]
+			xs[q] = carry
+			if moved[q] || to[q] < 0 || perm[to[q]] != model.VarID(q) {
+				break // q's own element is gone already, or dropped
+			}
+			moved[q] = true
+			carry, q = next, to[q]
+		}
+	}
+	var zero T
+	for i := len(perm); i < len(xs); i++ {
+		xs[i] = zero // no pointers kept past the end
+	}
+	return xs[:len(perm)]
 }

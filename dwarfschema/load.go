@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -103,12 +104,17 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	// Each phase drops what the next does not need and the collector
 	// runs at once, so that the heap's next goal is twice what is live
 	// then, not twice what was live at a collection in the middle of the
-	// phase before (on redis-server, 121 MB of peak RSS against 85); the
-	// pages freed go back to the system, or the next phase's large
-	// arrays (the Locs) would be placed in fresh ones beside them. The
-	// records are read: the sections go before build() makes the schema.
+	// phase before (on redis-server, 121 MB of peak RSS against 85). The
+	// pages freed stay with the process for the next phase's allocations
+	// (runtime.GC, not debug.FreeOSMemory): returned, each phase faulted
+	// its peak in again, and the faults cost more than the pages kept
+	// (redis-server, 2026-11-27: 42,000 faults a run against 61,000,
+	// system CPU 0.57 s against 0.86; peak RSS 120 MB against 110, gdb
+	// -readnow's 133; docs/benchmarks.md, issue 18's thirteenth pass).
+	// The records are read: the sections go before build() makes the
+	// schema.
 	dw.release()
-	debug.FreeOSMemory()
+	runtime.GC()
 	// build makes the schema beside the records it reads: the heap's
 	// peak. A goal of 1.5x what is live there, not 2x, keeps vprof's
 	// peak RSS under gdb -readnow's on redis-server (65 MB against 68,
@@ -122,7 +128,7 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	// The schema is made: the records go before the tagger's own
 	// allocations.
 	l.release()
-	debug.FreeOSMemory()
+	runtime.GC()
 	ph.end("build")
 	// The globals, found before tagging: the tagger notes where code
 	// reads them while it has the code decoded, for narrowGlobals.
@@ -160,7 +166,7 @@ func Load(path string, opt Options) (*model.Schema, error) {
 		}
 	}
 	ph.end("tags")
-	debug.FreeOSMemory() // the tagger's garbage, before narrowGlobals' copy of the Locs
+	runtime.GC() // the tagger's garbage, before narrowGlobals' copy of the Locs
 	for _, w := range walks {
 		gl.spareLocs += len(w.W.Ranges)
 	}

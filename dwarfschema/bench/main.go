@@ -5,7 +5,10 @@
 // reads), alternated pair by pair on the same binary, the first of a pair
 // alternating too, so that the machine's load and the page cache fall on
 // both alike. It prints the medians of wall time, CPU time (user+system)
-// and peak RSS, and the ratios vprof/gdb side by side.
+// and peak RSS, and the ratios vprof/gdb side by side. With several vprof
+// builds (-vprof before=PATH,after=PATH) each round runs gdb and every
+// build, in an order rotated from round to round, so that builds are
+// compared in one run under the same load.
 //
 // The binaries are the arguments; with none, binutils' gold, when Debian's
 // binutils-x86-64-linux-gnu-dbg gives its DWARF (a large C++ program).
@@ -35,9 +38,9 @@ const gold = "/usr/bin/x86_64-linux-gnu-ld.gold"
 
 func main() {
 	pairs := flag.Int("pairs", 5, "runs of each tool on each binary, alternated")
-	vprof := flag.String("vprof", "bin/vprof", "the vprof binary")
+	vprofs := flag.String("vprof", "bin/vprof", "the vprof binary, or several builds to compare as NAME=PATH,NAME=PATH (each alternated with gdb in every round)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: bench [-pairs N] [-vprof PATH] [BINARY...]\n")
+		fmt.Fprintf(os.Stderr, "usage: bench [-pairs N] [-vprof PATH | -vprof NAME=PATH,...] [BINARY...]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -45,18 +48,26 @@ func main() {
 	if len(bins) == 0 {
 		bins = []string{gold}
 	}
+	builds, err := parseBuilds(*vprofs)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench-schema: -vprof: %v\n", err)
+		os.Exit(2)
+	}
 	gdb, err := exec.LookPath("gdb")
 	if err != nil {
 		fmt.Println("bench-schema: skipped: no gdb (apt-get install gdb, or make debug-tools)")
 		return
 	}
-	if _, err := os.Stat(*vprof); err != nil {
-		fmt.Fprintf(os.Stderr, "bench-schema: %v (make build first)\n", err)
-		os.Exit(2)
+	for _, b := range builds {
+		if _, err := os.Stat(b.path); err != nil {
+			fmt.Fprintf(os.Stderr, "bench-schema: %v (make build first)\n", err)
+			os.Exit(2)
+		}
 	}
 	type row struct {
-		bin        string
-		gdb, vprof []sample
+		bin   string
+		gdb   []sample
+		vprof [][]sample // per build
 	}
 	var rows []row
 	for _, bin := range bins {
@@ -64,17 +75,17 @@ func main() {
 			fmt.Printf("bench-schema: %s skipped: %s\n", bin, why)
 			continue
 		}
-		r := row{bin: bin}
+		r := row{bin: bin, vprof: make([][]sample, len(builds))}
 		fmt.Fprintf(os.Stderr, "bench-schema: %s: %d pairs", bin, *pairs)
 		for i := range *pairs {
-			runG := func() { r.gdb = append(r.gdb, measure(gdb, "-nx", "-batch", "-readnow", bin)) }
-			runV := func() { r.vprof = append(r.vprof, measure(*vprof, "schema", bin)) }
-			if i%2 == 0 {
-				runG()
-				runV()
-			} else {
-				runV()
-				runG()
+			// One round: gdb and each build, the order rotated round by
+			// round so that none is always first after another.
+			runs := []func(){func() { r.gdb = append(r.gdb, measure(gdb, "-nx", "-batch", "-readnow", bin)) }}
+			for k, b := range builds {
+				runs = append(runs, func() { r.vprof[k] = append(r.vprof[k], measure(b.path, "schema", bin)) })
+			}
+			for j := range runs {
+				runs[(i+j)%len(runs)]()
 			}
 			fmt.Fprint(os.Stderr, ".")
 		}
@@ -87,24 +98,55 @@ func main() {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "binary\tgdb wall\tvprof wall\tratio\tgdb cpu\tvprof cpu\tratio\tgdb peak RSS\tvprof peak RSS\tratio\t\n")
 	for _, r := range rows {
-		g, v := medians(r.gdb), medians(r.vprof)
-		fmt.Fprintf(tw, "%s\t%.2fs\t%.2fs\t%.2fx\t%.2fs\t%.2fs\t%.2fx\t%dMB\t%dMB\t%.2fx\t\n", filepath.Base(r.bin),
-			g.wall.Seconds(), v.wall.Seconds(), v.wall.Seconds()/g.wall.Seconds(),
-			g.cpu.Seconds(), v.cpu.Seconds(), v.cpu.Seconds()/g.cpu.Seconds(),
-			g.rss>>20, v.rss>>20, float64(v.rss)/float64(g.rss))
+		g := medians(r.gdb)
+		for k, b := range builds {
+			v := medians(r.vprof[k])
+			name := filepath.Base(r.bin)
+			if len(builds) > 1 {
+				name += " (" + b.name + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%.2fs\t%.2fs\t%.2fx\t%.2fs\t%.2fs\t%.2fx\t%dMB\t%dMB\t%.2fx\t\n", name,
+				g.wall.Seconds(), v.wall.Seconds(), v.wall.Seconds()/g.wall.Seconds(),
+				g.cpu.Seconds(), v.cpu.Seconds(), v.cpu.Seconds()/g.cpu.Seconds(),
+				g.rss>>20, v.rss>>20, float64(v.rss)/float64(g.rss))
+		}
 	}
 	tw.Flush()
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("medians of %d pairs (vprof schema vs gdb -batch -readnow), load average %s", *pairs, strings.Join(strings.Fields(string(b))[:3], " ")+"\n")
 	}
 	for _, r := range rows {
-		for _, s := range append(r.gdb, r.vprof...) {
+		all := r.gdb
+		for _, v := range r.vprof {
+			all = append(all, v...)
+		}
+		for _, s := range all {
 			if s.err != "" {
 				fmt.Printf("bench-schema: %s: %s\n", r.bin, s.err)
 				break
 			}
 		}
 	}
+}
+
+// build is a vprof binary to measure, named in the table when there are
+// several.
+type build struct{ name, path string }
+
+// parseBuilds reads -vprof: a path, or NAME=PATH pairs separated by commas.
+func parseBuilds(arg string) ([]build, error) {
+	if !strings.Contains(arg, "=") {
+		return []build{{name: arg, path: arg}}, nil
+	}
+	var out []build
+	for _, f := range strings.Split(arg, ",") {
+		name, path, ok := strings.Cut(f, "=")
+		if !ok || name == "" || path == "" {
+			return nil, fmt.Errorf("%q: want NAME=PATH", f)
+		}
+		out = append(out, build{name, path})
+	}
+	return out, nil
 }
 
 // sample is one run: wall and CPU time, peak RSS in bytes.

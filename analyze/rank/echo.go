@@ -31,11 +31,7 @@ package rank
 // only their durations or deltas went wrong, how long they were held.
 func (a *Analyzer) echoOnly(res *Result, fn *Function) bool {
 	n := 0
-	for _, j := range fn.Vars {
-		vv := &res.Variables[j]
-		if !vv.OK || vv.R >= a.opt.DefaultDiscount {
-			continue
-		}
+	for vv := range a.wrongVars(res, fn) {
 		valueNormal := false
 		for _, dv := range vv.Dims {
 			if dv.Dim == DimValue {

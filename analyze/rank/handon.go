@@ -59,11 +59,7 @@ func givenPath(s *model.Schema, v *model.Var) string {
 // of fn that went wrong has one (false when none went wrong).
 func (a *Analyzer) givenWrong(res *Result, fn *Function) (ps []string, only bool) {
 	only = true
-	for _, j := range fn.Vars {
-		vv := &res.Variables[j]
-		if !vv.OK || vv.R >= a.opt.DefaultDiscount {
-			continue
-		}
+	for vv := range a.wrongVars(res, fn) {
 		if p := a.vars[vv.Var].given; p != "" {
 			ps = append(ps, p)
 		} else {

@@ -233,11 +233,7 @@ func (a *Analyzer) libraryCallers(res *Result, drivers []bool) {
 // one: what its caller passed (false when none went wrong; D189).
 func (a *Analyzer) givenOnly(res *Result, fn *Function) bool {
 	n := 0
-	for _, j := range fn.Vars {
-		vv := &res.Variables[j]
-		if !vv.OK || vv.R >= a.opt.DefaultDiscount {
-			continue
-		}
+	for vv := range a.wrongVars(res, fn) {
 		if !a.vars[vv.Var].param {
 			return false
 		}

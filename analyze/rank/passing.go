@@ -2,6 +2,7 @@ package rank
 
 import (
 	"cmp"
+	"iter"
 	"math"
 	"slices"
 
@@ -156,5 +157,18 @@ func (a *Analyzer) placeBelowCallee(fns []Function, drivers []bool, share float6
 			most = "most of its time"
 		}
 		fns[ia].Placed = "just below " + fns[id].Name + ", " + most + " and run under it: " + why
+	}
+}
+
+// wrongVars yields fn's variables that went wrong: a verdict below
+// DefaultDiscount (the evidence §7's placements read).
+func (a *Analyzer) wrongVars(res *Result, fn *Function) iter.Seq[*VarVerdict] {
+	return func(yield func(*VarVerdict) bool) {
+		for _, j := range fn.Vars {
+			vv := &res.Variables[j]
+			if vv.OK && vv.R < a.opt.DefaultDiscount && !yield(vv) {
+				return
+			}
+		}
 	}
 }

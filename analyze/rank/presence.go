@@ -34,11 +34,7 @@ const PresentShare = 1 - MergeShare
 // runs' values and found normal do not count against it.
 func (a *Analyzer) anomalyPresence(res *Result, fn *Function) bool {
 	n := 0
-	for _, j := range fn.Vars {
-		vv := &res.Variables[j]
-		if !vv.OK || vv.R >= a.opt.DefaultDiscount {
-			continue
-		}
+	for vv := range a.wrongVars(res, fn) {
 		if vv.Reason != ReasonBuggyOnly && vv.Reason != ReasonRare {
 			return false
 		}

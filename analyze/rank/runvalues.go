@@ -59,11 +59,7 @@ func (a *Analyzer) heldThroughout(vv *VarVerdict) bool {
 // throughout (heldOnly); both false when none went wrong.
 func (a *Analyzer) inputValues(res *Result, fn *Function) (runOnly, heldOnly bool) {
 	n, run, held := 0, 0, 0
-	for _, j := range fn.Vars {
-		vv := &res.Variables[j]
-		if !vv.OK || vv.R >= a.opt.DefaultDiscount {
-			continue
-		}
+	for vv := range a.wrongVars(res, fn) {
 		n++
 		if a.runValue(vv.Var) {
 			run++

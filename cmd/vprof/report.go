@@ -47,7 +47,8 @@ call (strlen, std::find) to its direct caller whose variables went wrong
 that looks normal gives its place to that loop's other callee whose
 condition went wrong: its result made the loop call again (D145), and
 one whose only anomalies are its arguments to its direct caller whose
-loop went wrong and computed them (D189); a source file's function inlined at every call, with no loop
+loop went wrong and computed them (D189); a source file's function
+inlined at every call, with no loop
 and nothing under it (a predicate in a walk's condition), gives its
 place to the function it is inlined into when that one has a loop
 (D133); a thread's loop that spins (its own instructions take the extra

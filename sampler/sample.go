@@ -3,6 +3,7 @@ package sampler
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"time"
 
@@ -594,11 +595,26 @@ func (p *process) bias(o *object) (uint64, bool) {
 	return 0, false
 }
 
+// execPending reports whether p runs another image than the one its
+// program object was loaded from: an exec done, its ptrace event not yet
+// handled.
+func execPending(p *process) bool {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid))
+	return err == nil && trimDeleted(exe) != p.exe
+}
+
 // refreshMaps reads /proc/PID/maps and adds the executable mappings not
 // known yet, loading their objects. It reports whether any was added.
 func (sm *sampling) refreshMaps(p *process) bool {
 	sm.steps.MapsRefresh++
 	p.mapsAt = sm.now()
+	if p.main != nil && execPending(p) {
+		// The maps already show the new image of an exec whose event the
+		// tracer has not handled yet: its program would be loaded as a
+		// library, without a schema. execed loads it as the program and
+		// reads the maps again.
+		return false
+	}
 	ents, err := readMaps(p.pid)
 	if err != nil {
 		return false

@@ -540,6 +540,15 @@ func TestExecReloadsSchema(t *testing.T) {
 	if len(p.values("spin", "i")) == 0 || len(p.values("#global", "g_phase")) == 0 {
 		t.Errorf("no values of the exec'd program (schema not loaded after exec)")
 	}
+	// One object for the exec'd program, and that one the program: a
+	// sample drained between the exec and its ptrace event must not make
+	// the new image a library without a schema (the analyzer keeps the
+	// first copy of a build across runs).
+	for _, o := range p.objs {
+		if o.Path == exe && (!o.Program || o.Schema == nil) {
+			t.Errorf("%s recorded as object %d, program %v, schema %v", exe, o.ID, o.Program, o.Schema != nil)
+		}
+	}
 }
 
 func TestAttachDetachLeavesProgramUnharmed(t *testing.T) {

@@ -403,11 +403,15 @@ func naturallyVarying(name, typ string) bool {
 }
 
 // loadObject interns an object's functions and variables. Objects with the
-// same build-id and path are loaded once across runs.
+// same build-id and path are loaded once across runs, but only when they
+// were recorded alike: a program started through a shell's exec can be
+// listed first as a library without a schema and then as the program with
+// one, and the run that shows it first must not hide the schema from the
+// others.
 func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 	key := ""
 	if o.BuildID != "" {
-		key = o.BuildID + "\x00" + o.Path
+		key = fmt.Sprintf("%s\x00%s\x00%t\x00%t", o.BuildID, o.Path, o.Program, o.Schema != nil)
 		if oi := a.objKey[key]; oi != nil {
 			return oi
 		}

@@ -164,6 +164,12 @@ type LaunchStats struct {
 	// period cannot exit).
 	FDTable     time.Duration
 	FDTableOpen bool
+	// CalledMono and ReleasedMono are CLOCK_MONOTONIC (ns) at Record's
+	// call and at the program's release: with the command's start and the
+	// program's own clock readings they split the time to the program's
+	// main into vprof's start before Record, the launch, and the program's
+	// start after its release (its first stops wait for the tracer).
+	CalledMono, ReleasedMono int64
 }
 
 // ValueStats counts value samples and why others were not taken.
@@ -343,7 +349,7 @@ const (
 // it ended. The profile is complete when err is nil; on an error after
 // recording started, the partial profile is kept and named in the error.
 func Record(cfg Config) (*Result, error) {
-	called := time.Now()
+	called, calledMono := time.Now(), monoNanos()
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Millisecond
 	}
@@ -392,6 +398,7 @@ func Record(cfg Config) (*Result, error) {
 	}
 	r := newRecorder(cfg, sigs)
 	r.called = called
+	r.launchStats.CalledMono = calledMono
 	r.gc = pauseGC(startHeapLimit) // while recording (gc.go)
 	// After Record returns: vprof record exits without a collection.
 	defer r.gc.resumeAfter(startGCDelay)
@@ -460,6 +467,13 @@ func newRecorder(cfg Config, sigs <-chan os.Signal) *Recorder {
 }
 
 func secs(ns int64) time.Duration { return time.Duration(ns) }
+
+// monoNanos is CLOCK_MONOTONIC in ns.
+func monoNanos() int64 {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
+}
 
 // ownCPU is this process's CPU time so far.
 func ownCPU() time.Duration {
@@ -668,6 +682,7 @@ func (r *Recorder) launch() error {
 	r.smp.refreshMaps(p)
 	lap(&ls.Maps)
 	r.out.flush() // the header and layout on disk at once: readable even if vprof dies now
+	ls.ReleasedMono = monoNanos()
 	r.tr.release(pid)
 	ls.Released = time.Since(r.called)
 	return nil

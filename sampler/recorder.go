@@ -531,7 +531,18 @@ func (r *Recorder) run() (res *Result, err error) {
 // loop runs ticks and handles tracee events until the recording ends.
 func (r *Recorder) loop() {
 	sm := &r.smp
-	var eventAt int64 = -1 // when task creations, execs or exits were last handled
+	// When task creations, execs or exits were last handled. A launched
+	// program starts with a burst too: right after its release it stops
+	// for the tracer (the SIGCONT that release sends is delivered through
+	// a ptrace stop, with its CLD_CONTINUED and CLD_STOPPED notices), and
+	// it waits there until the tracer's next wait4; the SIGCHLD of each
+	// stop ends the tracer's wait, but one that lands between the wait4
+	// and the wait leaves the program stopped until the wait's end (4 ms
+	// with D195's drains, 2 ms before).
+	var eventAt int64 = -1
+	if len(r.cfg.Args) > 0 {
+		eventAt = r.clk.now()
+	}
 	for {
 		n := r.tr.lifecycle
 		r.tr.drain()

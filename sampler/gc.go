@@ -69,12 +69,11 @@ func pauseGC(limit int64) *gcPause {
 	// and the usual pacing resumes (the sentinel is unreachable at once,
 	// so the first collection runs its finalizer).
 	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) { g.resume() })
-	// The runtime's first metrics.Read builds its table of metrics: 0.2-0.3
-	// ms of the tracer's time when hold ran it, just after the program's
-	// release, while the program waited at its first stops for the tracer
-	// (perf trace on the 2-core machine: from the release's PTRACE_CONT to
-	// the tracer's first wait4, 0.05-0.06 ms before hold, 0.27-0.96 ms
-	// with it). Built meanwhile, off that path.
+	// The runtime's first metrics.Read builds its table of metrics (0.2-0.3
+	// ms): hold ran it just after the program's release, while the program
+	// waited at its first stops for the tracer (perf trace, 2-core machine:
+	// from the release's PTRACE_CONT to the tracer's first wait4, 0.05-0.15
+	// ms before hold, 0.22-0.39 ms with it). Built now, off that path.
 	go runtimeMemory()
 	return g
 }

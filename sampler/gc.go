@@ -72,7 +72,7 @@ func pauseGC(limit int64) *gcPause {
 	// The runtime's first metrics.Read builds its table of metrics (0.2-0.3
 	// ms): hold ran it just after the program's release, while the program
 	// waited at its first stops for the tracer (perf trace, 2-core machine:
-	// from the release's PTRACE_CONT to the tracer's first wait4, 0.05-0.15
+	// from the release's PTRACE_CONT to the tracer's first wait4, 0.06-0.13
 	// ms before hold, 0.22-0.39 ms with it). Built now, off that path.
 	go runtimeMemory()
 	return g

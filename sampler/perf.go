@@ -74,6 +74,7 @@ const (
 type perfBackend struct {
 	kernel    bool // samples also while in the kernel (exclude_kernel=0)
 	rings     []*perfRing
+	active    []*perfRing           // the rings written since the previous drain (perfDrain)
 	events    map[uint64]*perfEvent // by event id
 	retired   []*perfEvent          // re-opened: their last records may still be in a ring
 	gen       uint64                // drains so far
@@ -581,14 +582,23 @@ func (sm *sampling) perfDrain() {
 	pb.globalsRead = pb.globalsRead[:0]
 	pb.static.begin()
 	sm.batch.static = &pb.static
+	// Only the rings written since the previous drain are merged and
+	// handed back: at one thread on 16 CPUs, one or two of 16, and the
+	// merge visited every ring at each record.
+	pb.active = pb.active[:0]
 	for _, g := range pb.rings {
 		g.head = atomic.LoadUint64(&g.page.Data_head)
 		g.samples = 0
+		if g.head == g.tail {
+			g.ok = false
+			continue
+		}
 		g.next()
+		pb.active = append(pb.active, g)
 	}
 	for {
 		var best *perfRing
-		for _, g := range pb.rings {
+		for _, g := range pb.active {
 			if g.ok && (best == nil || g.rec.time < best.rec.time) {
 				best = g
 			}
@@ -605,7 +615,7 @@ func (sm *sampling) perfDrain() {
 	pb.static.end()
 	sm.batch.static = nil
 	s.StaticPages, s.StaticReads = pb.static.copied, pb.static.answered
-	for _, g := range pb.rings {
+	for _, g := range pb.active {
 		atomic.StoreUint64(&g.page.Data_tail, g.tail)
 		if g.bad > 0 {
 			sm.warn(fmt.Sprintf("perf ring of CPU %d: %d records did not parse (%v); they were skipped", g.cpu, g.bad, g.badErr))

@@ -164,6 +164,12 @@ type LaunchStats struct {
 	// period cannot exit).
 	FDTable     time.Duration
 	FDTableOpen bool
+	// CalledMono and ReleasedMono are CLOCK_MONOTONIC (ns) at Record's
+	// call and at the program's release: with the command's start and the
+	// program's own clock readings they split the time to the program's
+	// main into vprof's start before Record, the launch, and the program's
+	// start after its release (its first stops wait for the tracer).
+	CalledMono, ReleasedMono int64
 }
 
 // ValueStats counts value samples and why others were not taken.
@@ -343,7 +349,7 @@ const (
 // it ended. The profile is complete when err is nil; on an error after
 // recording started, the partial profile is kept and named in the error.
 func Record(cfg Config) (*Result, error) {
-	called := time.Now()
+	called, calledMono := time.Now(), monoNanos()
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Millisecond
 	}
@@ -392,6 +398,7 @@ func Record(cfg Config) (*Result, error) {
 	}
 	r := newRecorder(cfg, sigs)
 	r.called = called
+	r.launchStats.CalledMono = calledMono
 	r.gc = pauseGC(startHeapLimit) // while recording (gc.go)
 	// After Record returns: vprof record exits without a collection.
 	defer r.gc.resumeAfter(startGCDelay)
@@ -461,6 +468,13 @@ func newRecorder(cfg Config, sigs <-chan os.Signal) *Recorder {
 
 func secs(ns int64) time.Duration { return time.Duration(ns) }
 
+// monoNanos is CLOCK_MONOTONIC in ns.
+func monoNanos() int64 {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
+}
+
 // ownCPU is this process's CPU time so far.
 func ownCPU() time.Duration {
 	var ru unix.Rusage
@@ -517,7 +531,18 @@ func (r *Recorder) run() (res *Result, err error) {
 // loop runs ticks and handles tracee events until the recording ends.
 func (r *Recorder) loop() {
 	sm := &r.smp
-	var eventAt int64 = -1 // when task creations, execs or exits were last handled
+	// When task creations, execs or exits were last handled. A launched
+	// program starts with a burst too: right after its release it stops
+	// for the tracer (the SIGCONT that release sends is delivered through
+	// a ptrace stop, with its CLD_CONTINUED and CLD_STOPPED notices), and
+	// it waits there until the tracer's next wait4; the SIGCHLD of each
+	// stop ends the tracer's wait, but one that lands between the wait4
+	// and the wait leaves the program stopped until the wait's end (4 ms
+	// with D195's drains, 2 ms before).
+	var eventAt int64 = -1
+	if len(r.cfg.Args) > 0 {
+		eventAt = r.clk.now()
+	}
 	for {
 		n := r.tr.lifecycle
 		r.tr.drain()
@@ -668,6 +693,7 @@ func (r *Recorder) launch() error {
 	r.smp.refreshMaps(p)
 	lap(&ls.Maps)
 	r.out.flush() // the header and layout on disk at once: readable even if vprof dies now
+	ls.ReleasedMono = monoNanos()
 	r.tr.release(pid)
 	ls.Released = time.Since(r.called)
 	return nil

@@ -203,7 +203,7 @@ func lifecycle(o options, pairs int) error {
 		// vprof's own steps, from its Result: where the time to the
 		// program's release and after its end went.
 		tw = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "vprof's steps (ms)\tsetup\tspawn\tprogram\tperf\tprofile\tthread\tmaps\tcall to release\tend to profile closed\tfd table\tfd table open at the end\t")
+		fmt.Fprintln(tw, "vprof's steps (ms)\tstart to call\tsetup\tspawn\tprogram\tperf\tprofile\tthread\tmaps\tcall to release\trelease to main\tend to profile closed\tfd table\tfd table open at the end\t")
 		for i := 1; i < n; i++ {
 			ms := func(f func(l *sampler.LaunchStats) time.Duration) string {
 				return fmt.Sprintf("%.2f", 1e3*medianF(runs[i], func(r lifeRun) float64 { return f(&r.launch).Seconds() }))
@@ -214,7 +214,24 @@ func lifecycle(o options, pairs int) error {
 					open++
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", builds[i-1].label,
+			// From the command's start to Record's call (the Go runtime,
+			// package initialisation, the command line), and from the
+			// release to the program's main: CLOCK_MONOTONIC readings, "-"
+			// for a build that does not report them.
+			mono := func(f func(r lifeRun) float64) string {
+				var xs []float64
+				for _, r := range runs[i] {
+					if r.launch.CalledMono > 0 && r.launch.ReleasedMono > 0 {
+						xs = append(xs, f(r))
+					}
+				}
+				if len(xs) == 0 {
+					return "-"
+				}
+				return fmt.Sprintf("%.2f", 1e3*medianFloats(xs))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", builds[i-1].label,
+				mono(func(r lifeRun) float64 { return float64(r.launch.CalledMono)/1e9 - r.start }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Setup }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Spawn }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Program }),
@@ -223,6 +240,7 @@ func lifecycle(o options, pairs int) error {
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Thread }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Maps }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Released }),
+				mono(func(r lifeRun) float64 { return r.main - float64(r.launch.ReleasedMono)/1e9 }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.Finish }),
 				ms(func(l *sampler.LaunchStats) time.Duration { return l.FDTable }), open, len(runs[i]))
 		}

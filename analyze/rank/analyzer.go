@@ -252,6 +252,9 @@ type Analyzer struct {
 	// kept through each run (setting); a loop variable of its own went
 	// further in value (further).
 	setting, further []bool
+	// Per function (drivers.go, D209): every variable of it that went
+	// wrong is a global (or a field behind one).
+	globalsOnly []bool
 
 	libNames libNames // library code named from debug files (wake.go, D44)
 

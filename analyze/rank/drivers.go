@@ -438,7 +438,11 @@ func (a *Analyzer) spinningLoop(fns []Function) {
 			// level whose own loop went further, gave the loop nothing
 			// that makes it spin (D160).
 			setting := slices.ContainsFunc(loop, func(y int) bool { return above(x, y) && a.settingAbove(fn(x), fn(y)) })
-			if fns[x].Source == SourceVariable && fns[x].Discount < a.opt.DefaultDiscount && !setting {
+			// A level whose only anomalies are globals holds nothing
+			// of its own that went wrong: a global is the program's,
+			// read from whichever frame references it (D209).
+			globals := fn(x) < len(a.globalsOnly) && a.globalsOnly[fn(x)]
+			if fns[x].Source == SourceVariable && fns[x].Discount < a.opt.DefaultDiscount && !setting && !globals {
 				pick = x
 				break
 			}
@@ -471,4 +475,18 @@ func (a *Analyzer) spinningLoop(fns []Function) {
 		fns[pick].Placed = "in the place of " + fns[top].Name + ": the outermost level of a loop that spins, whose own variables went wrong (D23)"
 		fns[top].Placed = "in the place of " + fns[pick].Name + ", the outermost level of the loop that spins (D23)"
 	}
+}
+
+// wrongGlobalsOnly reports whether every variable of fn that went wrong
+// (a verdict below DefaultDiscount) is a global or a field behind one
+// (false when none went wrong; D209).
+func (a *Analyzer) wrongGlobalsOnly(res *Result, fn *Function) bool {
+	n := 0
+	for vv := range a.wrongVars(res, fn) {
+		if !vv.Global {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }

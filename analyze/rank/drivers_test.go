@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/vprof/vprof/runtime/model"
@@ -95,6 +96,58 @@ func TestSpinningDriver(t *testing.T) {
 		}
 		if work.Discount != 0 || (work.Placed != "") != c.wantWorkPlaced {
 			t.Errorf("%s: work r %g placed %q", c.name, work.Discount, work.Placed)
+		}
+	}
+}
+
+// TestSpinningHeadGlobals: the head of a loop that spins (D23) is the
+// outermost level whose own variables went wrong. A level whose only
+// anomaly is a global it reads (a counter, the program's state: any frame
+// that references it reads the same value) holds nothing of its own that
+// went wrong, and the head is the next level in (D209): helper, which was
+// given the wrong value, ranks first, and work keeps no D23 placement.
+// When work's own local went wrong it is the head, as in
+// TestSpinningDriver.
+func TestSpinningHeadGlobals(t *testing.T) {
+	idle := []uint64{L(pcMemcpy), P(pcHelper), P(pcWork), P(pcMain)}
+	busy := []uint64{P(pcCmp), P(pcHelper), P(pcWork), P(pcMain)}
+	for _, c := range []struct {
+		name   string
+		global bool // work's variable that went wrong is the global g, not its local flag
+		want   string
+	}{
+		{"work's local went wrong", false, "work"},
+		{"work's only anomaly is a global", true, "helper"},
+	} {
+		wv := int32(vFlag)
+		if c.global {
+			wv = vG
+		}
+		loop := func(nBusy, nIdle int, x int64) []ev {
+			var evs []ev
+			for range nBusy {
+				addEv(&evs, busy, val(1, vN, x), val(2, wv, x))
+			}
+			for i := range nIdle {
+				vals := []model.Value{val(1, vN, x)}
+				if i%2 == 0 {
+					vals = append(vals, val(2, wv, x))
+				}
+				addEv(&evs, idle, vals...)
+			}
+			return evs
+		}
+		a := New(DefaultOptions())
+		feed(t, a, Normal, "n", loop(20, 20, 1000))
+		feed(t, a, Buggy, "b", loop(20, 200, 0))
+		res := a.Result()
+		if got := names(res); len(got) == 0 || got[0] != c.want {
+			t.Errorf("%s: ranked %v, want %s first", c.name, got, c.want)
+			continue
+		}
+		work := findFunc(t, res, "work")
+		if head := strings.Contains(work.Placed, "D23"); head == c.global {
+			t.Errorf("%s: work placed %q: want D23's head: %v", c.name, work.Placed, !c.global)
 		}
 	}
 }

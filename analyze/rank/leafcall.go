@@ -181,13 +181,23 @@ func (a *Analyzer) inlinedLeaves(fns []Function) {
 // was given other arguments; when its direct caller's own loop went
 // wrong, that loop computed them over other items, and the two swap as
 // above. A caller whose loop looks normal is D145's case.
+//
+// A library call that says only that it ran (decision D208): a wrapper
+// every variable of which that went wrong did so by presence (present
+// only when slow, rare when normal: D60's anomalyPresence) compared no
+// value; what its verdict says is what the hist-discounter says of a
+// function with none (it ran, or ran far more, in the slow runs), so it
+// swaps with its direct caller as D123's wrapper with no variable verdict
+// does. A clock read (clock_gettime through the vDSO) made at every turn
+// of a loop that spins is the typical case: its result variable is
+// present only because the slow runs called it.
 
-// libraryCallers applies D123 and D189 (see above) to res.Functions.
+// libraryCallers applies D123, D189 and D208 (see above) to res.Functions.
 func (a *Analyzer) libraryCallers(res *Result, drivers []bool) {
 	fns := res.Functions
 	c := &a.stk
 	row := a.rowOf(fns)
-	var pairs, argPairs []placePair
+	var pairs, argPairs, ranPairs []placePair
 	for id := range fns {
 		fd := &fns[id]
 		if fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
@@ -197,11 +207,14 @@ func (a *Analyzer) libraryCallers(res *Result, drivers []bool) {
 		// arguments (D189) was given them too: its caller qualifies
 		// only where its own loop went wrong (it computed them).
 		given := fd.Source == SourceVariable && a.givenOnly(res, fd)
-		if fd.Source != SourceHist && !given {
-			continue
-		}
 		D, ok := a.libraryWrapper(fd)
 		if !ok {
+			continue
+		}
+		// A wrapper whose anomalies are all of presence (D208) compared
+		// nothing: it is read as one with no variable verdict.
+		ran := fd.Source == SourceVariable && !given && a.presenceOnly[D]
+		if fd.Source != SourceHist && !given && !ran {
 			continue
 		}
 		// Its direct caller: the program function right outside it on
@@ -216,6 +229,8 @@ func (a *Analyzer) libraryCallers(res *Result, drivers []bool) {
 		}
 		if best >= 0 && given {
 			argPairs = append(argPairs, placePair{best, id})
+		} else if best >= 0 && ran {
+			ranPairs = append(ranPairs, placePair{best, id})
 		} else if best >= 0 {
 			pairs = append(pairs, placePair{best, id})
 		}
@@ -223,6 +238,9 @@ func (a *Analyzer) libraryCallers(res *Result, drivers []bool) {
 	swapPlaces(fns, pairs,
 		", which holds no variable and whose time is a library call it made with what this function gave it (D123)",
 		"in the place of its caller ", ", which made the library call that is its time (D123)")
+	swapPlaces(fns, ranPairs,
+		", whose variables say only that it ran when slow and whose time is a library call it made with what this function gave it (D208)",
+		"in the place of its caller ", ", which made the library call that is its time; its own variables say only that it ran (D208)")
 	swapPlaces(fns, argPairs,
 		", whose time is a library call it made with arguments that this function computed in a loop that went wrong (D189)",
 		"in the place of its caller ", ", whose loop computed the arguments of the library call that is its time (D189)")

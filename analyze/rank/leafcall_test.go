@@ -383,3 +383,71 @@ func TestLibraryArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestLibraryRan: a wrapper of a library call whose only anomaly is that
+// its local was present only when slow (it ran only then: a clock read
+// at every turn of a loop that spins) compared no value, and swaps with
+// its direct caller whose own variables went wrong, as D123's wrapper
+// with no variable verdict does (D208). A wrapper whose local was
+// compared with the normal runs' values and went wrong, and one whose
+// caller looks normal, keep their places.
+func TestLibraryRan(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		compared   bool // cmp runs in the normal runs too, with other values
+		callerNorm bool // work's variables look normal when slow
+		want       string
+	}{
+		{"a wrapper that ran only when slow, under a caller that went wrong", false, false, "work"},
+		{"the wrapper's local compared and wrong", true, false, "cmp"},
+		{"the caller's variables look normal", false, true, "cmp"},
+	} {
+		s := progSchema()
+		vRes := int32(len(s.Vars))
+		s.Vars = append(s.Vars, model.Var{Name: "result", Func: fCmp, Line: 41, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagCond})
+		hdr := headerWith(s)
+		a := New(DefaultOptions())
+		var normal, buggy []ev
+		for range 40 { // main's own work: work is no driver frame
+			addEv(&normal, []uint64{P(pcMain)})
+			addEv(&buggy, []uint64{P(pcMain)})
+		}
+		for i := range 100 {
+			addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vI, int64(i%5)), val(0, vFlag, int64(i%3)))
+			if c.compared && i%4 == 0 {
+				addEv(&normal, []uint64{L(pcMemcpy), P(pcCmp), P(pcWork), P(pcMain)}, val(1, vRes, int64(i%7)), val(2, vI, int64(i%5)), val(2, vFlag, int64(i%3)))
+			}
+		}
+		own := func(d uint8, i int) []model.Value {
+			if c.callerNorm {
+				return []model.Value{val(d, vI, int64(i%5)), val(d, vFlag, int64(i%3))}
+			}
+			return []model.Value{val(d, vI, int64(i%5)), val(d, vFlag, int64(7+i%3))}
+		}
+		for i := range 90 {
+			addEv(&buggy, []uint64{P(pcWork), P(pcMain)}, own(0, i)...)
+		}
+		for i := range 200 { // the library call at every turn, only when slow
+			res := int64(0)
+			if c.compared {
+				res = int64(90000 + i*13)
+			}
+			addEv(&buggy, []uint64{L(pcMemcpy), P(pcCmp), P(pcWork), P(pcMain)}, append(own(2, i), val(1, vRes, res))...)
+		}
+		feedWith(t, a, Normal, "n", hdr, normal)
+		feedWith(t, a, Buggy, "b", hdr, buggy)
+		res := a.Result()
+		w, leaf := findFunc(t, res, "work"), findFunc(t, res, "cmp")
+		if leaf.Source != SourceVariable || leaf.Discount >= DefaultOptions().DefaultDiscount {
+			t.Fatalf("%s: cmp's verdict %v r %g: want its variable's", c.name, leaf.Source, leaf.Discount)
+		}
+		if got := names(res); got[0] != c.want {
+			t.Errorf("%s: ranked %v, want %s first (work placed %q, cmp placed %q)", c.name, got, c.want, w.Placed, leaf.Placed)
+			continue
+		}
+		swapped := strings.Contains(w.Placed, "D208") && strings.Contains(leaf.Placed, "D208")
+		if swapped != (c.want == "work") {
+			t.Errorf("%s: work placed %q, cmp placed %q: want D208 to apply: %v", c.name, w.Placed, leaf.Placed, c.want == "work")
+		}
+	}
+}

@@ -60,6 +60,7 @@ func (a *Analyzer) markVerdicts(res *Result) {
 	a.runOnly, a.heldOnly = make([]bool, n), make([]bool, n)
 	a.handed, a.handedOnly = make([][]string, n), make([]bool, n)
 	a.setting, a.further = make([]bool, n), make([]bool, n)
+	a.globalsOnly = make([]bool, n)
 	for i := range res.Functions {
 		fn := &res.Functions[i]
 		if fn.Source != SourceVariable {
@@ -73,6 +74,7 @@ func (a *Analyzer) markVerdicts(res *Result) {
 		a.runOnly[f], a.heldOnly[f] = a.inputValues(res, fn)
 		a.handed[f], a.handedOnly[f] = a.givenWrong(res, fn)
 		a.setting[f], a.further[f] = a.settingOnly(res, fn), a.walkedFurther(res, fn)
+		a.globalsOnly[f] = a.wrongGlobalsOnly(res, fn)
 	}
 }
 

@@ -43,7 +43,8 @@ looped; a callee that holds no variable, has no loop and calls nothing,
 seen only or far more when slow, gives its place to the caller whose
 loop went wrong and called it (D74), and one whose time is all a library
 call (strlen, std::find) to its direct caller whose variables went wrong
-(D123); a library call with variables (memmove, sendmsg) under a loop
+(D123), as does one whose variables say only that it ran when slow (a
+clock read at every turn of a spin: D208); a library call with variables (memmove, sendmsg) under a loop
 that looks normal gives its place to that loop's other callee whose
 condition went wrong: its result made the loop call again (D145), and
 one whose only anomalies are its arguments to its direct caller whose
@@ -53,7 +54,7 @@ and nothing under it (a predicate in a walk's condition), gives its
 place to the function it is inlined into when that one has a loop
 (D133); a thread's loop that spins (its own instructions take the extra
 time, not its callees) ranks at its outermost level whose own variables
-went wrong. --explain and the JSON ("placed") say when one applied. Time
+went wrong, globals aside (D209). --explain and the JSON ("placed") say when one applied. Time
 spent waiting for a lock another thread held counts for no function,
 nor does the C library's wake of a thread that waits for one (named
 from its debug file, libc6-dbg, when its symbols do not name it; the

@@ -1,0 +1,338 @@
+package main
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"unsafe"
+
+	"github.com/ianlancetaylor/demangle"
+	"golang.org/x/sys/unix"
+
+	"github.com/vprof/vprof/runtime/symname"
+)
+
+const countHelp = `
+Usage: vprof count --func F[,G...] [--json] [--] PROGRAM [ARGS...]
+
+Runs PROGRAM once and prints how many times each named function was
+entered (tail calls into it included), counted exactly with a uprobe perf
+event per function, with no sampling. Its threads and the children it
+forks are counted too. A function is named by its symbol (a C++ linkage
+name) or by its demangled name with or without its parameter list, as
+vprof report shows it.
+
+What it is for (docs/method.md D200): two frames that both ran only in
+the slow runs, a cheap caller and the costly callee it called, look the
+same in the samples; how often each was called, in one normal and one
+slow run of the same binary, tells which one changed. The callee called
+more often per call of its caller, each call as long as before, is the
+caller's decision; the callee called as often, each call longer, is the
+callee's work; a function never called in the normal runs is where the
+slow runs' extra work begins.
+
+Each call costs a trap (a few microseconds): count the few functions a
+report names, not functions called millions of times a second, and do not
+time this run. Needs root (or perf_event_paranoid at most 1 with
+CAP_PERFMON) and a kernel with the uprobe PMU
+(/sys/bus/event_source/devices/uprobe).
+
+Examples:
+  vprof count --func 'DB::MemoryTracker::alloc,DB::QueryOperatorSpillContexts::triggerAutoSpill' -- ./spill_check buggy
+  vprof count --json --func H5C__flush_marked_entries ./tagged_flush normal
+`
+
+func init() {
+	register(&command{name: "count", order: 40, summary: "count the calls of named functions in one run of a program", run: runCount})
+}
+
+// countTarget is one function to count: the name asked for, the symbol it
+// resolved to, and the file offset of its entry (where the uprobe goes).
+type countTarget struct {
+	Name   string `json:"function"`
+	Symbol string `json:"symbol"`
+	Offset uint64 `json:"-"`
+	Calls  uint64 `json:"calls"`
+}
+
+func runCount(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("count", countHelp, stdout)
+	funcs := fs.String("func", "", "comma-separated `NAMES` of the functions to count (symbols or demangled names)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *funcs == "" {
+		return usageErr("--func is required: the functions to count")
+	}
+	if fs.NArg() == 0 {
+		return usageErr("no program to run")
+	}
+	prog, err := exec.LookPath(fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("%v", err)
+	}
+	if prog, err = filepath.Abs(prog); err != nil {
+		return fmt.Errorf("%v", err)
+	}
+	var names []string
+	for _, n := range strings.Split(*funcs, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	targets, err := resolveCountTargets(prog, names)
+	if err != nil {
+		return err
+	}
+	status, err := countCalls(prog, fs.Args()[1:], targets)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Program string        `json:"program"`
+			Args    []string      `json:"args"`
+			Exit    int           `json:"exit_status"`
+			Counts  []countTarget `json:"counts"`
+		}{prog, fs.Args()[1:], status, targets}); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "calls\t function\t")
+		for _, t := range targets {
+			fmt.Fprintf(tw, "%d\t %s\t\n", t.Calls, t.Name)
+		}
+		tw.Flush()
+	}
+	if status != 0 {
+		return &exitError{status}
+	}
+	return nil
+}
+
+// resolveCountTargets finds each name among the executable's function
+// symbols: the symbol itself, or its demangled name with or without
+// parameters. Clones and split parts (foo.cold, foo.constprop.0) are left
+// out: a call enters the function at its own symbol. A name that matches
+// functions at several addresses (overloads) is an error that lists them.
+func resolveCountTargets(path string, names []string) ([]countTarget, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%v", err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v (a stripped binary: its functions cannot be named)", path, err)
+	}
+	var out []countTarget
+	for _, name := range names {
+		var found []elf.Symbol
+		for _, s := range syms {
+			if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Value == 0 || s.Section == elf.SHN_UNDEF || symname.StripClone(s.Name) != s.Name {
+				continue
+			}
+			if s.Name == name || symname.Demangle(s.Name) == name || symname.Demangle(s.Name, demangle.NoParams) == name {
+				if !slices.ContainsFunc(found, func(o elf.Symbol) bool { return o.Value == s.Value }) {
+					found = append(found, s)
+				}
+			}
+		}
+		switch len(found) {
+		case 0:
+			return nil, fmt.Errorf("%s: no function %q among its symbols", path, name)
+		case 1:
+		default:
+			var alts []string
+			for _, s := range found {
+				alts = append(alts, strconv.Quote(s.Name))
+			}
+			return nil, fmt.Errorf("%s: %q names %d functions (give one symbol): %s", path, name, len(found), strings.Join(alts, ", "))
+		}
+		off, ok := fileOffset(f, found[0].Value)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s at %#x is in no loaded segment", path, found[0].Name, found[0].Value)
+		}
+		out = append(out, countTarget{Name: name, Symbol: found[0].Name, Offset: off})
+	}
+	return out, nil
+}
+
+// fileOffset maps a virtual address of the executable to its offset in
+// the file, through the loadable segment that holds it.
+func fileOffset(f *elf.File, addr uint64) (uint64, bool) {
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 && addr >= p.Vaddr && addr < p.Vaddr+p.Filesz {
+			return addr - p.Vaddr + p.Off, true
+		}
+	}
+	return 0, false
+}
+
+// errNoUprobes says the kernel has no uprobe PMU (or counting is refused).
+var errNoUprobes = errors.New("this kernel has no uprobe PMU (/sys/bus/event_source/devices/uprobe/type)")
+
+func uprobeType() (uint32, error) {
+	b, err := os.ReadFile("/sys/bus/event_source/devices/uprobe/type")
+	if err != nil {
+		return 0, errNoUprobes
+	}
+	t, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
+	if err != nil {
+		return 0, errNoUprobes
+	}
+	return uint32(t), nil
+}
+
+// countCalls starts prog stopped at its exec (under ptrace), opens one
+// counting uprobe per target on it, and follows it to its end: every
+// thread and child it creates stops once at its start (PTRACE_O_TRACECLONE,
+// FORK, VFORK), gets counters of its own, and runs on. Counters are opened
+// per task, none inherited: one inherited counter counted the task it was
+// opened on and none of the threads created after (lru_scan's workers: 0
+// against perf stat's 800). It returns the program's exit status (128+signal
+// when a signal ended it) and fills in the targets' counts: the sums over
+// the tasks.
+func countCalls(prog string, args []string, targets []countTarget) (int, error) {
+	typ, err := uprobeType()
+	if err != nil {
+		return 0, err
+	}
+	path, err := unix.BytePtrFromString(prog)
+	if err != nil {
+		return 0, err
+	}
+	// ptrace requests come from the thread that started the tracee.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd := exec.Command(prog, args...)
+	// Files, not pipes: nothing to copy, so the tracee is reaped here, not by cmd.Wait.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("starting %s: %v", prog, err)
+	}
+	pid := cmd.Process.Pid
+	var ws unix.WaitStatus
+	if _, err := unix.Wait4(pid, &ws, 0, nil); err != nil || !ws.Stopped() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return 0, fmt.Errorf("%s did not stop at its exec (%v, status %#x)", prog, err, uint32(ws))
+	}
+	var fds []int
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	counted := map[int]bool{}
+	open := func(tid int) error {
+		if counted[tid] {
+			return nil
+		}
+		counted[tid] = true
+		for _, t := range targets {
+			attr := unix.PerfEventAttr{
+				Type: typ,
+				Size: uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
+				Ext1: uint64(uintptr(unsafe.Pointer(path))),
+				Ext2: t.Offset,
+			}
+			fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
+			if err != nil {
+				return fmt.Errorf("a uprobe on %s (%s+%#x): %v (root, or perf_event_paranoid at most 1 with CAP_PERFMON)", t.Name, prog, t.Offset, err)
+			}
+			fds = append(fds, fd)
+		}
+		runtime.KeepAlive(path)
+		return nil
+	}
+	opts := unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_EXITKILL
+	if err := unix.PtraceSetOptions(pid, opts); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return 0, fmt.Errorf("tracing %s: %v", prog, err)
+	}
+	if err := open(pid); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return 0, err
+	}
+	status := -1
+	for resume := pid; ; {
+		if resume > 0 {
+			unix.PtraceCont(resume, 0)
+		}
+		resume = 0
+		wpid, err := unix.Wait4(-1, &ws, unix.WALL, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil { // ECHILD: every task is gone
+			break
+		}
+		switch {
+		case ws.Exited() || ws.Signaled():
+			if wpid == pid {
+				if ws.Signaled() {
+					status = 128 + int(ws.Signal())
+				} else {
+					status = ws.ExitStatus()
+				}
+			}
+		case ws.Stopped():
+			if err := open(wpid); err != nil {
+				cmd.Process.Kill()
+				return 0, err
+			}
+			sig := ws.StopSignal()
+			switch {
+			case sig == unix.SIGTRAP && ws.TrapCause() > 0: // clone, fork, vfork, exec
+				if ws.TrapCause() != unix.PTRACE_EVENT_EXEC {
+					if msg, err := unix.PtraceGetEventMsg(wpid); err == nil {
+						if err := open(int(msg)); err != nil {
+							cmd.Process.Kill()
+							return 0, err
+						}
+					}
+				}
+				resume = wpid
+			case sig == unix.SIGSTOP || sig == unix.SIGTRAP:
+				// a new task's first stop, or the exec trap
+				resume = wpid
+			default:
+				unix.PtraceCont(wpid, int(sig)) // the program's own signal, delivered
+			}
+		}
+	}
+	if status < 0 {
+		return 0, fmt.Errorf("%s: its exit status was not seen", prog)
+	}
+	for i := range targets {
+		targets[i].Calls = 0
+	}
+	for i, fd := range fds {
+		var b [8]byte
+		if n, err := unix.Read(fd, b[:]); err != nil || n != 8 {
+			return status, fmt.Errorf("reading the count of %s: %v", targets[i%len(targets)].Name, err)
+		}
+		targets[i%len(targets)].Calls += binary.NativeEndian.Uint64(b[:])
+	}
+	return status, nil
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/vprof/vprof/testprogs"
+)
+
+// TestCountResolve: a function is found by its symbol or by its demangled
+// name with or without parameters; a clone's symbol (foo.cold) and an
+// unknown name are not functions to count.
+func TestCountResolve(t *testing.T) {
+	bin := testprogs.Path(t, "spill_check")
+	for _, tc := range []struct {
+		name, sym, err string
+	}{
+		{"DB::MemoryTracker::alloc", "_ZN2DB13MemoryTracker5allocEl", ""},
+		{"DB::MemoryTracker::alloc(long)", "_ZN2DB13MemoryTracker5allocEl", ""},
+		{"_ZN2DB13MemoryTracker5allocEl", "_ZN2DB13MemoryTracker5allocEl", ""},
+		{"_ZN2DB26QueryOperatorSpillContexts16triggerAutoSpillEl.cold", "", "no function"},
+		{"alloc", "", "no function"},
+	} {
+		got, err := resolveCountTargets(bin, []string{tc.name})
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %v, %v; want an error %q", tc.name, got, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", tc.name, err)
+		case len(got) != 1 || got[0].Symbol != tc.sym || got[0].Offset == 0:
+			t.Errorf("%q: %+v, want symbol %s at a file offset", tc.name, got, tc.sym)
+		}
+	}
+}
+
+// TestCountCalls: exact entry counts of one run, over every thread of it
+// (D200's measurement): spill_check's allocations call the spill check
+// only when the query is over its threshold (never in the normal mode);
+// lru_scan's worker threads make every call. Needs the uprobe PMU and the
+// right to open perf events on a child (root).
+func TestCountCalls(t *testing.T) {
+	if _, err := uprobeType(); err != nil {
+		t.Skip(err)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("uprobe counters need root here")
+	}
+	type count struct {
+		Function string `json:"function"`
+		Calls    uint64 `json:"calls"`
+	}
+	run := func(prog, mode string, funcs ...string) map[string]uint64 {
+		t.Helper()
+		r := execVprof(t, "", nil, "count", "--json", "--func", strings.Join(funcs, ","), testprogs.Path(t, prog), mode)
+		if r.code != 0 {
+			t.Fatalf("vprof count %s %s: exit %d, stderr %s", prog, mode, r.code, r.stderr)
+		}
+		// the program's own line comes first
+		_, js, ok := strings.Cut(r.stdout, "\n{")
+		var out struct{ Counts []count }
+		if !ok || json.Unmarshal([]byte("{"+js), &out) != nil {
+			t.Fatalf("vprof count %s %s: no JSON in %q", prog, mode, r.stdout)
+		}
+		m := map[string]uint64{}
+		for _, c := range out.Counts {
+			m[c.Function] = c.Calls
+		}
+		return m
+	}
+	alloc, check := "DB::MemoryTracker::alloc", "DB::QueryOperatorSpillContexts::triggerAutoSpill"
+	if got := run("spill_check", "normal", alloc, check); got[alloc] != 80400 || got[check] != 0 {
+		t.Errorf("spill_check normal: %v, want %s 80400 and %s 0", got, alloc, check)
+	}
+	if got := run("spill_check", "buggy", check); got[check] != 78095 {
+		t.Errorf("spill_check buggy: %v, want %s 78095", got, check)
+	}
+	if testing.Short() {
+		return
+	}
+	if got := run("lru_scan", "normal", "worker_thread", "buf_LRU_get_free_block", "buf_LRU_free_from_common_LRU_list"); got["worker_thread"] != 4 ||
+		got["buf_LRU_get_free_block"] != 800 || got["buf_LRU_free_from_common_LRU_list"] != 0 {
+		t.Errorf("lru_scan normal: %v, want 4 worker threads, 800 free-block requests, no LRU scan", got)
+	}
+}

@@ -357,8 +357,6 @@ type dwarfFile struct {
 
 	sup     *dwarfFile // supplementary file (dwz's .gnu_debugaltlink, DWARF 5 .debug_sup)
 	hasCode bool       // ef has the program's code (not a debug-only file)
-
-	maps [][]byte // the sections mapped from the file (sectionData), unmapped at release
 }
 
 // release drops the section data once the DIEs are read (the file
@@ -367,16 +365,12 @@ func (w *dwarfFile) release() {
 	w.dies = nil
 	w.info, w.loc, w.locl, w.addr, w.str, w.line = nil, nil, nil, nil, nil, nil
 	w.abbrev, w.lineStr, w.strOffsets, w.rnglists, w.ranges = nil, nil, nil, nil, nil
-	unmap(w.maps)
-	w.maps = nil
 	if w.sup != nil {
 		w.sup.release()
 	}
 }
 
 func (w *dwarfFile) close() {
-	unmap(w.maps)
-	w.maps = nil
 	if w.osf != nil {
 		w.osf.Close()
 	}
@@ -391,7 +385,6 @@ func (w *dwarfFile) close() {
 // returns nil, nil when ef has no .debug_info.
 func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 	sec := map[string][]byte{}
-	var maps [][]byte
 	for _, s := range ef.Sections {
 		var suffix string
 		switch {
@@ -410,25 +403,19 @@ func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 		if s.Type == elf.SHT_NOBITS {
 			continue
 		}
-		b, m, err := sectionData(s)
-		if m != nil {
-			maps = append(maps, m)
-		}
+		b, err := s.Data()
 		if err != nil {
-			unmap(maps)
 			return nil, fmt.Errorf("%s: reading section %s: %w", path, s.Name, err)
 		}
 		sec[suffix] = b
 	}
 	if len(sec["info"]) == 0 {
-		unmap(maps)
 		return nil, nil
 	}
 	w := &dwarfFile{ef: ef, info: sec["info"], loc: sec["loc"], locl: sec["loclists"], addr: sec["addr"], str: sec["str"], line: sec["line"],
-		abbrev: sec["abbrev"], lineStr: sec["line_str"], strOffsets: sec["str_offsets"], rnglists: sec["rnglists"], ranges: sec["ranges"], maps: maps}
+		abbrev: sec["abbrev"], lineStr: sec["line_str"], strOffsets: sec["str_offsets"], rnglists: sec["rnglists"], ranges: sec["ranges"]}
 	var err error
 	if w.dies, err = newDieData(w); err != nil {
-		unmap(maps)
 		return nil, fmt.Errorf("%s: bad DWARF: %w", path, err)
 	}
 	return w, nil

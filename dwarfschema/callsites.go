@@ -130,7 +130,7 @@ func (c *callScan) addEdge(e *die, pc uint64, ok bool, origin dwarf.Offset, stac
 	var caller dwarf.Offset
 	for i := len(stack) - 1; i >= 0; i-- {
 		if stack[i] >= 0 {
-			caller = c.subs.offs[stack[i]]
+			caller = c.subs.off(stack[i])
 			break
 		}
 	}
@@ -163,14 +163,14 @@ func tailCalls(d *dieData, syms []model.Symbol, subs *offTable[csSub], edges []r
 		clone bool
 	}
 	named := map[dwarf.Offset]code{}
-	for k := range subs.vals {
-		si := &subs.vals[k]
+	for k := range subs.len() {
+		si := subs.at(k)
 		if !si.hasEntry {
 			continue
 		}
 		name, _ := symbolAt(syms, si.entry)
 		c := code{si.entry, isClone(name)}
-		off := subs.offs[k]
+		off := subs.off(k)
 		for hop := 0; hop < 8 && off != 0; hop++ {
 			if old, ok := named[off]; !ok || (old.clone && !c.clone) || (old.clone == c.clone && c.entry < old.entry) {
 				named[off] = c
@@ -179,7 +179,7 @@ func tailCalls(d *dieData, syms []model.Symbol, subs *offTable[csSub], edges []r
 			if j < 0 {
 				break
 			}
-			off = subs.vals[j].origin
+			off = subs.at(j).origin
 		}
 	}
 	var bySym map[string]uint64 // linkage name -> the one symbol (0: several)
@@ -202,7 +202,7 @@ func tailCalls(d *dieData, syms []model.Symbol, subs *offTable[csSub], edges []r
 			if j < 0 {
 				break
 			}
-			x = subs.vals[j].origin
+			x = subs.at(j).origin
 		}
 		if entry == 0 {
 			if bySym == nil {

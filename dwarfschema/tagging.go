@@ -408,56 +408,76 @@ type csType struct {
 // offTable holds records by DIE offset, added in increasing offset order
 // (the order of the walk), so that a lookup is a binary search. (Maps of
 // every subprogram, parameter and type DIE were a sixth of Load's CPU
-// time and a hundred megabytes for binutils' gold.)
+// time and a hundred megabytes for binutils' gold.) Both lists are
+// chunked: growing them by doubling copied every record once or twice
+// into fresh memory, and merging the workers' tables copied them all
+// again (on redis-server, with the call-site records, a fifth of `vprof
+// schema`'s page faults, each some 10 us on a virtual machine; the
+// workers' chunks are now adopted, not copied).
 type offTable[T any] struct {
-	offs []dwarf.Offset
-	vals []T
+	offs chunked[dwarf.Offset]
+	vals chunked[T]
 }
 
 func (t *offTable[T]) add(off dwarf.Offset, v T) {
-	t.offs = append(t.offs, off)
-	t.vals = append(t.vals, v)
+	t.offs.add(off)
+	t.vals.add(v)
 }
 
-// index returns the position of off, or -1.
+func (t *offTable[T]) len() int { return t.offs.len() }
+
+// off returns the offset of record i.
+func (t *offTable[T]) off(i int) dwarf.Offset { return *t.offs.at(i) }
+
+// at returns record i.
+func (t *offTable[T]) at(i int) *T { return t.vals.at(i) }
+
+// index returns the position of off, or -1. Every chunk but the last is
+// full (chunked's invariant), so the chunk is found by its first offset.
 func (t *offTable[T]) index(off dwarf.Offset) int {
-	i, ok := slices.BinarySearch(t.offs, off)
+	cs := t.offs.chunks
+	k := sort.Search(len(cs), func(k int) bool { return cs[k][0] > off }) - 1
+	if k < 0 {
+		return -1
+	}
+	i, ok := slices.BinarySearch(cs[k], off)
 	if !ok {
 		return -1
 	}
-	return i
+	return k<<chunkBits + i
 }
 
 // get returns the record of off, or the zero T.
 func (t *offTable[T]) get(off dwarf.Offset) T {
 	if i := t.index(off); i >= 0 {
-		return t.vals[i]
+		return *t.vals.at(i)
 	}
 	var zero T
 	return zero
 }
 
-// merge appends o, whose offsets follow t's.
+// merge appends o, whose offsets follow t's, leaving o empty.
 func (t *offTable[T]) merge(o *offTable[T]) {
-	t.offs = append(t.offs, o.offs...)
-	t.vals = append(t.vals, o.vals...)
+	t.offs.takeAll(&o.offs)
+	t.vals.takeAll(&o.vals)
 }
 
 // sort sorts by offset, for a walk that went back (damaged DWARF).
 func (t *offTable[T]) sort() {
-	if slices.IsSorted(t.offs) {
+	offs := t.offs.slice()
+	if slices.IsSorted(offs) {
 		return
 	}
-	idx := make([]int, len(t.offs))
+	vals := t.vals.slice()
+	idx := make([]int, len(offs))
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(t.offs[a], t.offs[b]) })
-	offs, vals := make([]dwarf.Offset, len(idx)), make([]T, len(idx))
-	for n, i := range idx {
-		offs[n], vals[n] = t.offs[i], t.vals[i]
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(offs[a], offs[b]) })
+	*t = offTable[T]{}
+	for _, i := range idx {
+		t.add(offs[i], vals[i])
 	}
-	t.offs, t.vals = offs, vals
 }
 
 // callScan is what scanCalls collects from a run of units.
@@ -596,19 +616,19 @@ func scanCalls(d *dieData, syms []model.Symbol, from, stop uint64) (*callScan, e
 					}
 				}
 			}
-			self = len(c.subs.vals)
+			self = c.subs.len()
 			c.subs.add(e.off, si)
 		case dwarf.TagFormalParameter:
 			t, _ := e.offset(dwarf.AttrType)
 			o, _ := e.offset(dwarf.AttrAbstractOrigin)
 			c.params.add(e.off, csParam{t, o})
 			if parent >= 0 {
-				p := &c.subs.vals[parent]
+				p := c.subs.at(parent)
 				p.params = append(p.params, e.off)
 			}
 		case dwarf.TagUnspecifiedParameters:
 			if parent >= 0 {
-				c.subs.vals[parent].variadic = true
+				c.subs.at(parent).variadic = true
 			}
 		case dwarf.TagCallSite, tagCallSiteGNU:
 			pc, ok := e.uint64(dwarf.AttrCallReturnPC)
@@ -703,6 +723,18 @@ func callInfo(d *dieData, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures,
 		}
 	}
 	all := scans[0]
+	// The flat lists grow once, to their total (append would double
+	// them, copying into fresh memory once more).
+	var nCalls, nSites, nEdges int
+	for _, sc := range scans[1:] {
+		nCalls += len(sc.calls)
+		nSites += len(sc.sites)
+		nEdges += len(sc.edges)
+	}
+	all.calls = slices.Grow(all.calls, nCalls)
+	all.origins = slices.Grow(all.origins, nCalls)
+	all.sites = slices.Grow(all.sites, nSites)
+	all.edges = slices.Grow(all.edges, nEdges)
 	for _, sc := range scans[1:] {
 		all.merge(sc)
 	}
@@ -723,7 +755,7 @@ func callInfo(d *dieData, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures,
 			if k < 0 {
 				break
 			}
-			tr := &types.vals[k]
+			tr := types.at(k)
 			switch tr.tag {
 			case dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
 				x = tr.next
@@ -761,7 +793,7 @@ func callInfo(d *dieData, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures,
 		if k < 0 || depth > 4 {
 			return nil
 		}
-		si := &subs.vals[k]
+		si := subs.at(k)
 		var sig *cfg.Signature
 		switch {
 		case len(si.params) == 0 && !si.variadic && si.origin != 0:
@@ -785,8 +817,8 @@ func callInfo(d *dieData, syms []model.Symbol) ([]cfg.CallSite, *cfg.Signatures,
 		return sig
 	}
 	sigs := &cfg.Signatures{}
-	for k := range subs.vals {
-		off, si := subs.offs[k], &subs.vals[k]
+	for k := range subs.len() {
+		off, si := subs.off(k), subs.at(k)
 		if !si.hasEntry {
 			continue
 		}

@@ -56,10 +56,10 @@ func TestDispatcherBelowWalks(t *testing.T) {
 	)
 	for _, c := range []struct {
 		name   string
-		loopN  bool // disp's n is tagged loop
-		b      int  // slow samples in walkb
-		bWrong bool // walkb's loop went further
-		own    int  // slow samples in disp's own instructions
+		loopN  bool   // disp's n is tagged loop
+		b      int    // slow samples in walkb
+		bWrong bool   // walkb's loop went further
+		own    int    // slow samples in disp's own instructions
 		below  string // D204 places disp just below this walk ("": not placed)
 	}{
 		{"two walks", false, 60, true, 4, "walkb"},

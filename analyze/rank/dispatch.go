@@ -20,7 +20,8 @@ import (
 // often. So a frame A is placed below the walks under it when:
 //   - A is no driver frame, ran in the normal runs too, and none of its
 //     strongest evidence (the verdicts at its discount) is of a variable
-//     tagged loop: what went wrong most in it is not its own repetition;
+//     tagged loop, other than its durations: what went wrong most in it
+//     is not its own repetition;
 //   - two or more walks run under A (SoleCallee of their time on the
 //     stack), neither under the other: functions with a loop variable of
 //     their own that went wrong (a verdict below DefaultDiscount), that
@@ -137,10 +138,16 @@ func (a *Analyzer) dispatchers(res *Result, drivers []bool) {
 }
 
 // strongestLoop reports whether one of fn's strongest verdicts (those at
-// its discount, below DefaultDiscount) is of a variable tagged loop: its
-// own repetition went wrong most.
+// its discount, below DefaultDiscount) is of a variable tagged loop in a
+// dimension other than duration: its own repetition went wrong most (the
+// loop went over other or more items, or ran only when slow). A loop
+// variable's durations say that a turn of the loop lasted longer, which
+// a frame gets when the calls it makes take longer (D51's kind).
 func (a *Analyzer) strongestLoop(res *Result, fn *Function) bool {
 	for vv := range a.wrongVars(res, fn) {
+		if vv.HasDim && vv.Dim == DimDuration {
+			continue
+		}
 		if vv.R == fn.Discount && a.vars[vv.Var].tags&model.TagLoop != 0 {
 			return true
 		}

@@ -19,9 +19,10 @@ import (
 // variable of its own that went wrong), and that loop calls the work too
 // often. So a frame A is placed below the walks under it when:
 //   - A is no driver frame, ran in the normal runs too, and none of its
-//     strongest evidence (the verdicts at its discount) is of a variable
-//     tagged loop, other than its durations: what went wrong most in it
-//     is not its own repetition;
+//     strongest evidence (the verdicts at its discount) is a repetition
+//     of its own that went wrong (strongestLoop): a loop variable whose
+//     values went beyond the normal runs' largest, whose steps differ, or
+//     that was present only when slow;
 //   - two or more walks run under A (SoleCallee of their time on the
 //     stack), neither under the other: functions with a loop variable of
 //     their own that went wrong (a verdict below DefaultDiscount), that
@@ -138,14 +139,17 @@ func (a *Analyzer) dispatchers(res *Result, drivers []bool) {
 }
 
 // strongestLoop reports whether one of fn's strongest verdicts (those at
-// its discount, below DefaultDiscount) is of a variable tagged loop in a
-// dimension other than duration: its own repetition went wrong most (the
-// loop went over other or more items, or ran only when slow). A loop
-// variable's durations say that a turn of the loop lasted longer, which
-// a frame gets when the calls it makes take longer (D51's kind).
+// its discount, below DefaultDiscount) is of a variable tagged loop whose
+// repetition went wrong: its values went beyond the normal runs' largest
+// (the loop went further), its steps differ (delta), or it ran only when
+// slow (presence). A loop variable's durations say that a turn of the
+// loop lasted longer, which a frame gets when the calls it makes take
+// longer (D51's kind), and values that stay within the normal runs' range
+// say that the turns went over other items (a lookup in a table of
+// handlers finds another request's kind), not that there were more.
 func (a *Analyzer) strongestLoop(res *Result, fn *Function) bool {
 	for vv := range a.wrongVars(res, fn) {
-		if vv.HasDim && vv.Dim == DimDuration {
+		if vv.HasDim && (vv.Dim == DimDuration || vv.Dim == DimValue && !a.goesFurther(vv.Var)) {
 			continue
 		}
 		if vv.R == fn.Discount && a.vars[vv.Var].tags&model.TagLoop != 0 {
@@ -178,4 +182,12 @@ func (a *Analyzer) extraUnder(A int, nb, nn float64) (map[int32]float64, float64
 		}
 	}
 	return below, total
+}
+
+// goesFurther reports whether loop variable v's slow-run values reach
+// beyond the largest of its normal-run values.
+func (a *Analyzer) goesFurther(v int32) bool {
+	vi := &a.vars[v]
+	n, b := vi.sets[Normal][DimValue], vi.sets[Buggy][DimValue]
+	return n != nil && b != nil && n.n > 0 && b.n > 0 && b.max > n.max
 }

@@ -20,9 +20,9 @@ import (
 // often. So a frame A is placed below the walks under it when:
 //   - A is no driver frame, ran in the normal runs too, and none of its
 //     strongest evidence (the verdicts at its discount) is a repetition
-//     of its own that went wrong (strongestLoop): a loop variable whose
-//     values went beyond the normal runs' largest, whose steps differ, or
-//     that was present only when slow;
+//     of its own that went wrong (strongestLoop): a loop variable that
+//     went wrong in value or delta and whose values went beyond the
+//     normal runs' largest, or that was present only when slow;
 //   - two or more walks run under A (SoleCallee of their time on the
 //     stack), neither under the other: functions with a loop variable of
 //     their own that went wrong (a verdict below DefaultDiscount), that
@@ -140,16 +140,16 @@ func (a *Analyzer) dispatchers(res *Result, drivers []bool) {
 
 // strongestLoop reports whether one of fn's strongest verdicts (those at
 // its discount, below DefaultDiscount) is of a variable tagged loop whose
-// repetition went wrong: its values went beyond the normal runs' largest
-// (the loop went further), its steps differ (delta), or it ran only when
-// slow (presence). A loop variable's durations say that a turn of the
-// loop lasted longer, which a frame gets when the calls it makes take
-// longer (D51's kind), and values that stay within the normal runs' range
-// say that the turns went over other items (a lookup in a table of
-// handlers finds another request's kind), not that there were more.
+// repetition went wrong: its values (or steps) differ and went beyond the
+// normal runs' largest (the loop went further), or it ran only when slow
+// (presence). A loop variable's durations say that a turn of the loop
+// lasted longer, which a frame gets when the calls it makes take longer
+// (D51's kind), and values that stay within the normal runs' range say
+// that the turns went over other items (a lookup in a table of handlers
+// finds another request's kind), not that there were more.
 func (a *Analyzer) strongestLoop(res *Result, fn *Function) bool {
 	for vv := range a.wrongVars(res, fn) {
-		if vv.HasDim && (vv.Dim == DimDuration || vv.Dim == DimValue && !a.goesFurther(vv.Var)) {
+		if vv.HasDim && (vv.Dim == DimDuration || !a.goesFurther(vv.Var)) {
 			continue
 		}
 		if vv.R == fn.Discount && a.vars[vv.Var].tags&model.TagLoop != 0 {

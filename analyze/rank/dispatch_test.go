@@ -61,19 +61,28 @@ func TestDispatcherBelowWalks(t *testing.T) {
 		bWrong bool   // walkb's loop went further
 		own    int    // slow samples in disp's own instructions
 		below  string // D204 places disp just below this walk ("": not placed)
+		within bool   // disp's n stays within its normal range when slow
 	}{
-		{"two walks", false, 60, true, 4, "walkb"},
+		{"two walks", false, 60, true, 4, "walkb", false},
 		// The smaller walk holds less than MergeShare of disp's extra
 		// time: disp goes below the larger only.
-		{"the smaller walk under MergeShare", false, 30, true, 4, "walka"},
-		{"its own loop went wrong", true, 60, true, 4, ""},
-		{"one walk", false, 60, false, 4, ""},
-		{"its own instructions", false, 60, true, 80, ""},
+		{"the smaller walk under MergeShare", false, 30, true, 4, "walka", false},
+		{"its own loop went wrong", true, 60, true, 4, "", false},
+		// A loop of its own whose slow values stay within the normal
+		// runs' range went over other items (a handler table's index),
+		// not further.
+		{"its own loop, other items", true, 60, true, 4, "walkb", true},
+		{"one walk", false, 60, false, 4, "", false},
+		{"its own instructions", false, 60, true, 80, "", false},
 	} {
 		a := New(DefaultOptions())
 		s := dispatchSchema(c.loopN)
 		inA := []uint64{P(pA), P(pDisp), P(pMain)}
 		inB := []uint64{P(pB), P(pDisp), P(pMain)}
+		slowN := func(k int) int64 { return int64(3 + k%3) }
+		if c.within {
+			slowN = func(k int) int64 { return int64(2 * (k % 2)) }
+		}
 		var normal, buggy []ev
 		for k := range 40 {
 			addEv(&normal, inA, val(0, vi, int64(k%10)), val(1, vn, int64(k%3)))
@@ -84,17 +93,17 @@ func TestDispatcherBelowWalks(t *testing.T) {
 			addEv(&normal, []uint64{P(pMain)})
 		}
 		for k := range 160 {
-			addEv(&buggy, inA, val(0, vi, int64(k%40)), val(1, vn, int64(3+k%3)))
+			addEv(&buggy, inA, val(0, vi, int64(k%40)), val(1, vn, slowN(k)))
 		}
 		for k := range c.b {
 			if !c.bWrong { // walkb read nothing: no loop of its own went wrong
-				addEv(&buggy, inB, val(1, vn, int64(3+k%3)))
+				addEv(&buggy, inB, val(1, vn, slowN(k)))
 				continue
 			}
-			addEv(&buggy, inB, val(0, vj, int64(k%40)), val(1, vn, int64(3+k%3)))
+			addEv(&buggy, inB, val(0, vj, int64(k%40)), val(1, vn, slowN(k)))
 		}
 		for k := range c.own {
-			addEv(&buggy, []uint64{P(pDisp), P(pMain)}, val(0, vn, int64(3+k%3)))
+			addEv(&buggy, []uint64{P(pDisp), P(pMain)}, val(0, vn, slowN(k)))
 		}
 		for range 40 {
 			addEv(&buggy, []uint64{P(pMain)})

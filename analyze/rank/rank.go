@@ -245,6 +245,7 @@ func (a *Analyzer) Result() *Result {
 	a.echoingCallers(res.Functions, drivers) // echo.go, D43
 	a.handingCallers(res.Functions, drivers) // handon.go, D135
 	a.abovePart(res, drivers)                // ancestor.go, D51
+	a.dispatchers(res, drivers)              // dispatch.go, D204
 	a.settingCallers(res.Functions, drivers) // setting.go, D160
 	a.spinningLoop(res.Functions)            // drivers.go, D23
 	// Ties are broken by the slow runs' raw cost, then their PC cost

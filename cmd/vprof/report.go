@@ -33,7 +33,9 @@ or when its strongest evidence is a value kept through each run (a
 setting) and the callee's own loop went over more items (then it ranks
 just below, and is no spinning loop's head either: D160);
 a caller where two anomalous callees meet ranks just below the better of
-them; a caller seen only in the slow runs, with no loop, all of whose
+them, and a frame that repeats nothing of its own (a dispatcher, a
+request handler) above two or more walks whose loops went wrong ranks
+below the least costly of them (D204); a caller seen only in the slow runs, with no loop, all of whose
 time is one anomalous callee ranks just below it (it only passed
 control), and so does one whose variables held their normal values,
 only longer, while a callee given normal arguments looped more (its

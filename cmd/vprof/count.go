@@ -156,7 +156,7 @@ func resolveCountTargets(path string, names []string) ([]countTarget, error) {
 		}
 		switch len(found) {
 		case 0:
-			return nil, fmt.Errorf("%s: no function %q among its symbols", path, name)
+			return nil, fmt.Errorf("%s: no function %q among its symbols (a function inlined at every call has none: count its caller, as vprof report names it)", path, name)
 		case 1:
 		default:
 			var alts []string

@@ -32,12 +32,12 @@ func (a *Analyzer) soleCallers(fns []Function, drivers []bool, placed map[int]bo
 	both := map[[2]int]bool{}
 	for p := range a.rankedPairs(fns, drivers) {
 		A, D := p.outer, p.inner
-		if p.t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] || c.on[D] <= 0 {
+		if p.t < SoleCallee*c.on[D] || c.on[D] < PresentShare*c.on[A] || c.on[D] <= 0 {
 			continue
 		}
 		both[[2]int{p.outerRow, p.innerRow}] = true
-		fd := &fns[p.innerRow]
-		if placed[p.outerRow] || fd.Source != SourceVariable || fd.Discount >= a.opt.DefaultDiscount || fd.Calibrated <= 0 {
+		fa, fd := &fns[p.outerRow], &fns[p.innerRow]
+		if placed[p.outerRow] || a.loopWrong[A] || fa.Placed != "" || fd.Placed != "" || fd.Source != SourceVariable || fd.Discount >= a.opt.DefaultDiscount || fd.Discount > fa.Discount || fd.Calibrated <= 0 {
 			continue
 		}
 		ps = append(ps, pair{p.outerRow, p.innerRow})

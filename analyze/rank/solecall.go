@@ -37,7 +37,7 @@ func (a *Analyzer) soleCallers(fns []Function, drivers []bool, placed map[int]bo
 		}
 		both[[2]int{p.outerRow, p.innerRow}] = true
 		fa, fd := &fns[p.outerRow], &fns[p.innerRow]
-		if placed[p.outerRow] || a.loopWrong[A] || fa.Placed != "" || fd.Placed != "" || fd.Source != SourceVariable || fd.Discount >= a.opt.DefaultDiscount || fd.Discount > fa.Discount || fd.Calibrated <= 0 {
+		if placed[p.outerRow] || a.loopWrong[A] || fa.Placed != "" || fd.Placed != "" || fd.Source != SourceVariable || fd.Discount >= a.opt.DefaultDiscount || fd.Discount > fa.Discount || fd.Calibrated <= 0 || fd.Calibrated < SoleCallee*fa.Calibrated {
 			continue
 		}
 		ps = append(ps, pair{p.outerRow, p.innerRow})

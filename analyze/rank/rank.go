@@ -237,18 +237,17 @@ func (a *Analyzer) Result() *Result {
 	a.mergingCallers(res.Functions, drivers)
 	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
 	a.inlinedLeaves(res.Functions)        // leafcall.go, D133
-	decided := a.callerDecides(res.Functions, drivers, len(buggy))
+	a.callerDecides(res.Functions, drivers, len(buggy))
 	a.libraryCallers(res, drivers)           // leafcall.go, D123, D189
 	a.siblingDeciders(res, drivers)          // sibling.go, D145
 	a.presentCallers(res.Functions, drivers) // presence.go, D60
 	a.passingCallers(res.Functions, drivers)
-	a.echoingCallers(res.Functions, drivers)       // echo.go, D43
-	a.handingCallers(res.Functions, drivers)       // handon.go, D135
-	a.abovePart(res, drivers)                      // ancestor.go, D51
-	a.dispatchers(res, drivers)                    // dispatch.go, D204
-	a.settingCallers(res.Functions, drivers)       // setting.go, D160
-	a.soleCallers(res.Functions, drivers, decided) // solecall.go, D206
-	a.spinningLoop(res.Functions)                  // drivers.go, D23
+	a.echoingCallers(res.Functions, drivers) // echo.go, D43
+	a.handingCallers(res.Functions, drivers) // handon.go, D135
+	a.abovePart(res, drivers)                // ancestor.go, D51
+	a.dispatchers(res, drivers)              // dispatch.go, D204
+	a.settingCallers(res.Functions, drivers) // setting.go, D160
+	a.spinningLoop(res.Functions)            // drivers.go, D23
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable
@@ -618,7 +617,7 @@ const CallerEvidence = 0.9
 // callee's by construction (recursion, a tail call: heldcall.go, D35). Of
 // several such callers of one callee the outermost (most stack time) is
 // taken.
-func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) map[int]bool {
+func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	c := &a.stk
 	best := map[int]int{} // callee row -> outermost qualifying caller row
 	for p := range a.rankedPairs(fns, drivers) {
@@ -645,10 +644,8 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) map
 		}
 	}
 	ids := make([]int, 0, len(best))
-	decided := make(map[int]bool, len(best)) // caller rows
-	for id, ia := range best {
+	for id := range best {
 		ids = append(ids, id)
-		decided[ia] = true
 	}
 	slices.SortFunc(ids, func(x, y int) int {
 		return cmp.Or(cmp.Compare(fns[y].Calibrated, fns[x].Calibrated), cmp.Compare(x, y))
@@ -669,7 +666,6 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) map
 		fns[ia].Placed = "in the place of " + fns[id].Name + ", all of its time and run under it, which it decided to call (D10)"
 		fns[id].Placed = "in the place of its caller " + fns[ia].Name + ", which decided to call it (D10)"
 	}
-	return decided
 }
 
 // stackPair is one (caller, callee) pair of the slow runs' stacks whose

@@ -149,14 +149,36 @@ func (a *Analyzer) dispatchers(res *Result, drivers []bool) {
 // finds another request's kind), not that there were more.
 func (a *Analyzer) strongestLoop(res *Result, fn *Function) bool {
 	for vv := range a.wrongVars(res, fn) {
-		if vv.HasDim && (vv.Dim == DimDuration || !a.goesFurther(vv.Var)) {
+		if vv.R != fn.Discount {
 			continue
 		}
-		if vv.R == fn.Discount && a.vars[vv.Var].tags&model.TagLoop != 0 {
+		if a.cursorField(vv.Var) {
+			return true // its loop's items, whatever their range
+		}
+		vi := &a.vars[vv.Var]
+		if vi.tags&model.TagLoop == 0 || vv.HasDim && vv.Dim == DimDuration {
+			continue
+		}
+		// A pointer cursor's values have no order to go further in (its
+		// pointees are compared, D158): a verdict on it is its walk's.
+		if !vv.HasDim || vi.kind == model.KindPointer || a.goesFurther(vv.Var) {
 			return true
 		}
 	}
 	return false
+}
+
+// cursorField reports whether v is a field behind a loop variable of its
+// own function (e->is_dirty behind a list walk's e): the items of the
+// frame's own loop, so a verdict on it, in any dimension, speaks of that
+// loop's repetition, not of what a request brought.
+func (a *Analyzer) cursorField(v int32) bool {
+	vi := &a.vars[v]
+	if vi.derefOf <= 0 {
+		return false
+	}
+	cur := &a.vars[vi.derefOf-1]
+	return cur.fn == vi.fn && cur.fn >= 0 && cur.tags&model.TagLoop != 0
 }
 
 // extraUnder returns, for frame A, the extra time (slow runs' mean

@@ -126,3 +126,64 @@ func TestDispatcherBelowWalks(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatcherOwnWalk: a frame whose own loop is a pointer walk (a list
+// cursor, whose addresses are never compared by value) shows its
+// repetition through a field behind the cursor (e->dirty). That is its
+// own loop's evidence, not what a request brought: D204 leaves it where
+// its cost puts it, above the walks it calls, as the root cause that
+// walks every entry to pick a few.
+func TestDispatcherOwnWalk(t *testing.T) {
+	const (
+		pMain, pDisp, pA, pB = 0x1010, 0x1110, 0x1210, 0x1290
+		vn, vi, vj, ve, vd   = 0, 1, 2, 3, 4
+	)
+	for _, field := range []bool{false, true} {
+		s := dispatchSchema(false)
+		s.Vars = append(s.Vars,
+			model.Var{Name: "e", Func: 1, Line: 22, Type: "struct ent *", Kind: model.KindPointer, Size: 8, Tags: model.TagLoop},
+			model.Var{Name: "e->dirty", Func: 1, Line: 22, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagCond,
+				Field: &model.Field{Of: ve, Offset: 8, Deref: true}})
+		a := New(DefaultOptions())
+		inA := []uint64{P(pA), P(pDisp), P(pMain)}
+		inB := []uint64{P(pB), P(pDisp), P(pMain)}
+		dirty := func(k int, slow bool) []model.Value {
+			if !field {
+				return nil
+			}
+			x := int64(k % 2)
+			if slow {
+				x = int64(5 + k%3)
+			}
+			return []model.Value{val(1, vd, x)}
+		}
+		var normal, buggy []ev
+		for k := range 40 {
+			addEv(&normal, inA, append([]model.Value{val(0, vi, int64(k%10)), val(1, vn, int64(k%3))}, dirty(k, false)...)...)
+			if k%2 == 0 {
+				addEv(&normal, inB, append([]model.Value{val(0, vj, int64(k%10)), val(1, vn, int64(k%3))}, dirty(k, false)...)...)
+				addEv(&normal, []uint64{P(pDisp), P(pMain)}, val(0, vn, int64(k%3)))
+			}
+			addEv(&normal, []uint64{P(pMain)})
+		}
+		for k := range 160 {
+			addEv(&buggy, inA, append([]model.Value{val(0, vi, int64(k%40)), val(1, vn, int64(3+k%3))}, dirty(k, true)...)...)
+		}
+		for k := range 60 {
+			addEv(&buggy, inB, append([]model.Value{val(0, vj, int64(k%40)), val(1, vn, int64(3+k%3))}, dirty(k, true)...)...)
+		}
+		for k := range 4 {
+			addEv(&buggy, []uint64{P(pDisp), P(pMain)}, val(0, vn, int64(3+k%3)))
+		}
+		for range 40 {
+			addEv(&buggy, []uint64{P(pMain)})
+		}
+		feedWith(t, a, Normal, "n", headerWith(s), normal)
+		feedWith(t, a, Buggy, "b", headerWith(s), buggy)
+		res := a.Result()
+		d := findFunc(t, res, "disp")
+		if placed := strings.Contains(d.Placed, "D204"); placed == field {
+			t.Errorf("field behind its cursor read: %v; disp placed %q (%v)", field, d.Placed, names(res))
+		}
+	}
+}

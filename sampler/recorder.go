@@ -290,9 +290,7 @@ func (c *clock) now() int64 { return int64(time.Since(c.start)) }
 
 // begin sets the time base to now.
 func (c *clock) begin() {
-	var ts unix.Timespec
-	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
-	c.monoBase = ts.Nano()
+	c.monoBase = monoNanos()
 	c.start = time.Now()
 }
 

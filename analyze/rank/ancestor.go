@@ -64,7 +64,7 @@ func (a *Analyzer) abovePart(res *Result, drivers []bool) {
 		if kind == "" {
 			continue
 		}
-		below, self := a.extraBelow(A, nb, nn)
+		below, self, _ := a.extraBelow(A, nb, nn)
 		// The largest part; at equal parts (a callee and the one that is
 		// all of its time) the outer one, then the row: a map's order
 		// decides nothing.
@@ -104,10 +104,10 @@ func (a *Analyzer) abovePart(res *Result, drivers []bool) {
 // extraBelow returns, for frame A, the extra time (the slow runs' mean
 // seconds minus the normal runs', those counted at the slow runs' length
 // when they are the longer ones: D56) that each function spent on the
-// stack under A, and the extra time of A's own instructions (A innermost).
-func (a *Analyzer) extraBelow(A int, nb, nn float64) (map[int32]float64, float64) {
-	below := map[int32]float64{}
-	var self float64
+// stack under A, the extra time of A's own instructions (A innermost),
+// and A's whole extra time on the stack.
+func (a *Analyzer) extraBelow(A int, nb, nn float64) (below map[int32]float64, self, total float64) {
+	below = map[int32]float64{}
 	for _, k := range [2]struct {
 		c *stackCover
 		w float64
@@ -117,6 +117,7 @@ func (a *Analyzer) extraBelow(A int, nb, nn float64) (map[int32]float64, float64
 			if i < 0 {
 				continue
 			}
+			total += e.w * k.w
 			if i == 0 {
 				self += e.w * k.w
 			}
@@ -125,7 +126,7 @@ func (a *Analyzer) extraBelow(A int, nb, nn float64) (map[int32]float64, float64
 			}
 		}
 	}
-	return below, self
+	return below, self, total
 }
 
 // selfSlow is the slow runs' time (summed over them, as stackCover.on)

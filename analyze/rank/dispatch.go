@@ -73,7 +73,7 @@ func (a *Analyzer) dispatchers(res *Result, drivers []bool) {
 	dispatcher := map[int]bool{} // rows
 	for _, ia := range cands {
 		A := fOf(ia)
-		below, total := a.extraUnder(A, nb, nn)
+		below, _, total := a.extraBelow(A, nb, nn)
 		if total <= 0 {
 			continue
 		}
@@ -179,31 +179,6 @@ func (a *Analyzer) cursorField(v int32) bool {
 	}
 	cur := &a.vars[vi.derefOf-1]
 	return cur.fn == vi.fn && cur.fn >= 0 && cur.tags&model.TagLoop != 0
-}
-
-// extraUnder returns, for frame A, the extra time (slow runs' mean
-// seconds minus the normal runs', at the slow runs' length as D56 counts
-// them) that each function spent on the stack under A, and A's own extra
-// time on the stack.
-func (a *Analyzer) extraUnder(A int, nb, nn float64) (map[int32]float64, float64) {
-	below := map[int32]float64{}
-	var total float64
-	for _, k := range [2]struct {
-		c *stackCover
-		w float64
-	}{{&a.stk, 1 / nb}, {&a.stkNormal, -a.normalScale / nn}} {
-		for _, e := range k.c.lists {
-			i := slices.Index(e.funcs, int32(A))
-			if i < 0 {
-				continue
-			}
-			total += e.w * k.w
-			for _, f := range e.funcs[:i] {
-				below[f] += e.w * k.w
-			}
-		}
-	}
-	return below, total
 }
 
 // goesFurther reports whether loop variable v's slow-run values reach

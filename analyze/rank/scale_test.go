@@ -96,7 +96,7 @@ func TestNormalScaleStackTime(t *testing.T) {
 		t.Fatalf("scale %g, want 0.6", a.normalScale)
 	}
 	nb, nn := a.kindCounts()
-	below, _ := a.extraBelow(int(a.funcIdx["work"]), nb, nn)
+	below, _, _ := a.extraBelow(int(a.funcIdx["work"]), nb, nn)
 	if got, ok := below[a.funcIdx["helper"]]; !ok || !near(got, 0) {
 		t.Errorf("helper's extra time under work %g ms, want 0", got*1e3)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -45,7 +46,8 @@ slow runs' extra work begins.
 
 Each call costs a trap (a few microseconds): count the few functions a
 report names, not functions called millions of times a second, and do not
-time this run. Needs root (or perf_event_paranoid at most 1 with
+time this run. The program's exit status is vprof's; SIGTERM and SIGHUP
+to vprof are passed on to it. Needs root (or perf_event_paranoid at most 1 with
 CAP_PERFMON) and a kernel with the uprobe PMU
 (/sys/bus/event_source/devices/uprobe).
 
@@ -229,6 +231,24 @@ func countCalls(prog string, args []string, targets []countTarget) (int, error) 
 		return 0, fmt.Errorf("starting %s: %v", prog, err)
 	}
 	pid := cmd.Process.Pid
+	// The program gets the signals that end vprof: a SIGINT from the
+	// terminal reaches it through the process group, SIGTERM and SIGHUP
+	// are passed on; vprof counts on until it exits (its exit status is
+	// the program's), instead of dying and killing it (PTRACE_O_EXITKILL).
+	sigs := make(chan os.Signal, 4)
+	for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			signal.Notify(sigs, s)
+		}
+	}
+	go func() {
+		for s := range sigs {
+			if s != syscall.SIGINT {
+				unix.Kill(pid, s.(syscall.Signal))
+			}
+		}
+	}()
+	defer func() { signal.Stop(sigs); close(sigs) }() // no send after the close
 	var ws unix.WaitStatus
 	if _, err := unix.Wait4(pid, &ws, 0, nil); err != nil || !ws.Stopped() {
 		cmd.Process.Kill()

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vprof/vprof/testprogs"
 )
@@ -84,5 +90,48 @@ func TestCountCalls(t *testing.T) {
 	if got := run("lru_scan", "normal", "worker_thread", "buf_LRU_get_free_block", "buf_LRU_free_from_common_LRU_list"); got["worker_thread"] != 4 ||
 		got["buf_LRU_get_free_block"] != 800 || got["buf_LRU_free_from_common_LRU_list"] != 0 {
 		t.Errorf("lru_scan normal: %v, want 4 worker threads, 800 free-block requests, no LRU scan", got)
+	}
+}
+
+// TestCountPassesSignals: a SIGTERM to vprof count reaches the program,
+// which handles it and exits with a status of its own; vprof prints the
+// counts and passes that status through. Without the handling, vprof
+// died of the signal and PTRACE_O_EXITKILL killed the program.
+func TestCountPassesSignals(t *testing.T) {
+	if _, err := uprobeType(); err != nil {
+		t.Skip(err)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("uprobe counters need root here")
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no gcc")
+	}
+	dir := t.TempDir()
+	src := `#include <signal.h>
+#include <unistd.h>
+static volatile sig_atomic_t got;
+static void h(int s) { got = s; }
+__attribute__((noinline)) static void tick(void) { usleep(1000); }
+int main(void) { signal(SIGTERM, h); for (int i = 0; i < 20000 && !got; i++) tick(); return got ? 7 : 0; }
+`
+	if err := os.WriteFile(filepath.Join(dir, "p.c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-O2", "-o", filepath.Join(dir, "p"), filepath.Join(dir, "p.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	cmd := exec.Command(vprofBinary(t), "count", "--func", "tick", filepath.Join(dir, "p"))
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 || !strings.Contains(o.String(), "tick") {
+		t.Errorf("vprof count after SIGTERM: %v (want exit status 7, the program's), stdout %q, stderr %q", err, o.String(), e.String())
 	}
 }

@@ -57,7 +57,7 @@ func (a *Analyzer) abovePart(res *Result, drivers []bool) {
 	for ia := range fns {
 		fa := &fns[ia]
 		A := int(a.funcIdx[fa.Key])
-		if A >= len(drivers) || drivers[A] || fa.Calibrated <= 0 || !a.likeShare(A) {
+		if A >= len(drivers) || drivers[A] || fa.Calibrated <= 0 || !a.likeShare(A) && (a.hasLoop(A) || a.stkNormal.share(A) <= 0) {
 			continue
 		}
 		kind := a.byConstruction(res, fa)
@@ -184,6 +184,8 @@ func (a *Analyzer) byConstruction(res *Result, fn *Function) string {
 			k = "presence"
 		case vv.HasDim && vv.Dim == DimDuration:
 			k = "duration"
+		case vv.HasDim && vv.Dim == DimDelta && a.vars[vv.Var].natural:
+			k = "a clock's steps"
 		case vv.HasDim && vv.Dim == DimValue && a.reachesBeyond(vv.Var):
 			k = "more items"
 		case vv.HasDim && vv.Dim == DimValue && vv.Reason == ReasonDiffer && a.vars[vv.Var].tags&model.TagLoop != 0 && a.staysWithin(vv.Var):

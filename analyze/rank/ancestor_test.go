@@ -3,6 +3,8 @@ package rank
 import (
 	"strings"
 	"testing"
+
+	"github.com/vprof/vprof/runtime/model"
 )
 
 // TestAncestorBelowPart: a caller whose loop runs over more items in the
@@ -78,6 +80,87 @@ func TestAncestorBelowPart(t *testing.T) {
 		w, h := findFunc(t, res, "work"), findFunc(t, res, "helper")
 		if w.Variable != "i" || w.Dimension != "value" || w.Discount >= DefaultOptions().DefaultDiscount || h.Discount < DefaultOptions().DefaultDiscount {
 			t.Fatalf("%s: work r %g from %s (%s), helper r %g: want work's index wrong in value, helper normal", c.name, w.Discount, w.Variable, w.Dimension, h.Discount)
+		}
+		if got := res.Functions[0].Name; got != c.want {
+			t.Errorf("%s: ranked %v, want %s first", c.name, names(res), c.want)
+		}
+		if c.want == "helper" && (res.Functions[1].Name != "work" || !strings.Contains(w.Placed, "D51")) {
+			t.Errorf("%s: ranked %v, work placed %q: want work right below helper, said", c.name, names(res), w.Placed)
+		}
+		if c.want == "work" && strings.Contains(w.Placed, "D51") {
+			t.Errorf("%s: work placed %q", c.name, w.Placed)
+		}
+	}
+}
+
+// TestClockAbovePart: a request hook with no loop of its own (no variable
+// tagged loop in its schema), whose strongest evidence is the steps of a
+// clock it holds (a request's time stamp: fewer requests per tick when
+// the lookups below take longer), and whose share of the thread grew
+// because one of its callees' calls grew, ranks just below that callee
+// (method.md §7, D51 with D230). A frame with a loop of its own keeps
+// ShareGrowth's reading (a loop that barely ran when normal is where the
+// slowdown is made), and so does one whose steps are a counter's (what
+// its own code advanced: D43's recovery_budget), not a clock's.
+func TestClockAbovePart(t *testing.T) {
+	const vStamp = 13
+	for _, c := range []struct {
+		name  string
+		stamp string // name of work's variable with the steps
+		loop  bool   // work keeps its loop variables in the schema
+		want  string // first row
+	}{
+		{"a clock's steps, no loop", "request_time", false, "helper"},
+		{"a clock's steps, a loop of its own", "request_time", true, "work"},
+		{"a counter's steps, no loop", "served", false, "work"},
+	} {
+		s := progSchema()
+		s.Vars = append(s.Vars, model.Var{Name: c.stamp, Func: fWork, Line: 27, Type: "long", Kind: model.KindInt, Size: 8, Tags: model.TagCond})
+		if !c.loop {
+			for i := range s.Vars {
+				if s.Vars[i].Func == fWork {
+					s.Vars[i].Tags &^= model.TagLoop
+				}
+			}
+		}
+		a := New(DefaultOptions())
+		var normal, buggy []ev
+		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+		inCmp := []uint64{P(pcCmp), P(pcWork), P(pcMain)}
+		// Normal runs: the hook takes a fifth of the thread, the driver's
+		// own work the rest; 40-60 requests between two ticks. Slow runs:
+		// the lookup (helper, given what it is given when normal) takes
+		// most of the thread, 4-6 requests between two ticks.
+		var stamp int64
+		for i := range 40 {
+			stamp += int64(40 + i%21)
+			addEv(&normal, inHelper, val(0, vN, int64(i%5)), val(1, vStamp, stamp))
+			if i%4 == 0 {
+				stamp += int64(40 + i%21)
+				addEv(&normal, inCmp, val(1, vStamp, stamp))
+			}
+		}
+		for range 200 {
+			addEv(&normal, []uint64{P(pcMain)})
+		}
+		stamp = 0
+		for i := range 160 {
+			stamp += int64(4 + i%3)
+			addEv(&buggy, inHelper, val(0, vN, int64(i%5)), val(1, vStamp, stamp))
+			if i%8 == 0 {
+				stamp += int64(4 + i%3)
+				addEv(&buggy, inCmp, val(1, vStamp, stamp))
+			}
+		}
+		for range 60 {
+			addEv(&buggy, []uint64{P(pcMain)})
+		}
+		feedWith(t, a, Normal, "n", headerWith(s), normal)
+		feedWith(t, a, Buggy, "b", headerWith(s), buggy)
+		res := a.Result()
+		w, h := findFunc(t, res, "work"), findFunc(t, res, "helper")
+		if w.Variable != c.stamp || w.Dimension != "delta" || w.Discount >= DefaultOptions().DefaultDiscount || h.Discount < DefaultOptions().DefaultDiscount {
+			t.Fatalf("%s: work r %g from %s (%s), helper r %g: want work's steps wrong in delta, helper normal", c.name, w.Discount, w.Variable, w.Dimension, h.Discount)
 		}
 		if got := res.Functions[0].Name; got != c.want {
 			t.Errorf("%s: ranked %v, want %s first", c.name, names(res), c.want)

@@ -27,7 +27,10 @@ import (
 //   - it took a like share of its threads' time in both kinds (at most
 //     ShareGrowth times the normal runs' share): more of the same work. A
 //     loop that barely ran in the normal runs and takes most of the slow
-//     ones is where the slowdown is made, whatever runs inside it.
+//     ones is where the slowdown is made, whatever runs inside it. A frame
+//     with no loop variable in its schema is no such loop and is not asked
+//     (D230): its share grew because its calls lasted longer (in its
+//     callees: the split) or came more often (its callers' doing).
 // Driver frames are left alone (their cost is their own instructions).
 
 // ShareGrowth is how many times its normal runs' share of its threads'
@@ -153,7 +156,9 @@ func (a *Analyzer) likeShare(f int) bool {
 // the same work gets by construction: "presence" (present only when
 // slow, rare when normal) of a variable that is no loop's, "duration",
 // "more items" (the value dimension of a variable whose slow runs' values
-// hold the normal runs' range and reach beyond it), "fewer items per call"
+// hold the normal runs' range and reach beyond it), "a clock's steps" (the
+// deltas of a variable that differs between runs by nature, a time stamp:
+// a step is the time the work between two samples took; D230), "fewer items per call"
 // (a loop variable found different in value whose slow runs' values stay
 // below the normal runs' largest: each turn of the loop did less, so its
 // extra time is below it; D165) or "the input" (a value constant in each

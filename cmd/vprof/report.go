@@ -191,6 +191,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "vprof report: warning: %s\n", w)
 	}
+	if res.NextStep != nil {
+		fmt.Fprintf(stderr, "vprof report: %s\n", res.NextStep.Text)
+	}
 	if *explain != "" {
 		return report.Explain(stdout, res, *explain, *format)
 	}
@@ -203,7 +206,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if *top > 0 && len(fns) > *top {
 		fns = fns[:*top]
 	}
-	return report.Write(stdout, fns, *format, res.Warnings)
+	return report.WriteExtra(stdout, fns, *format, res.Warnings, report.ExtraOf(res))
 }
 
 // progressPrinter reports progress on large files only (256 MiB and up).

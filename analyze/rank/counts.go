@@ -191,13 +191,19 @@ func (a *Analyzer) countMissing(k Kind, sym string) string {
 
 // leadingPairs yields the caller/callee pairs among the first n rows:
 // rows (ia, id) with id's function under ia's for CountUnder or more of
-// its slow-run stack time, and not the other way round too.
-func (a *Analyzer) leadingPairs(fns []Function, n int) [][2]int {
+// its slow-run stack time, and not the other way round too. A driver
+// frame (main, a thread's start routine: drivers.go) is no caller here:
+// every call of the program is under it, so that it "decided" says
+// nothing.
+func (a *Analyzer) leadingPairs(fns []Function, n int, drivers []bool) [][2]int {
 	var out [][2]int
 	c := &a.stk
 	n = min(n, len(fns))
 	under := func(i, j int) bool { // j under i
 		fi, fj := int(a.funcIdx[fns[i].Key]), int(a.funcIdx[fns[j].Key])
+		if fi < len(drivers) && drivers[fi] {
+			return false
+		}
 		return fj < len(c.on) && c.on[fj] > 0 && c.outside(fi, fj) >= CountUnder*c.on[fj]
 	}
 	for i := 0; i < n; i++ {
@@ -216,11 +222,11 @@ func (a *Analyzer) leadingPairs(fns []Function, n int) [][2]int {
 
 // countOrder applies D220 and D221 (see above) to the leading rows of
 // fns, sorted; it returns the pairs it read.
-func (a *Analyzer) countOrder(fns []Function, nNormal, nBuggy int) []CountPair {
+func (a *Analyzer) countOrder(fns []Function, nNormal, nBuggy int, drivers []bool) []CountPair {
 	if len(a.countRuns) == 0 {
 		return nil
 	}
-	pairs := a.leadingPairs(fns, CountTop)
+	pairs := a.leadingPairs(fns, CountTop, drivers)
 	var out []CountPair
 	above := map[[2]int]bool{} // (i, j): row i must rank above row j
 	for _, pr := range pairs {
@@ -374,8 +380,15 @@ func (a *Analyzer) countPair(fa, fd *Function, nNormal, nBuggy int) CountPair {
 // nextStep is the advice when the first two rows are a caller/callee pair
 // whose counts were not recorded in both kinds: the functions of the
 // leading rows in a pair, and the commands that count them.
-func (a *Analyzer) nextStep(fns []Function, normal, buggy []*Run) *NextStep {
-	pairs := a.leadingPairs(fns, CountTop)
+func (a *Analyzer) nextStep(fns []Function, normal, buggy []*Run, drivers []bool) *NextStep {
+	// Only functions with a symbol can be counted (a lambda that DWARF
+	// alone names has none).
+	var pairs [][2]int
+	for _, p := range a.leadingPairs(fns, CountTop, drivers) {
+		if isSymbol(fns[p[0]].Key) && isSymbol(fns[p[1]].Key) {
+			pairs = append(pairs, p)
+		}
+	}
 	first := false
 	var rows []int
 	for _, p := range pairs {
@@ -444,6 +457,21 @@ func (a *Analyzer) takeRunCounts() {
 			a.addCounts(r.Kind, r.Name, r.trailer)
 		}
 	}
+}
+
+// isSymbol reports whether key can be an ELF symbol that record --count
+// resolves: a C identifier or a C++ linkage name, not a name DWARF gives a
+// lambda ("...::(lambda at f.cpp:93)::operator()").
+func isSymbol(key string) bool {
+	if key == "" {
+		return false
+	}
+	for _, r := range key {
+		if !(r == '_' || r == '.' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // shellQuote quotes s for a POSIX shell where it needs it.

@@ -111,7 +111,7 @@ func TestCountOrder(t *testing.T) {
 			for i, k := range tc.start {
 				fns = append(fns, Function{Name: k, Key: k, Calibrated: float64(10 - i)})
 			}
-			pairs := a.countOrder(fns, 3, 3)
+			pairs := a.countOrder(fns, 3, 3, nil)
 			var got []string
 			for i, f := range fns {
 				got = append(got, f.Key)
@@ -157,20 +157,31 @@ func TestCountNextStep(t *testing.T) {
 	nr.hdr.Args = []string{"./prog", "normal"}
 	br := &Run{Kind: Buggy}
 	br.hdr.Args = []string{"./prog", "slow input"}
-	ns := a.nextStep(fns, []*Run{nr}, []*Run{br})
+	var drivers []bool
+	ns := a.nextStep(fns, []*Run{nr}, []*Run{br}, drivers)
 	if ns == nil || strings.Join(ns.Count, ",") != "D,A,main" ||
 		!strings.Contains(ns.Text, "vprof record --count D,A,main -o normal-count.vprof -- ./prog normal,") ||
 		!strings.Contains(ns.Text, "-o slow-count.vprof -- ./prog 'slow input'") || !strings.Contains(ns.Text, "a callee and its caller") {
 		t.Fatalf("next step %+v", ns)
 	}
+	// main a driver frame: no caller; a lambda: no symbol to count.
+	if ns := a.nextStep(fns, []*Run{nr}, []*Run{br}, []bool{true, false, false}); ns == nil || strings.Join(ns.Count, ",") != "D,A" {
+		t.Errorf("main a driver frame: next step %+v, want D and A only", ns)
+	}
+	lam := []Function{{Name: "D", Key: "D"}, {Name: "f::(lambda at f.cpp:9)::operator()", Key: "f::(lambda at f.cpp:9)::operator()"}, {Name: "main", Key: "main"}}
+	a.funcIdx["f::(lambda at f.cpp:9)::operator()"] = 1
+	if ns := a.nextStep(lam, []*Run{nr}, []*Run{br}, []bool{true, false, false}); ns != nil {
+		t.Errorf("a lambda in the first pair: next step %+v", ns)
+	}
 	a.countRuns = []countRun{{kind: Normal, counts: map[string]uint64{"A": 1, "D": 1, "main": 1}}, {kind: Buggy, counts: map[string]uint64{"A": 1, "D": 1, "main": 1}}}
-	if ns := a.nextStep(fns, []*Run{nr}, []*Run{br}); ns != nil {
+	if ns := a.nextStep(fns, []*Run{nr}, []*Run{br}, drivers); ns != nil {
 		t.Errorf("counted, still a next step: %+v", ns)
 	}
 	// Rows 1 and 2 not a pair (D runs under main only): nothing to say.
 	a.countRuns = nil
+	a.funcIdx["A"] = 1
 	a.stk.lists = []stackEntry{{funcs: []int32{2, 0}, w: 2.7}, {funcs: []int32{1, 0}, w: 0.3}}
-	if ns := a.nextStep(fns, []*Run{nr}, []*Run{br}); ns != nil {
+	if ns := a.nextStep(fns, []*Run{nr}, []*Run{br}, drivers); ns != nil {
 		t.Errorf("first rows not a pair, still a next step: %+v", ns)
 	}
 }

@@ -280,8 +280,8 @@ func (a *Analyzer) Result() *Result {
 	// Call counts order a caller and its callee among the leading rows
 	// (counts.go, D220, D221); without counts, nothing here moves.
 	a.takeRunCounts()
-	res.Counts = a.countOrder(res.Functions, len(normal), len(buggy))
-	res.NextStep = a.nextStep(res.Functions, normal, buggy)
+	res.Counts = a.countOrder(res.Functions, len(normal), len(buggy), drivers)
+	res.NextStep = a.nextStep(res.Functions, normal, buggy, drivers)
 	ab := a.abnormalIndex()
 	for i := range res.Functions {
 		fn := &res.Functions[i]

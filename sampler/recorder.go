@@ -855,6 +855,9 @@ func (r *Recorder) procEvent(ev model.ProcEvent) { r.out.proc(ev) }
 
 func (r *Recorder) threadAdded(t *thread) {
 	if c := r.cfg.Count; c != nil && r.countErr == "" {
+		if !c.Bound() && t.proc != nil {
+			c.Bind(t.proc.exe) // a lazy set: the first program with the functions
+		}
 		if err := c.Open(t.tid); err != nil {
 			r.countFailed(err)
 		}
@@ -899,6 +902,8 @@ func (r *Recorder) counts() ([]model.CallCount, string) {
 		return nil, ""
 	case c == nil:
 		return nil, r.cfg.CountMissing
+	case !c.Bound():
+		return nil, c.Unbound()
 	case r.countErr == "":
 		if err := c.CloseAll(); err != nil {
 			r.countFailed(err)

@@ -280,16 +280,31 @@ func setupCount(cfg *sampler.Config, list string, cmdArgs []string, pid int) err
 	if err != nil {
 		return fmt.Errorf("--count: %v", err)
 	}
-	targets, err := callcount.Resolve(prog, names)
-	if err != nil {
-		return fmt.Errorf("--count: %v", err)
+	// An executable must have them all (nothing has run yet); a script or
+	// a launcher is bound to the first program it runs that has them.
+	if isELF(prog) {
+		if _, err := callcount.Resolve(prog, names); err != nil {
+			return fmt.Errorf("--count: %v", err)
+		}
 	}
 	cfg.CountNames = names
-	if cfg.Count, err = callcount.NewSet(prog, targets); err != nil {
+	if cfg.Count, err = callcount.NewLazySet(names); err != nil {
 		cfg.CountMissing = err.Error()
 		cfg.Warn("the calls are not counted: " + cfg.CountMissing + "; recording without counts")
 	}
 	return nil
+}
+
+// isELF reports whether the file at path starts as an ELF file does.
+func isELF(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [4]byte
+	_, err = io.ReadFull(f, b[:])
+	return err == nil && string(b[:]) == "\x7fELF"
 }
 
 // printCounts is the summary's line of counts (record --count).

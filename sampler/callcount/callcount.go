@@ -135,6 +135,63 @@ type Set struct {
 	typ     uint32
 	path    *byte
 	fds     map[int][]int // per task: one counter per target, in Targets' order
+
+	// A set made by NewLazySet is bound to the first executable that
+	// has every one of names (Bind): a command that is a script, or a
+	// launcher, execs the program whose functions are counted.
+	names []string
+	tried map[string]error
+}
+
+// NewLazySet prepares counters of the functions names, to be bound to an
+// executable by Bind. It fails when the kernel has no uprobe PMU.
+func NewLazySet(names []string) (*Set, error) {
+	typ, err := UprobeType()
+	if err != nil {
+		return nil, err
+	}
+	return &Set{typ: typ, names: names, tried: map[string]error{}, fds: map[int][]int{}}, nil
+}
+
+// Bound reports whether the set has its executable.
+func (s *Set) Bound() bool { return s.path != nil }
+
+// Bind binds a lazy set to the executable prog if every name resolves
+// in it (and it is not bound yet); it returns why not. Each executable
+// is read once.
+func (s *Set) Bind(prog string) error {
+	if s.Bound() {
+		return nil
+	}
+	if err, ok := s.tried[prog]; ok {
+		return err
+	}
+	targets, err := Resolve(prog, s.names)
+	if err == nil {
+		var path *byte
+		if path, err = unix.BytePtrFromString(prog); err == nil {
+			s.Path, s.Targets, s.path = prog, targets, path
+		}
+	}
+	s.tried[prog] = err
+	return err
+}
+
+// Unbound says why no executable had the functions, after Bind failed
+// on each one tried.
+func (s *Set) Unbound() string {
+	if s.Bound() {
+		return ""
+	}
+	var whys []string
+	for _, err := range s.tried {
+		whys = append(whys, err.Error())
+	}
+	slices.Sort(whys)
+	if len(whys) == 0 {
+		return "no program ran"
+	}
+	return "no program run had them all: " + strings.Join(whys, "; ")
 }
 
 // NewSet prepares counters for targets of the executable prog (an absolute
@@ -159,7 +216,7 @@ func NewSet(prog string, targets []Target) (*Set, error) {
 // the task is stopped before its first instruction (its first ptrace
 // stop), or its earlier calls are not counted.
 func (s *Set) Open(tid int) error {
-	if _, ok := s.fds[tid]; ok {
+	if _, ok := s.fds[tid]; ok || !s.Bound() {
 		return nil
 	}
 	fds := make([]int, 0, len(s.Targets))

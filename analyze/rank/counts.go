@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -35,9 +36,9 @@ import (
 // zero in the slow runs for a function the slow samples hold says the
 // counted runs are not the sampled ones: nothing moves.
 // The leading rows (CountTop) are then reordered in as few moves as the
-// verdicts need (a stable topological order; verdicts that contradict
-// each other move nothing), each row taking the calibrated cost of the
-// place it takes. Counts missing in either kind move nothing; when the
+// verdicts need (a row that must rank above a higher one moves to just
+// above it; verdicts that contradict each other, a cycle, move nothing),
+// each row taking the calibrated cost of the place it takes. Counts missing in either kind move nothing; when the
 // first two rows are such a pair and no counts were recorded, the report
 // says what to record (Result.NextStep).
 
@@ -277,6 +278,29 @@ func (a *Analyzer) countOrder(fns []Function, nNormal, nBuggy int, drivers []boo
 		}
 		order = append(order, left[pick])
 		left = slices.Delete(left, pick, pick+1)
+	}
+	// The verdicts hold together. Each row a verdict puts above another
+	// that ranks higher moves to just above it, and nothing else moves: a
+	// row no verdict names keeps its place relative to the others (D220).
+	order = order[:0]
+	for i := range n {
+		order = append(order, i)
+	}
+	keys := make([][2]int, 0, len(above))
+	for k := range above {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y [2]int) int { return cmp.Or(cmp.Compare(x[1], y[1]), cmp.Compare(x[0], y[0])) })
+	for moved, rounds := true, 0; moved && rounds < n*n; rounds++ { // acyclic: each move is upward
+		moved = false
+		for _, k := range keys {
+			x, y := slices.Index(order, k[0]), slices.Index(order, k[1])
+			if x > y {
+				row := order[x]
+				order = slices.Insert(slices.Delete(order, x, x+1), y, row)
+				moved = true
+			}
+		}
 	}
 	if slices.IsSorted(order) {
 		return out

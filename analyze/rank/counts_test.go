@@ -85,6 +85,14 @@ func TestCountOrder(t *testing.T) {
 			want: []string{"A", "D", "main"}, above: "caller", why: "outermost frame",
 		},
 		{
+			// Only the row a verdict names moves: D rises above A, main
+			// (between them) keeps its place relative to A.
+			name: "only the named row moves", start: []string{"A", "main", "D"},
+			dNormal: 0.001, dSlow: 0.7,
+			normal: []counts{{"A": 12016, "D": 12016}}, slow: []counts{{"A": 12016, "D": 12016}},
+			want: []string{"D", "A", "main"}, above: "callee",
+		},
+		{
 			name: "counted slow run never called them", start: []string{"D", "A", "main"},
 			dNormal: 0.2, dSlow: 0.4,
 			normal: []counts{{"A": 10, "D": 10}}, slow: []counts{{"A": 0, "D": 0}},

@@ -378,6 +378,7 @@ func evalProgram(c config, p testprogs.Program) Row {
 // the runs. New runs rather than counting during the sampled ones: a
 // counted call costs a trap, which the samples would hold (D202).
 func countProtocol(c config, p testprogs.Program, row *Row, bin, dir string, normal, buggy []string) error {
+	os.Remove(filepath.Join(dir, "report-counts.json")) // an earlier -counts', stale
 	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
 		return err

@@ -402,7 +402,8 @@ func (a *Analyzer) countPair(fa, fd *Function, nNormal, nBuggy int) CountPair {
 }
 
 // nextStep is the advice when the first two rows are a caller/callee pair
-// whose counts were not recorded in both kinds: the functions of the
+// that carry the same time (the callee PresentShare of the caller's)
+// and whose counts were not recorded in both kinds: the functions of the
 // leading rows in a pair, and the commands that count them.
 func (a *Analyzer) nextStep(fns []Function, normal, buggy []*Run, drivers []bool) *NextStep {
 	// Only functions with a symbol can be counted (a lambda that DWARF
@@ -413,11 +414,19 @@ func (a *Analyzer) nextStep(fns []Function, normal, buggy []*Run, drivers []bool
 			pairs = append(pairs, p)
 		}
 	}
+	// The samples cannot order the first two rows when they carry the
+	// same time: the callee holds PresentShare of the caller's slow-run
+	// stack time (else the caller's own time or other callees tell them
+	// apart, and counting says nothing new).
+	c := &a.stk
 	first := false
 	var rows []int
 	for _, p := range pairs {
 		if p[0] <= 1 && p[1] <= 1 {
-			first = true
+			fa, fd := int(a.funcIdx[fns[p[0]].Key]), int(a.funcIdx[fns[p[1]].Key])
+			if fa < len(c.on) && c.outside(fa, fd) >= PresentShare*c.on[fa] {
+				first = true
+			}
 		}
 		for _, i := range p {
 			if !slices.Contains(rows, i) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/sampler/callcount"
 	"github.com/vprof/vprof/sampler/unwind"
 )
 
@@ -81,6 +82,18 @@ type Config struct {
 	// build-id (dwarfschema.Cache): a program recorded again is not read
 	// again. "" builds every schema.
 	SchemaCache string
+
+	// Count, when set, counts the entries of its functions in every task
+	// of the recording (vprof record --count, method.md D220): each
+	// task's counters are opened when it is first traced, before it runs
+	// an instruction, and read when it is gone; the counts go in the
+	// trailer. Nil: nothing is counted, and nothing is done per task.
+	Count *callcount.Set
+	// CountNames are the functions asked for with --count (the header's
+	// Count), and CountMissing why they cannot be counted when Count is
+	// nil (no uprobe PMU): the trailer says it.
+	CountNames   []string
+	CountMissing string
 
 	// test holds what only the package's tests set.
 	test testOptions
@@ -277,6 +290,9 @@ type Recorder struct {
 	// growFDTable's start, and its duration once done (fdtable.go)
 	fdStart time.Time
 	fdGrown atomic.Int64
+	// countErr is why the counts stopped (a counter that could not be
+	// opened or read): the counts are then left out, not given short.
+	countErr string
 }
 
 // clock is a recording's time base, set when the profile begins.
@@ -838,6 +854,14 @@ func (r *Recorder) loadProgram(p *process) error { return r.objs.loadMain(p) }
 func (r *Recorder) procEvent(ev model.ProcEvent) { r.out.proc(ev) }
 
 func (r *Recorder) threadAdded(t *thread) {
+	if c := r.cfg.Count; c != nil && r.countErr == "" {
+		if !c.Bound() && t.proc != nil {
+			c.Bind(t.proc.exe) // a lazy set: the first program with the functions
+		}
+		if err := c.Open(t.tid); err != nil {
+			r.countFailed(err)
+		}
+	}
 	r.smp.threadAdded(t)
 	p := t.proc
 	r.out.thread(model.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.clk.now(), Name: taskComm(p.pid, t.tid)})
@@ -847,6 +871,11 @@ func (r *Recorder) threadAdded(t *thread) {
 }
 
 func (r *Recorder) threadDropped(t *thread, exited bool) {
+	if c := r.cfg.Count; c != nil && r.countErr == "" {
+		if err := c.Close(t.tid); err != nil {
+			r.countFailed(err)
+		}
+	}
 	r.smp.threadDropped(t)
 	if p := t.proc; p != nil && exited {
 		r.out.thread(model.ThreadEvent{PID: int32(p.pid), TID: int32(t.tid), TimeNS: r.clk.now(), Exit: true})
@@ -856,3 +885,36 @@ func (r *Recorder) threadDropped(t *thread, exited bool) {
 func (r *Recorder) mapsChanged(p *process) { r.smp.refreshMaps(p) }
 
 func (r *Recorder) drainSamples(discard *process) { r.smp.drainBefore(discard) }
+
+// countFailed stops counting: counts that miss a task's calls would read
+// as fewer calls, which is what the report compares.
+func (r *Recorder) countFailed(err error) {
+	r.countErr = err.Error()
+	r.cfg.Count.Discard()
+	r.warn.warn("the calls are not counted: " + r.countErr)
+}
+
+// counts are the trailer's counts, or why there are none.
+func (r *Recorder) counts() ([]model.CallCount, string) {
+	c := r.cfg.Count
+	switch {
+	case len(r.cfg.CountNames) == 0:
+		return nil, ""
+	case c == nil:
+		return nil, r.cfg.CountMissing
+	case !c.Bound():
+		return nil, c.Unbound()
+	case r.countErr == "":
+		if err := c.CloseAll(); err != nil {
+			r.countFailed(err)
+		}
+	}
+	if r.countErr != "" {
+		return nil, r.countErr
+	}
+	out := make([]model.CallCount, len(c.Targets))
+	for i, t := range c.Targets {
+		out[i] = model.CallCount{Function: t.Name, Symbol: t.Symbol, Calls: t.Calls}
+	}
+	return out, ""
+}

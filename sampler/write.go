@@ -99,6 +99,7 @@ func (r *Recorder) header(p *process) model.Header {
 		StartUnixNS: time.Now().UnixNano(),
 		Recorder:    r.cfg.Recorder,
 		Sampler:     r.smp.samplerName(),
+		Count:       r.cfg.CountNames,
 	}
 	if p.main != nil {
 		h.BuildID = p.main.schema.BuildID
@@ -122,6 +123,7 @@ func (r *Recorder) result(end int64, sampler string) (*Result, error) {
 		ExitStatus:      int32(r.tr.firstStatus),
 		Detached:        !r.tr.firstExited,
 	}
+	tr.Counts, tr.CountError = r.counts()
 	res := &Result{
 		Path:      r.cfg.Output,
 		Sampler:   sampler,

@@ -226,6 +226,11 @@ type Analyzer struct {
 	loopWrong []bool     // per function: a loop variable with a verdict below DefaultDiscount (passing.go)
 	stk       stackCover // buggy runs
 	stkNormal stackCover // normal runs
+	// countRuns are the call counts of the profiles recorded with
+	// --count (counts.go, D220); countsTaken: those of the runs fed whole
+	// are in.
+	countRuns   []countRun
+	countsTaken bool
 	grpCount  []int32    // per variable: scratch of Run.flushValues, zero between blocks
 
 	// Per function (handon.go, D135): the given paths of its variables

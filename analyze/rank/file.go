@@ -52,7 +52,28 @@ func Analyze(normal, buggy []string, o Options, progress Progress) (*Result, err
 	for range buggy {
 		kinds = append(kinds, Buggy)
 	}
-	if err := a.addFiles(kinds, append(slices.Clone(normal), buggy...), progress); err != nil {
+	paths := append(slices.Clone(normal), buggy...)
+	// A profile recorded with --count beside runs of its kind without
+	// counts gives its counts only (counts.go, D220).
+	countOnly, err := splitCounted(kinds, paths)
+	if err != nil {
+		return nil, err
+	}
+	var fedKinds []Kind
+	var fed []string
+	for i, p := range paths {
+		if !countOnly[i] {
+			fedKinds, fed = append(fedKinds, kinds[i]), append(fed, p)
+			continue
+		}
+		t, err := readCounts(p)
+		if err != nil {
+			return nil, err
+		}
+		a.addCounts(kinds[i], p, t)
+		a.warnf("%s: recorded with --count: its call counts are read, not its samples (each counted call cost a trap, which they hold; the %s runs without counts give the samples)", p, kindWord(kinds[i]))
+	}
+	if err := a.addFiles(fedKinds, fed, progress); err != nil {
 		return nil, err
 	}
 	if err := a.checkComponents(); err != nil {

@@ -29,6 +29,13 @@ type Result struct {
 	NormalRuns int
 	BuggyRuns  int
 	Warnings   []string
+	// Counts are the caller/callee pairs of the leading rows whose call
+	// counts were read, with what they decided (counts.go, D220); empty
+	// when no profile holds counts.
+	Counts []CountPair
+	// NextStep, when set, says which calls to count: the first two rows
+	// are a caller and its callee that no counts order.
+	NextStep *NextStep
 }
 
 // Function is one row of the ranked table (method.md §7). Costs are in
@@ -270,6 +277,11 @@ func (a *Analyzer) Result() *Result {
 		}
 		return strings.Compare(x.Name, y.Name)
 	})
+	// Call counts order a caller and its callee among the leading rows
+	// (counts.go, D220, D221); without counts, nothing here moves.
+	a.takeRunCounts()
+	res.Counts = a.countOrder(res.Functions, len(normal), len(buggy), drivers)
+	res.NextStep = a.nextStep(res.Functions, normal, buggy, drivers)
 	ab := a.abnormalIndex()
 	for i := range res.Functions {
 		fn := &res.Functions[i]

@@ -18,7 +18,47 @@ type JSON struct {
 	Functions []RowJSON `json:"functions"`
 	// Warnings are those printed on standard error (never null).
 	Warnings []string `json:"warnings"`
+	// Counts are the call counts of the leading rows' caller/callee pairs
+	// and what they decided (method.md D220); absent without counts.
+	Counts []CountJSON `json:"counts,omitempty"`
+	// NextStep: the first two rows are a caller and its callee that no
+	// counts order; which functions to count, and how (also printed on
+	// standard error).
+	NextStep *NextStepJSON `json:"next_step,omitempty"`
 }
+
+// CountJSON is one caller/callee pair's counts (rank.CountPair); -1 where
+// a figure is not defined.
+type CountJSON struct {
+	Caller         string  `json:"caller"`
+	Callee         string  `json:"callee"`
+	CallerNormal   float64 `json:"caller_calls_normal"`
+	CallerSlow     float64 `json:"caller_calls_slow"`
+	CalleeNormal   float64 `json:"callee_calls_normal"`
+	CalleeSlow     float64 `json:"callee_calls_slow"`
+	PerCallNormal  float64 `json:"callee_calls_per_caller_call_normal"`
+	PerCallSlow    float64 `json:"callee_calls_per_caller_call_slow"`
+	TimeCallNormal float64 `json:"callee_s_per_call_normal"`
+	TimeCallSlow   float64 `json:"callee_s_per_call_slow"`
+	Above          string  `json:"above"` // "caller", "callee", or "" (nothing moves)
+	Why            string  `json:"why"`
+}
+
+// NextStepJSON is rank.NextStep.
+type NextStepJSON struct {
+	Count []string `json:"count"`
+	Text  string   `json:"text"`
+}
+
+// Extra is what a report says besides its rows: the call counts read and
+// the next step (method.md D220).
+type Extra struct {
+	Counts   []rank.CountPair
+	NextStep *rank.NextStep
+}
+
+// ExtraOf is res's Extra.
+func ExtraOf(res *rank.Result) Extra { return Extra{Counts: res.Counts, NextStep: res.NextStep} }
 
 type RowJSON struct {
 	Rank           int     `json:"rank"`
@@ -111,9 +151,19 @@ func plain(rank int) string {
 // names whole). warnings go into the JSON only; the command prints them
 // on standard error.
 func Write(w io.Writer, fns []rank.Function, format string, warnings []string) error {
+	return WriteExtra(w, fns, format, warnings, Extra{})
+}
+
+// WriteExtra is Write with the call counts and the next step in the JSON,
+// and the counts that moved a row in the table's notes (its Placed).
+func WriteExtra(w io.Writer, fns []rank.Function, format string, warnings []string, x Extra) error {
 	switch format {
 	case "json":
 		out := JSON{Functions: []RowJSON{}, Warnings: append([]string{}, warnings...)}
+		out.Counts = countsJSON(x.Counts)
+		if x.NextStep != nil {
+			out.NextStep = &NextStepJSON{Count: x.NextStep.Count, Text: x.NextStep.Text}
+		}
 		for i := range fns {
 			f := &fns[i]
 			row := RowJSON{
@@ -326,7 +376,10 @@ func Explain(w io.Writer, res *rank.Result, name, format string) error {
 			Dimension string   `json:"dimension"`
 			Reason    string   `json:"reason"`
 			Variables []dimRow `json:"variables"`
-		}{f.Name, f.Rank, f.Discount, f.Source, f.Variable, f.Dimension, f.Reason, rows})
+			// Counts: the pairs of the leading rows this function is in
+			// whose call counts were read (D220).
+			Counts []CountJSON `json:"counts,omitempty"`
+		}{f.Name, f.Rank, f.Discount, f.Source, f.Variable, f.Dimension, f.Reason, rows, countsJSON(countsOf(res, f))})
 	}
 	opt := func(p *float64, prec int) string {
 		if p == nil {
@@ -356,6 +409,9 @@ func Explain(w io.Writer, res *rank.Result, name, format string) error {
 	if f.Pattern != "" {
 		fmt.Fprintf(w, "pattern: %s\n", f.Pattern)
 	}
+	for _, p := range countsOf(res, f) {
+		fmt.Fprintf(w, "call counts, caller %s, callee %s: %s\n", p.Caller, p.Callee, p.Why)
+	}
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "no variables of this function were sampled")
 		return nil
@@ -365,3 +421,24 @@ func Explain(w io.Writer, res *rank.Result, name, format string) error {
 }
 
 func ptr(x float64) *float64 { return &x }
+
+// countsOf are the count pairs f is in.
+func countsOf(res *rank.Result, f *rank.Function) []rank.CountPair {
+	var out []rank.CountPair
+	for _, p := range res.Counts {
+		if p.CallerKey == f.Key || p.CalleeKey == f.Key {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func countsJSON(ps []rank.CountPair) []CountJSON {
+	var out []CountJSON
+	for _, p := range ps {
+		out = append(out, CountJSON{Caller: p.Caller, Callee: p.Callee, CallerNormal: p.CallerNormal, CallerSlow: p.CallerSlow,
+			CalleeNormal: p.CalleeNormal, CalleeSlow: p.CalleeSlow, PerCallNormal: p.PerCallNormal, PerCallSlow: p.PerCallSlow,
+			TimeCallNormal: p.TimeCallNormal, TimeCallSlow: p.TimeCallSlow, Above: p.Above, Why: p.Why})
+	}
+	return out
+}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/vprof/vprof/runtime/symname"
+	"github.com/vprof/vprof/sampler/callcount"
 	"github.com/vprof/vprof/testprogs"
 )
 
@@ -62,6 +63,14 @@ type Row struct {
 	// Unmonitored are the key variables outside the component, which the
 	// thesis' protocol leaves out.
 	Unmonitored []string `json:"unmonitored,omitempty"`
+	// Counts (-counts) is the second protocol, "whole-program with
+	// counts": the functions the whole-program report says to count (its
+	// next step) counted in one more normal and one more slow run
+	// (vprof record --count), and the report of the runs with those two
+	// added; the same as Whole where the report names none. Counted are
+	// the functions counted. Nil without -counts.
+	Counts  *Analysis `json:"counts,omitempty"`
+	Counted []string  `json:"counted,omitempty"`
 }
 
 // Analysis is where one `vprof report` of a program's recordings ranks the
@@ -98,6 +107,7 @@ type config struct {
 	recordComponent  bool     // record with --component (the old protocol), not whole
 	interval         string   // vprof record --interval, "" for its default
 	reuse            bool     // analyse the profiles already in out, record nothing
+	counts           bool     // the second protocol, whole-program with counts (Row.Counts)
 	reportFlags      []string // extra vprof report flags
 	recordFlags      []string // extra vprof record flags
 	log              io.Writer
@@ -114,6 +124,7 @@ func main() {
 	format := flag.String("format", "table", "table or json")
 	flag.StringVar(&c.interval, "interval", "", "vprof record --interval `D` (default: vprof's, 1ms)")
 	flag.BoolVar(&c.reuse, "reuse", false, "record nothing: analyse the profiles (and gprof data) an earlier run left in -out, both ways, so that analyzer changes and -report-flags compare on the same samples (recordings made with --component need -record-component)")
+	flag.BoolVar(&c.counts, "counts", false, "also score \"whole-program with counts\" (an extra column; the headline is unchanged): where the whole-program report's first rows are a caller and its callee, record one more normal and one more slow run with vprof record --count of the functions it names, and report again with them (docs/method.md D220); with -reuse, the counted runs an earlier -counts left are reused, and recorded where missing")
 	reportFlags := flag.String("report-flags", "", "extra `flags` for vprof report, e.g. \"--default-discount 0.7\" (the thesis' sensitivity study, §3.5.3)")
 	recordFlags := flag.String("record-flags", "", "extra `flags` for vprof record, e.g. \"--sampler ptrace\"")
 	expected := flag.String("expected", "", "print what `program` reproduces (the manifest's issue, root cause, line and pattern) and exit; with -verdict, whether a report found them (make demo)")
@@ -328,6 +339,12 @@ func evalProgram(c config, p testprogs.Program) Row {
 		row.Err = err.Error()
 		return row
 	}
+	if c.counts {
+		if err := countProtocol(c, p, &row, bin, dir, normal, buggy); err != nil {
+			row.Err = "counts: " + err.Error()
+			return row
+		}
+	}
 	if p.Component != "" {
 		var plain int
 		// The path from testprogs/ down matches the recorded binary's
@@ -351,6 +368,81 @@ func evalProgram(c config, p testprogs.Program) Row {
 		row.GprofRank = gprofRank(c, p, dir, &row)
 	}
 	return row
+}
+
+// countProtocol is -counts (Row.Counts): the functions the whole-program
+// report (report.json) says to count, those of them the binary has a
+// symbol for, counted in one more normal and one more slow run recorded
+// as the others (one each: the counts are exact, and the report reads
+// the counted runs' counts, not their samples), and the report of all
+// the runs. New runs rather than counting during the sampled ones: a
+// counted call costs a trap, which the samples would hold (D202).
+func countProtocol(c config, p testprogs.Program, row *Row, bin, dir string, normal, buggy []string) error {
+	os.Remove(filepath.Join(dir, "report-counts.json")) // an earlier -counts', stale
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		return err
+	}
+	var rep struct {
+		NextStep *struct {
+			Count []string `json:"count"`
+		} `json:"next_step"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return fmt.Errorf("report.json: %w", err)
+	}
+	a := row.Whole
+	row.Counts = &a
+	if rep.NextStep == nil {
+		return nil // nothing to count: the headline's report
+	}
+	for _, f := range rep.NextStep.Count {
+		if _, err := callcount.Resolve(bin, []string{f}); err == nil {
+			row.Counted = append(row.Counted, f)
+		}
+	}
+	if len(row.Counted) < 2 {
+		return nil
+	}
+	record := append(recordArgs(c, p), "--count", strings.Join(row.Counted, ","))
+	var extra [2]string
+	for i, mode := range []string{"normal", "buggy"} {
+		out := filepath.Join(dir, mode+"-count.data")
+		extra[i] = out
+		if c.reuse && sameCount(c, out, row.Counted) {
+			continue
+		}
+		cmd := exec.Command(c.vprof, append(slices.Clone(record), "-o", out, "--", bin, mode)...)
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("record --count %s: %v: %s", mode, err, lastLine(stderr.String()))
+		}
+	}
+	an, _, err := analyse(c, p, append(slices.Clone(normal), extra[0]), append(slices.Clone(buggy), extra[1]), nil, filepath.Join(dir, "report-counts.json"))
+	if err != nil {
+		return err
+	}
+	row.Counts = &an
+	return nil
+}
+
+// sameCount reports whether the profile at path exists and counted funcs
+// (vprof info's "counted:" line).
+func sameCount(c config, path string, funcs []string) bool {
+	if _, err := os.Stat(path); err != nil {
+		return false
+	}
+	out, err := exec.Command(c.vprof, "info", path).Output()
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "counted:" {
+			return f[1] == strings.Join(funcs, ",")
+		}
+	}
+	return false
 }
 
 // printExpected prints what the manifest says program reproduces, and with
@@ -717,6 +809,19 @@ func printGoal(w io.Writer, all [][]Row) {
 		label = "vprof (recorded with --component)"
 	}
 	fmt.Fprintf(w, "\n%s\n", whole.line(label, unit))
+	var counted tally
+	nc := 0
+	for _, rows := range all {
+		for _, r := range rows {
+			if r.Err == "" && r.Counts != nil {
+				counted.add(r, *r.Counts)
+				nc += b2i(len(r.Counted) > 0)
+			}
+		}
+	}
+	if counted.cells > 0 {
+		fmt.Fprintf(w, "%s (counted in %d)\n", counted.line("whole-program with counts", unit), nc)
+	}
 	if comp.cells > 0 {
 		fmt.Fprintln(w, comp.line("component", unit))
 	}
@@ -734,7 +839,12 @@ func printGoal(w io.Writer, all [][]Row) {
 
 func printTable(w io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tpattern found\tcomponent\tcomp. pattern\texpected\tthesis\tplain PC\tgprof\tlines off\troot share\tcomponent file\t")
+	withCounts := hasCounts([][]Row{rows})
+	countsHead := ""
+	if withCounts {
+		countsHead = "with counts\t"
+	}
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\tpattern found\t"+countsHead+"component\tcomp. pattern\texpected\tthesis\tplain PC\tgprof\tlines off\troot share\tcomponent file\t")
 	for _, r := range rows {
 		if r.Err != "" {
 			// The message goes below the table, so it widens no column.
@@ -752,8 +862,12 @@ func printTable(w io.Writer, rows []Row) {
 		if r.Component != "" {
 			compPattern = orDash(r.Comp.Pattern)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
-			rankStr(r.Whole.Rank), orDash(r.Whole.Pattern), compRankStr(r), compPattern, r.Expected,
+		countsCell := ""
+		if withCounts {
+			countsCell = countsStr(r) + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+			rankStr(r.Whole.Rank), orDash(r.Whole.Pattern), countsCell, compRankStr(r), compPattern, r.Expected,
 			rankStr(r.ThesisRank), rankStr(r.PlainRank), rankStr(r.GprofRank), dist, shareStr(r.Share), baseOrDash(r.Component))
 	}
 	tw.Flush()
@@ -767,6 +881,29 @@ func printTable(w io.Writer, rows []Row) {
 	}
 	printAbove(w, [][]Row{rows})
 	printProtocol(w, rows)
+}
+
+// hasCounts reports whether the rows were scored with -counts.
+func hasCounts(all [][]Row) bool {
+	for _, rows := range all {
+		if slices.ContainsFunc(rows, func(r Row) bool { return r.Counts != nil }) {
+			return true
+		}
+	}
+	return false
+}
+
+// countsStr is a row's "with counts" cell: the rank, with a "c" where
+// calls were counted (else the report named nothing to count).
+func countsStr(r Row) string {
+	if r.Counts == nil {
+		return "-"
+	}
+	s := rankStr(r.Counts.Rank)
+	if len(r.Counted) > 0 {
+		s += "c"
+	}
+	return s
 }
 
 // printErrors lists the errors of the rows of all trials.
@@ -849,19 +986,25 @@ func shortName(f string) string {
 // pattern was right.
 func printTrials(w io.Writer, all [][]Row) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\t1st\tpattern right\tcomponent\tcomp. 1st\tcomp. pattern\texpected\tthesis\tplain PC\tgprof\troot share\t")
+	withCounts := hasCounts(all)
+	countsHead := ""
+	if withCounts {
+		countsHead = "with counts\t"
+	}
+	fmt.Fprintln(tw, "program\tissue\troot cause\tvprof\t1st\tpattern right\t"+countsHead+"component\tcomp. 1st\tcomp. pattern\texpected\tthesis\tplain PC\tgprof\troot share\t")
 	trials := len(all)
 	var always1, always3, patAll, n int
 	for i := range all[0] {
-		var vr, cr, pr, gr []string
+		var vr, cr, pr, gr, kr []string
 		var whole, comp tally
 		share, nshare := 0.0, 0
 		for _, rows := range all {
 			r := rows[i]
 			if r.Err != "" {
-				vr, cr = append(vr, "err"), append(cr, "err")
+				vr, cr, kr = append(vr, "err"), append(cr, "err"), append(kr, "err")
 				continue
 			}
+			kr = append(kr, countsStr(r))
 			if r.Share >= 0 {
 				share, nshare = share+r.Share, nshare+1
 			}
@@ -881,8 +1024,12 @@ func printTrials(w io.Writer, all [][]Row) {
 		if r.Component != "" {
 			comp1, compPat = fmt.Sprintf("%d/%d", comp.first, trials), fmt.Sprintf("%d/%d", comp.pattern, trials)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
-			strings.Join(vr, " "), whole.first, trials, whole.pattern, trials, strings.Join(cr, " "), comp1, compPat, r.Expected,
+		countsCell := ""
+		if withCounts {
+			countsCell = strings.Join(kr, " ") + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Issue, short(r.RootCause, 32),
+			strings.Join(vr, " "), whole.first, trials, whole.pattern, trials, countsCell, strings.Join(cr, " "), comp1, compPat, r.Expected,
 			rankStr(r.ThesisRank), strings.Join(pr, " "), strings.Join(gr, " "), shareStr(meanShare))
 		if whole.cells == 0 {
 			continue

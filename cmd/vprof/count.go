@@ -1,10 +1,7 @@
 package main
 
 import (
-	"debug/elf"
-	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,17 +9,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"text/tabwriter"
-	"unsafe"
 
-	"github.com/ianlancetaylor/demangle"
 	"golang.org/x/sys/unix"
 
-	"github.com/vprof/vprof/runtime/symname"
+	"github.com/vprof/vprof/sampler/callcount"
 )
 
 const countHelp = `
@@ -60,14 +52,8 @@ func init() {
 	register(&command{name: "count", order: 40, summary: "count the calls of named functions in one run of a program", run: runCount})
 }
 
-// countTarget is one function to count: the name asked for, the symbol it
-// resolved to, and the file offset of its entry (where the uprobe goes).
-type countTarget struct {
-	Name   string `json:"function"`
-	Symbol string `json:"symbol"`
-	Offset uint64 `json:"-"`
-	Calls  uint64 `json:"calls"`
-}
+// countTarget is one function to count (callcount.Target).
+type countTarget = callcount.Target
 
 func runCount(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("count", countHelp, stdout)
@@ -89,13 +75,7 @@ func runCount(args []string, stdout, stderr io.Writer) error {
 	if prog, err = filepath.Abs(prog); err != nil {
 		return fmt.Errorf("%v", err)
 	}
-	var names []string
-	for _, n := range strings.Split(*funcs, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			names = append(names, n)
-		}
-	}
-	targets, err := resolveCountTargets(prog, names)
+	targets, err := callcount.Resolve(prog, callcount.ParseNames(*funcs))
 	if err != nil {
 		return err
 	}
@@ -128,80 +108,6 @@ func runCount(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// resolveCountTargets finds each name among the executable's function
-// symbols: the symbol itself, or its demangled name with or without
-// parameters. Clones and split parts (foo.cold, foo.constprop.0) are left
-// out: a call enters the function at its own symbol. A name that matches
-// functions at several addresses (overloads) is an error that lists them.
-func resolveCountTargets(path string, names []string) ([]countTarget, error) {
-	f, err := elf.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%v", err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v (a stripped binary: its functions cannot be named)", path, err)
-	}
-	var out []countTarget
-	for _, name := range names {
-		var found []elf.Symbol
-		for _, s := range syms {
-			if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Value == 0 || s.Section == elf.SHN_UNDEF || symname.StripClone(s.Name) != s.Name {
-				continue
-			}
-			if s.Name == name || symname.Demangle(s.Name) == name || symname.Demangle(s.Name, demangle.NoParams) == name {
-				if !slices.ContainsFunc(found, func(o elf.Symbol) bool { return o.Value == s.Value }) {
-					found = append(found, s)
-				}
-			}
-		}
-		switch len(found) {
-		case 0:
-			return nil, fmt.Errorf("%s: no function %q among its symbols (a function inlined at every call has none: count its caller, as vprof report names it)", path, name)
-		case 1:
-		default:
-			var alts []string
-			for _, s := range found {
-				alts = append(alts, strconv.Quote(s.Name))
-			}
-			return nil, fmt.Errorf("%s: %q names %d functions (give one symbol): %s", path, name, len(found), strings.Join(alts, ", "))
-		}
-		off, ok := fileOffset(f, found[0].Value)
-		if !ok {
-			return nil, fmt.Errorf("%s: %s at %#x is in no loaded segment", path, found[0].Name, found[0].Value)
-		}
-		out = append(out, countTarget{Name: name, Symbol: found[0].Name, Offset: off})
-	}
-	return out, nil
-}
-
-// fileOffset maps a virtual address of the executable to its offset in
-// the file, through the loadable segment that holds it.
-func fileOffset(f *elf.File, addr uint64) (uint64, bool) {
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 && addr >= p.Vaddr && addr < p.Vaddr+p.Filesz {
-			return addr - p.Vaddr + p.Off, true
-		}
-	}
-	return 0, false
-}
-
-// errNoUprobes says the kernel has no uprobe PMU (or counting is refused).
-var errNoUprobes = errors.New("this kernel has no uprobe PMU (/sys/bus/event_source/devices/uprobe/type)")
-
-func uprobeType() (uint32, error) {
-	b, err := os.ReadFile("/sys/bus/event_source/devices/uprobe/type")
-	if err != nil {
-		return 0, errNoUprobes
-	}
-	t, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
-	if err != nil {
-		return 0, errNoUprobes
-	}
-	return uint32(t), nil
-}
-
 // countCalls starts prog stopped at its exec (under ptrace), opens one
 // counting uprobe per target on it, and follows it to its end: every
 // thread and child it creates stops once at its start (PTRACE_O_TRACECLONE,
@@ -212,14 +118,11 @@ func uprobeType() (uint32, error) {
 // when a signal ended it) and fills in the targets' counts: the sums over
 // the tasks.
 func countCalls(prog string, args []string, targets []countTarget) (int, error) {
-	typ, err := uprobeType()
+	set, err := callcount.NewSet(prog, targets)
 	if err != nil {
 		return 0, err
 	}
-	path, err := unix.BytePtrFromString(prog)
-	if err != nil {
-		return 0, err
-	}
+	defer set.Discard()
 	// ptrace requests come from the thread that started the tracee.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -255,34 +158,9 @@ func countCalls(prog string, args []string, targets []countTarget) (int, error) 
 		cmd.Wait()
 		return 0, fmt.Errorf("%s did not stop at its exec (%v, status %#x)", prog, err, uint32(ws))
 	}
-	var fds []int
-	defer func() {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-	}()
-	counted := map[int]bool{}
-	open := func(tid int) error {
-		if counted[tid] {
-			return nil
-		}
-		counted[tid] = true
-		for _, t := range targets {
-			attr := unix.PerfEventAttr{
-				Type: typ,
-				Size: uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
-				Ext1: uint64(uintptr(unsafe.Pointer(path))),
-				Ext2: t.Offset,
-			}
-			fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
-			if err != nil {
-				return fmt.Errorf("a uprobe on %s (%s+%#x): %v (root, or perf_event_paranoid at most 1 with CAP_PERFMON)", t.Name, prog, t.Offset, err)
-			}
-			fds = append(fds, fd)
-		}
-		runtime.KeepAlive(path)
-		return nil
-	}
+	// A task's counters are opened once, at its first stop, and kept
+	// open to the end: the program's exit status first, then the counts.
+	open := set.Open
 	opts := unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_EXITKILL
 	if err := unix.PtraceSetOptions(pid, opts); err != nil {
 		cmd.Process.Kill()
@@ -344,15 +222,9 @@ func countCalls(prog string, args []string, targets []countTarget) (int, error) 
 	if status < 0 {
 		return 0, fmt.Errorf("%s: its exit status was not seen", prog)
 	}
-	for i := range targets {
-		targets[i].Calls = 0
+	if err := set.CloseAll(); err != nil {
+		return status, err
 	}
-	for i, fd := range fds {
-		var b [8]byte
-		if n, err := unix.Read(fd, b[:]); err != nil || n != 8 {
-			return status, fmt.Errorf("reading the count of %s: %v", targets[i%len(targets)].Name, err)
-		}
-		targets[i%len(targets)].Calls += binary.NativeEndian.Uint64(b[:])
-	}
+	copy(targets, set.Targets)
 	return status, nil
 }

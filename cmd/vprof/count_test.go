@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vprof/vprof/sampler/callcount"
 	"github.com/vprof/vprof/testprogs"
 )
 
@@ -29,7 +30,7 @@ func TestCountResolve(t *testing.T) {
 		{"_ZN2DB26QueryOperatorSpillContexts16triggerAutoSpillEl.cold", "", "no function"},
 		{"alloc", "", "no function"},
 	} {
-		got, err := resolveCountTargets(bin, []string{tc.name})
+		got, err := callcount.Resolve(bin, []string{tc.name})
 		switch {
 		case tc.err != "":
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -49,7 +50,7 @@ func TestCountResolve(t *testing.T) {
 // lru_scan's worker threads make every call. Needs the uprobe PMU and the
 // right to open perf events on a child (root).
 func TestCountCalls(t *testing.T) {
-	if _, err := uprobeType(); err != nil {
+	if _, err := callcount.UprobeType(); err != nil {
 		t.Skip(err)
 	}
 	if os.Geteuid() != 0 {
@@ -98,7 +99,7 @@ func TestCountCalls(t *testing.T) {
 // counts and passes that status through. Without the handling, vprof
 // died of the signal and PTRACE_O_EXITKILL killed the program.
 func TestCountPassesSignals(t *testing.T) {
-	if _, err := uprobeType(); err != nil {
+	if _, err := callcount.UprobeType(); err != nil {
 		t.Skip(err)
 	}
 	if os.Geteuid() != 0 {

@@ -194,6 +194,9 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	case "ptrace":
 		fmt.Fprintln(stdout, "sampler:      ptrace (each running thread stopped at each tick: a system call it was in may have been cut short)")
 	}
+	if len(h.Count) > 0 {
+		fmt.Fprintf(stdout, "counted:      %s\n", strings.Join(h.Count, ","))
+	}
 	dur := lastTime
 	if trailer != nil {
 		dur = trailer.EndNS
@@ -248,6 +251,16 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		}
 		if trailer.LostTicks > 0 {
 			fmt.Fprintf(stdout, "lost ticks:   %d\n", trailer.LostTicks)
+		}
+		switch {
+		case trailer.CountError != "":
+			fmt.Fprintf(stdout, "calls:        not counted: %s\n", trailer.CountError)
+		case len(trailer.Counts) > 0:
+			var parts []string
+			for _, c := range trailer.Counts {
+				parts = append(parts, fmt.Sprintf("%s %d", c.Function, c.Calls))
+			}
+			fmt.Fprintf(stdout, "calls:        %s (entries counted, record --count)\n", strings.Join(parts, ", "))
 		}
 		if trailer.Detached {
 			fmt.Fprintf(stdout, "exit status:  none (vprof detached; the program ran on)\n")

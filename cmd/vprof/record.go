@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
@@ -17,6 +19,7 @@ import (
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler"
+	"github.com/vprof/vprof/sampler/callcount"
 )
 
 const recordHelp = `
@@ -85,12 +88,26 @@ Ending a recording:
   - with -p PID, Ctrl-C, SIGTERM or --duration detach cleanly: the process
     keeps running unharmed.
 
+Counting calls (--count F,G): the entries of the named functions are
+counted exactly (a uprobe perf counter per function and thread, as vprof
+count does) while the run is sampled, and the counts are stored in the
+profile. vprof report reads them when the normal and the slow profiles
+both hold them: they tell a caller that decided to call its callee more
+often from a callee whose calls grew longer (docs/method.md D220), which
+the samples cannot. Each counted call costs a trap (microseconds), which
+the samples of this run carry: record one normal and one slow run with
+--count besides the runs without it, and give report all of them (it then
+reads only the counts of the counted runs). report says which functions
+to count when its top rows are a caller and its callee. A kernel without
+the uprobe PMU records without counts, with a warning.
+
 Examples:
   vprof record -- ./server --port 8080
   vprof record -o slow.vprof --duration 30s -p $(pidof server)
   vprof record --clock wall --interval 5ms --depth 2 -- make -j4
   vprof record --func 'lookup|#global' -o buggy.vprof -- ./cache --buggy
   vprof record --sampler ptrace -- ./server     # values exact at the tick (see Beware above)
+  vprof record --count 'lookup,rehash' -o slow-count.vprof -- ./cache --buggy
 `
 
 func init() {
@@ -115,6 +132,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	tailFrames := fs.Bool("tail-frames", true, "restore while recording the frames that tail calls removed and read their parameters there (docs/method.md §3, D36; --tail-frames=false: the other commands restore them anyway, without values)")
 	strLens := fs.Bool("strlen", false, "also sample, for each monitored local or parameter of type char *, the length of the string it points at (up to 16 KiB) as a variable of its own, strlen(NAME): a string built by appending (strcat, sprintf(buf + strlen(buf), ...)) then shows its growth (method.md D140). Off by default: up to two more reads per string per sample, and a length that the input sets (a key, a name) reads as a wrong constraint")
 	noFields := fs.Bool("no-fields", false, "sample no struct fields: struct globals as one hash each, no fields of struct locals, nothing read behind pointers (as before fields were sampled; for comparison)")
+	count := fs.String("count", "", "also count, exactly, the entries of the functions `F[,G...]` (names as vprof count --func takes them) in every thread and child, and store the counts in the profile (see Counting calls above)")
 	noCache := fs.Bool("no-schema-cache", false, "build the program's schema even when it is cached (also VPROF_SCHEMA_CACHE=off; see Schema cache above)")
 	var comps multiFlag
 	fs.Var(&comps, "component", "sample only variables declared in source files under `PATH`, a file or directory (repeatable; the rule: see 'vprof schema --help')")
@@ -169,6 +187,14 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 			return usageErr("--func: %v", err)
 		}
 		cfg.FuncRegex = re
+	}
+	if *count != "" {
+		if err := setupCount(&cfg, *count, cmdArgs, *pid); err != nil {
+			return err
+		}
+		if cfg.Count != nil {
+			defer cfg.Count.Discard()
+		}
 	}
 	if !*noCache && os.Getenv("VPROF_SCHEMA_CACHE") != "off" {
 		cfg.SchemaCache = dwarfschema.DefaultCacheDir()
@@ -234,6 +260,67 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// setupCount resolves the functions of --count in the executable to be
+// recorded (the command's, or process pid's) and prepares their counters.
+// A name that names no function is an error (nothing has run yet); a
+// kernel without the uprobe PMU is not: the run is recorded, and the
+// profile and a warning say why it has no counts.
+func setupCount(cfg *sampler.Config, list string, cmdArgs []string, pid int) error {
+	names := callcount.ParseNames(list)
+	if len(names) == 0 {
+		return usageErr("--count %q: no function named", list)
+	}
+	var prog string
+	var err error
+	if pid != 0 {
+		prog, err = os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	} else if prog, err = exec.LookPath(cmdArgs[0]); err == nil {
+		prog, err = filepath.Abs(prog)
+	}
+	if err != nil {
+		return fmt.Errorf("--count: %v", err)
+	}
+	// An executable must have them all (nothing has run yet); a script or
+	// a launcher is bound to the first program it runs that has them.
+	if isELF(prog) {
+		if _, err := callcount.Resolve(prog, names); err != nil {
+			return fmt.Errorf("--count: %v", err)
+		}
+	}
+	cfg.CountNames = names
+	if cfg.Count, err = callcount.NewLazySet(names); err != nil {
+		cfg.CountMissing = err.Error()
+		cfg.Warn("the calls are not counted: " + cfg.CountMissing + "; recording without counts")
+	}
+	return nil
+}
+
+// isELF reports whether the file at path starts as an ELF file does.
+func isELF(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [4]byte
+	_, err = io.ReadFull(f, b[:])
+	return err == nil && string(b[:]) == "\x7fELF"
+}
+
+// printCounts is the summary's line of counts (record --count).
+func printCounts(w io.Writer, t model.Trailer) {
+	switch {
+	case t.CountError != "":
+		fmt.Fprintf(w, "  no call counts: %s\n", t.CountError)
+	case len(t.Counts) > 0:
+		var parts []string
+		for _, c := range t.Counts {
+			parts = append(parts, fmt.Sprintf("%s %d", c.Function, c.Calls))
+		}
+		fmt.Fprintf(w, "  calls: %s\n", strings.Join(parts, ", "))
+	}
+}
+
 // recordProcs caps GOMAXPROCS while recording. A recording is one
 // thread's work (the tracer's), with a few helpers while it starts; more
 // Ps serve only the garbage collector, whose idle workers run a cycle's
@@ -270,6 +357,7 @@ func printSummary(w io.Writer, res *sampler.Result) {
 	}
 	fmt.Fprintf(w, "\n  %d processes, %d threads, %d objects; profile %s (%s)\n",
 		res.Processes, res.Threads, res.Objects, res.Path, fmtBytes(res.FileSize))
+	printCounts(w, t)
 	if v := res.Values; t.UnreadableReads > 0 {
 		fmt.Fprintf(w, "  unreadable: %d not recoverable in a caller frame, %d entry values unknown, %d unsupported expressions, %d faulted reads\n",
 			v.Unavailable, v.EntryValue, v.Unsupported, v.Faulted)

@@ -56,7 +56,16 @@ and nothing under it (a predicate in a walk's condition), gives its
 place to the function it is inlined into when that one has a loop
 (D133); a thread's loop that spins (its own instructions take the extra
 time, not its callees) ranks at its outermost level whose own variables
-went wrong, globals aside (D209). --explain and the JSON ("placed") say when one applied. Time
+went wrong, globals aside (D209); last, where the normal and the slow
+profiles hold call counts (vprof record --count), a caller and its callee
+among the first three rows are ordered by them: the callee called more
+often per call of its caller, each call about as long, puts the caller
+above; called as often, each call twice as long or more, the callee; a
+function never called in the normal runs goes above its caller (D220,
+D221). --explain and the JSON ("placed", "counts") say when one applied.
+When the first two rows are a caller and its callee that carry the same
+time and no counts were recorded, a line on standard error (JSON
+"next_step") gives the vprof record --count command to run. Time
 spent waiting for a lock another thread held counts for no function,
 nor does the C library's wake of a thread that waits for one (named
 from its debug file, libc6-dbg, when its symbols do not name it; the
@@ -191,6 +200,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "vprof report: warning: %s\n", w)
 	}
+	if res.NextStep != nil {
+		fmt.Fprintf(stderr, "vprof report: %s\n", res.NextStep.Text)
+	}
 	if *explain != "" {
 		return report.Explain(stdout, res, *explain, *format)
 	}
@@ -203,7 +215,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if *top > 0 && len(fns) > *top {
 		fns = fns[:*top]
 	}
-	return report.Write(stdout, fns, *format, res.Warnings)
+	return report.WriteExtra(stdout, fns, *format, res.Warnings, report.ExtraOf(res))
 }
 
 // progressPrinter reports progress on large files only (256 MiB and up).

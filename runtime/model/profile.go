@@ -28,6 +28,10 @@ type Header struct {
 	// each tick) or "perf" (the kernel's perf events, read a few
 	// milliseconds later: globals and heap values are those of then).
 	Sampler string `json:"sampler,omitempty"`
+	// Count names the functions whose entries were counted (vprof record
+	// --count, as given): their counts are in the Trailer. The samples of
+	// such a run carry a trap per counted call (method.md D220).
+	Count []string `json:"count,omitempty"`
 }
 
 // Object is one ELF object the run used, with its schema (the layout log).
@@ -154,4 +158,17 @@ type Trailer struct {
 	BlockedRegs    int64 `json:"blocked_regs,omitempty"`
 	ExitStatus     int32 `json:"exit_status"`        // of the first process; 128+n for signal n
 	Detached       bool  `json:"detached,omitempty"` // target left running
+	// Counts are the entry counts of the functions Header.Count names,
+	// summed over the tasks of the recorded executable; none when they
+	// could not be counted, and CountError says why.
+	Counts     []CallCount `json:"counts,omitempty"`
+	CountError string      `json:"count_error,omitempty"`
+}
+
+// CallCount is how many times one function was entered during the run
+// (tail calls into it included: the probe is at its entry).
+type CallCount struct {
+	Function string `json:"function"` // as asked for
+	Symbol   string `json:"symbol"`   // the symbol it resolved to (a linkage name)
+	Calls    uint64 `json:"calls"`
 }

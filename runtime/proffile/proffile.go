@@ -15,5 +15,8 @@ package proffile
 
 // Version is the format version written by this package. Version 1 wrote
 // an object's record as plain JSON, schema included; this package reads
-// both.
+// both. Call counts (vprof record --count) are optional fields of the
+// header's and trailer's JSON (model.Header.Count, model.Trailer.Counts):
+// profiles without them read as before, and a reader that predates them
+// ignores them.
 const Version = 2

@@ -228,12 +228,109 @@ func TestAddrSpace(t *testing.T) {
 	}
 }
 
+// TestCountsRoundTrip: the functions record --count names go in the
+// header, their counts in the trailer (D220), and read back as written;
+// a profile without them reads with none. A trailer whose counts name no
+// symbol, or one twice, is a decode error that says so.
+func TestCountsRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.data")
+	counts := []model.CallCount{{Function: "A", Symbol: "_Z1Av", Calls: 1000}, {Function: "D", Symbol: "D", Calls: 1 << 40}, {Function: "E", Symbol: "E"}}
+	w, err := Create(path, model.Header{Target: "/bin/t", PID: 10, IntervalNS: 1e6, Clock: model.ClockCPU, Count: []string{"A", "D", "E"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(model.Trailer{EndNS: 1e9, Counts: counts}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if h := r.Header(); !reflect.DeepEqual(h.Count, []string{"A", "D", "E"}) {
+		t.Errorf("header counts %q", h.Count)
+	}
+	var tr *model.Trailer
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		if x, ok := rec.(*model.Trailer); ok {
+			tr = x
+		}
+	}
+	if tr == nil || !reflect.DeepEqual(tr.Counts, counts) || tr.CountError != "" {
+		t.Fatalf("trailer %+v, want counts %+v", tr, counts)
+	}
+	// Without counts (every profile before them): none, and the JSON
+	// holds no key for them.
+	plain, _ := writeProfile(t, dir, 3)
+	rp, err := Open(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	if rp.Header().Count != nil {
+		t.Errorf("a profile without counts: header %q", rp.Header().Count)
+	}
+	for {
+		rec, err := rp.Next()
+		if err != nil {
+			break
+		}
+		if x, ok := rec.(*model.Trailer); ok && (x.Counts != nil || x.CountError != "") {
+			t.Errorf("a profile without counts: trailer %+v", x)
+		}
+	}
+	b, _ := json.Marshal(model.Trailer{})
+	if strings.Contains(string(b), "count") {
+		t.Errorf("a trailer without counts marshals %s", b)
+	}
+	for _, bad := range []struct {
+		counts []model.CallCount
+		msg    string
+	}{
+		{[]model.CallCount{{Function: "A"}}, "names no symbol"},
+		{[]model.CallCount{{Function: "A", Symbol: "x"}, {Function: "B", Symbol: "x"}}, `symbol "x" counted twice`},
+	} {
+		p := filepath.Join(dir, "bad.data")
+		w, err := Create(p, model.Header{Target: "/bin/t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close(model.Trailer{Counts: bad.counts})
+		r, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for err == nil {
+			_, err = r.Next()
+		}
+		r.Close()
+		var de *DecodeError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), bad.msg) {
+			t.Errorf("counts %+v: %v, want a decode error %q", bad.counts, err, bad.msg)
+		}
+	}
+}
+
 func FuzzReader(f *testing.F) {
 	dir := f.TempDir()
 	path, _ := writeProfile(f, dir, 20)
 	data, _ := os.ReadFile(path)
 	f.Add(data)
 	f.Add(data[:len(data)/2])
+	// A profile with counts (record --count): header and trailer.
+	cpath := filepath.Join(dir, "counts.data")
+	if w, err := Create(cpath, model.Header{Target: "/bin/t", Count: []string{"f", "g"}}); err == nil {
+		w.AddMapping(model.Mapping{PID: 10, Start: 0x401000, End: 0x402000, Bias: 0x400000, Obj: 0})
+		w.Close(model.Trailer{EndNS: 5, Counts: []model.CallCount{{Function: "f", Symbol: "f", Calls: 3}, {Function: "g", Symbol: "_Z1gv", Calls: 0}}})
+		if b, err := os.ReadFile(cpath); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := NewReader(bytes.NewReader(b), "fuzz")
 		var de *DecodeError
@@ -244,7 +341,18 @@ func FuzzReader(f *testing.F) {
 			return
 		}
 		for i := 0; i < 1e5; i++ {
-			if _, err := r.Next(); err != nil {
+			rec, err := r.Next()
+			if t2, ok := rec.(*model.Trailer); ok {
+				// Counts the reader returns name a symbol each, once.
+				seen := map[string]bool{}
+				for _, c := range t2.Counts {
+					if c.Symbol == "" || seen[c.Symbol] {
+						t.Fatalf("trailer counts %+v passed the reader", t2.Counts)
+					}
+					seen[c.Symbol] = true
+				}
+			}
+			if err != nil {
 				// Every error says where: a record that does not decode
 				// is returned, damage is in Recovery.
 				if err == io.EOF {
@@ -348,7 +456,7 @@ func TestTrailerRoundTrip(t *testing.T) {
 			t.Fatalf("no trailer: %v", err)
 		}
 		if tr, ok := rec.(*model.Trailer); ok {
-			if *tr != want {
+			if !reflect.DeepEqual(*tr, want) {
 				t.Fatalf("trailer %+v, want %+v", *tr, want)
 			}
 			return

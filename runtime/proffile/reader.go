@@ -242,6 +242,9 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 	case recTrailer:
 		t := new(model.Trailer)
 		err = json.Unmarshal(payload, t)
+		if err == nil {
+			err = checkCounts(t.Counts)
+		}
 		out = t
 		if err == nil {
 			r.rec.Complete = true
@@ -269,6 +272,22 @@ func (r *Reader) NextInto(buf *BlockBuffer) (any, error) {
 	}
 	r.rec.Records++
 	return out, nil
+}
+
+// checkCounts checks a trailer's call counts (model.Trailer.Counts): each
+// names a symbol, once; the report pairs them with its functions by it.
+func checkCounts(cs []model.CallCount) error {
+	seen := make(map[string]bool, len(cs))
+	for i, c := range cs {
+		if c.Symbol == "" {
+			return fmt.Errorf("trailer: count %d (%q) names no symbol", i, c.Function)
+		}
+		if seen[c.Symbol] {
+			return fmt.Errorf("trailer: symbol %q counted twice", c.Symbol)
+		}
+		seen[c.Symbol] = true
+	}
+	return nil
 }
 
 // readRecord reads and checks one framed record. It returns io.EOF only at

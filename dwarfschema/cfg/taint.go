@@ -236,7 +236,9 @@ type Analyzer struct {
 	dwSeen    map[derivedWrite]struct{}
 	exitT     []uint64 // per block: taint of its conditional jump
 	loopBits  []uint64
-	cur       []int32 // active entries during a block
+	cur       []int32  // active entries during a block
+	cellPass  []uint32 // per cell: the pass that last met it (firstInPass)
+	passNo    uint32
 	pending   []bool
 	rpoPos    []int32
 	out       []VarTags
@@ -952,6 +954,9 @@ func (a *Analyzer) dataflow() {
 	clear(a.exitT)
 	a.everLoc = resize(a.everLoc, a.ncells*w)
 	clear(a.everLoc)
+	a.cellPass = resize(a.cellPass, a.ncells)
+	clear(a.cellPass)
+	a.passNo = 0
 	a.hullLo = resize(a.hullLo, len(a.vars))
 	a.hullHi = resize(a.hullHi, len(a.vars))
 	for v := range a.vars {
@@ -1060,11 +1065,7 @@ func (a *Analyzer) run(b int) {
 	for i := blk.First; i < blk.Last; i++ {
 		if i >= nextEnd {
 			nextEnd = math.MaxInt32
-			for _, x := range cur {
-				c := a.entries[x].cell
-				clear(a.maskE[int(c)*w : int(c+1)*w])
-				clear(a.maskD[int(c)*w : int(c+1)*w])
-			}
+			a.clearMasks(cur)
 			k := 0
 			for _, x := range cur {
 				if e := &a.entries[x]; e.end > i {
@@ -1088,9 +1089,7 @@ func (a *Analyzer) run(b int) {
 			next++
 		}
 		if injectAll {
-			for _, x := range cur {
-				a.inject(a.entries[x].cell)
-			}
+			a.injectCells(cur)
 			injectAll = false
 		} else {
 			for _, c := range dirty[:ndirty] {
@@ -1196,12 +1195,61 @@ func (a *Analyzer) run(b int) {
 			clear(flags)
 		}
 	}
-	for _, x := range cur {
-		c := a.entries[x].cell
-		clear(a.maskE[int(c)*w : int(c+1)*w])
-		clear(a.maskD[int(c)*w : int(c+1)*w])
-	}
+	a.clearMasks(cur)
 	a.cur = cur
+}
+
+// Many entries share a cell (a variable's pieces, variables of one stack
+// slot), and run injects and clears masks per cell: injecting and clearing
+// are idempotent and touch only their own cell, so each distinct cell is
+// done once per pass, with the same result as doing it per entry. In a
+// large function with hundreds of active entries (redis-server's jemalloc
+// statistics printer: 1,090 entries over 403 cells, every call injecting
+// all of them again) the per-entry work was most of the dataflow's time.
+
+// newPass starts a pass of once-per-cell work (firstInPass).
+func (a *Analyzer) newPass() {
+	a.passNo++
+	if a.passNo == 0 { // wrapped: forget every mark
+		clear(a.cellPass)
+		a.passNo = 1
+	}
+}
+
+// firstInPass says whether cell c is met for the first time in this pass,
+// and marks it.
+func (a *Analyzer) firstInPass(c int16) bool {
+	if int(c) >= len(a.cellPass) || c < 0 {
+		return true
+	}
+	if a.cellPass[c] == a.passNo {
+		return false
+	}
+	a.cellPass[c] = a.passNo
+	return true
+}
+
+// injectCells injects the cells of the entries xs, each cell once.
+func (a *Analyzer) injectCells(xs []int32) {
+	a.newPass()
+	for _, x := range xs {
+		if c := a.entries[x].cell; a.firstInPass(c) {
+			a.inject(c)
+		}
+	}
+}
+
+// clearMasks zeroes the masks of the cells of the entries xs, each cell
+// once.
+func (a *Analyzer) clearMasks(xs []int32) {
+	a.newPass()
+	w := a.w
+	for _, x := range xs {
+		if c := a.entries[x].cell; a.firstInPass(c) {
+			clear(a.maskE[int(c)*w : int(c+1)*w])
+			clear(a.maskD[int(c)*w : int(c+1)*w])
+		}
+	}
 }
 
 // inject adds to cell c the variables located in it now. A value

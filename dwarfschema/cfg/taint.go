@@ -1062,6 +1062,12 @@ func (a *Analyzer) run(b int) {
 	injectAll := true
 	var dirty [2]int16
 	ndirty := 0
+	// The cells a call, a clobber or a syscall cleared: re-injected, as
+	// all cells once were. Every other cell still holds its injection
+	// (nothing else writes the state between injections but the dirty
+	// cells, and the flags, which no location names: listed anyway), and
+	// inject is idempotent, so the result is the same.
+	var reinject []int16
 	for i := blk.First; i < blk.Last; i++ {
 		if i >= nextEnd {
 			nextEnd = math.MaxInt32
@@ -1095,8 +1101,12 @@ func (a *Analyzer) run(b int) {
 			for _, c := range dirty[:ndirty] {
 				a.inject(c)
 			}
+			for _, c := range reinject {
+				a.inject(c)
+			}
 		}
 		ndirty = 0
+		reinject = nil
 
 		u := &a.uops[i]
 		clear(val)
@@ -1141,17 +1151,17 @@ func (a *Analyzer) run(b int) {
 				clear(a.cell(int16(c)))
 			}
 			clear(flags)
-			injectAll = true
+			reinject = callCells[:]
 		case cClobber:
-			for _, c := range [...]int16{cellRAX, cellRCX, cellRDX, cellRBX} {
+			for _, c := range clobberCells[:4] {
 				clear(a.cell(c))
 			}
-			injectAll = true
+			reinject = clobberCells[:]
 		case cSyscall:
-			for _, c := range [...]int16{cellRAX, cellRCX, cellR11} {
+			for _, c := range syscallCells[:3] {
 				clear(a.cell(c))
 			}
-			injectAll = true
+			reinject = syscallCells[:]
 		case cXchg, cXadd, cCmpxchg:
 			// Both places end up with a value from either: union.
 			for _, c := range [...]int16{u.dst, u.dst2} {
@@ -1206,6 +1216,24 @@ func (a *Analyzer) run(b int) {
 // large function with hundreds of active entries (redis-server's jemalloc
 // statistics printer: 1,090 entries over 403 cells, every call injecting
 // all of them again) the per-entry work was most of the dataflow's time.
+
+// The cells cleared by a call (the caller-saved registers, the vector
+// registers and the flags), by cClobber and by a syscall, each list ending
+// with the flags.
+var (
+	callCells = func() (l [len(callerSaved) + 17]int16) {
+		for i, c := range callerSaved {
+			l[i] = int16(c)
+		}
+		for i := range 16 {
+			l[len(callerSaved)+i] = int16(cellXMM0 + i)
+		}
+		l[len(l)-1] = cellFlags
+		return l
+	}()
+	clobberCells = [...]int16{cellRAX, cellRCX, cellRDX, cellRBX, cellFlags}
+	syscallCells = [...]int16{cellRAX, cellRCX, cellR11, cellFlags}
+)
 
 // newPass starts a pass of once-per-cell work (firstInPass).
 func (a *Analyzer) newPass() {

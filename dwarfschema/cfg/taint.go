@@ -239,6 +239,7 @@ type Analyzer struct {
 	cur       []int32  // active entries during a block
 	cellPass  []uint32 // per cell: the pass that last met it (firstInPass)
 	passNo    uint32
+	changed   []int16 // run's cells whose locations changed
 	pending   []bool
 	rpoPos    []int32
 	out       []VarTags
@@ -1068,6 +1069,10 @@ func (a *Analyzer) run(b int) {
 	// cells, and the flags, which no location names: listed anyway), and
 	// inject is idempotent, so the result is the same.
 	var reinject []int16
+	// The cells of the locations that started or ended at this
+	// instruction: only their masks changed, so only they are injected
+	// again (the masks of the others are rebuilt alike).
+	changed := a.changed[:0]
 	for i := blk.First; i < blk.Last; i++ {
 		if i >= nextEnd {
 			nextEnd = math.MaxInt32
@@ -1079,10 +1084,11 @@ func (a *Analyzer) run(b int) {
 					k++
 					a.setMask(e)
 					nextEnd = min(nextEnd, e.end)
+				} else {
+					changed = append(changed, e.cell)
 				}
 			}
 			cur = cur[:k]
-			injectAll = true
 		}
 		for next < len(a.entries) && a.entries[next].start <= i {
 			e := &a.entries[next]
@@ -1090,7 +1096,7 @@ func (a *Analyzer) run(b int) {
 				cur = append(cur, int32(next))
 				a.setMask(e)
 				nextEnd = min(nextEnd, e.end)
-				injectAll = true
+				changed = append(changed, e.cell)
 			}
 			next++
 		}
@@ -1104,9 +1110,13 @@ func (a *Analyzer) run(b int) {
 			for _, c := range reinject {
 				a.inject(c)
 			}
+			for _, c := range changed {
+				a.inject(c)
+			}
 		}
 		ndirty = 0
 		reinject = nil
+		changed = changed[:0]
 
 		u := &a.uops[i]
 		clear(val)
@@ -1207,6 +1217,7 @@ func (a *Analyzer) run(b int) {
 	}
 	a.clearMasks(cur)
 	a.cur = cur
+	a.changed = changed[:0]
 }
 
 // Many entries share a cell (a variable's pieces, variables of one stack

@@ -1100,7 +1100,7 @@ func (a *Analyzer) run(b int) {
 			}
 			next++
 		}
-		if injectAll {
+		if injectAll || injectPerEntry && (reinject != nil || len(changed) > 0) {
 			a.injectCells(cur)
 			injectAll = false
 		} else {
@@ -1268,8 +1268,19 @@ func (a *Analyzer) firstInPass(c int16) bool {
 	return true
 }
 
+// injectPerEntry restores, for tests, the dataflow's former injection:
+// every active entry's cell, entry by entry, whenever any location or a
+// call, clobber or syscall changed the state (TestInjectOnce compares).
+var injectPerEntry bool
+
 // injectCells injects the cells of the entries xs, each cell once.
 func (a *Analyzer) injectCells(xs []int32) {
+	if injectPerEntry {
+		for _, x := range xs {
+			a.inject(a.entries[x].cell)
+		}
+		return
+	}
 	a.newPass()
 	for _, x := range xs {
 		if c := a.entries[x].cell; a.firstInPass(c) {
@@ -1284,7 +1295,7 @@ func (a *Analyzer) clearMasks(xs []int32) {
 	a.newPass()
 	w := a.w
 	for _, x := range xs {
-		if c := a.entries[x].cell; a.firstInPass(c) {
+		if c := a.entries[x].cell; injectPerEntry || a.firstInPass(c) {
 			clear(a.maskE[int(c)*w : int(c+1)*w])
 			clear(a.maskD[int(c)*w : int(c+1)*w])
 		}

@@ -81,47 +81,7 @@ func FuzzAnalyze(f *testing.F) {
 				t.Fatalf("loop header does not dominate its latch")
 			}
 		}
-		// Locations: one per 8 seed bits.
-		var locs, globals []VarLoc
-		r := seed
-		for v := int32(0); v < 6; v++ {
-			k := LocKind(1 + r%7)
-			lo := base + (r>>3)%uint64(len(code))
-			hi := lo + 1 + (r>>11)%uint64(len(code))
-			l := VarLoc{Var: v, Lo: lo, Hi: hi, Kind: k, Reg: int16((r >> 17) % 40), Off: int64(int8(r >> 23)), Size: int32(1 + (r>>31)%16)}
-			if k == AtAddr {
-				globals = append(globals, l)
-			} else {
-				locs = append(locs, l)
-			}
-			r = r*6364136223846793005 + 1442695040888963407
-		}
-		var calls []CallSite
-		for i := 0; i+8 <= len(code) && i < 64; i += 8 {
-			pc := base + uint64(binary.LittleEndian.Uint32(code[i:]))%uint64(len(code)+1)
-			calls = append(calls, CallSite{ReturnPC: pc, Params: []CallParam{{
-				Loc:   []ExprRef{{Kind: InReg, Reg: int16(code[i+4] % 20)}},
-				Value: []ExprRef{{Kind: LocKind(1 + code[i+5]%7), Reg: int16(code[i+6] % 40), Off: int64(int8(code[i+7]))}},
-			}}, Callee: &Signature{Params: []ArgClass{ArgInt, ArgFloat, ArgInt2, ArgMemory}}})
-		}
-		sortCalls(calls)
-		sigs := &Signatures{}
-		sigs.Add(base, &Signature{Params: []ArgClass{ArgInt}})
-		sigs.Add(base+1, nil)
-		sigs.Sort()
-		// Fields 6..9 behind the variables: [reg+disp] while reg holds one.
-		fields := NewFields(map[FieldKey]int32{})
-		for k := range int32(4) {
-			fields.Add(FieldKey{Ptr: int32((r >> (5 * k)) % 6), Off: int64(int8(r >> (8 * k)))}, 6+k)
-		}
-		// Pointer locations as expressions: the code's own bytes, cut up.
-		var plocs []PtrLoc
-		for i, v := 0, int32(0); i < len(code) && v < 6; i, v = i+1+int(code[i]%8), v+1 {
-			lo := base + uint64(i)
-			plocs = append(plocs, PtrLoc{Var: v, Lo: lo, Hi: lo + 1 + uint64(code[i]), Expr: code[i:min(len(code), i+1+int(code[i]%8))]})
-		}
-		in := &Input{Locs: locs, Calls: calls, Globals: NewGlobals(globals), Sigs: sigs, Fields: fields, PtrLocs: plocs,
-			FrameBase: FrameBaseRule{Kind: FrameBaseKind(seed % 3), Reg: int16(seed % 8)}}
+		in := fuzzInput(code, seed)
 		a := NewAnalyzer()
 		for _, vt := range a.Analyze(g, in) {
 			if vt.Var < 0 || vt.Var >= 10 || vt.Tags == 0 || vt.Tags > TagLoop|TagCond|TagArgs|TagStored {
@@ -129,6 +89,55 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzInput draws the analysis input of FuzzAnalyze's code at 0x1000 from
+// seed and the code's own bytes: locations, call sites, signatures,
+// fields behind pointers and pointer locations.
+func fuzzInput(code []byte, seed uint64) *Input {
+	const base = 0x1000
+	// Locations: one per 8 seed bits.
+	var locs, globals []VarLoc
+	r := seed
+	for v := int32(0); v < 6; v++ {
+		k := LocKind(1 + r%7)
+		lo := base + (r>>3)%uint64(len(code))
+		hi := lo + 1 + (r>>11)%uint64(len(code))
+		l := VarLoc{Var: v, Lo: lo, Hi: hi, Kind: k, Reg: int16((r >> 17) % 40), Off: int64(int8(r >> 23)), Size: int32(1 + (r>>31)%16)}
+		if k == AtAddr {
+			globals = append(globals, l)
+		} else {
+			locs = append(locs, l)
+		}
+		r = r*6364136223846793005 + 1442695040888963407
+	}
+	var calls []CallSite
+	for i := 0; i+8 <= len(code) && i < 64; i += 8 {
+		pc := base + uint64(binary.LittleEndian.Uint32(code[i:]))%uint64(len(code)+1)
+		calls = append(calls, CallSite{ReturnPC: pc, Params: []CallParam{{
+			Loc:   []ExprRef{{Kind: InReg, Reg: int16(code[i+4] % 20)}},
+			Value: []ExprRef{{Kind: LocKind(1 + code[i+5]%7), Reg: int16(code[i+6] % 40), Off: int64(int8(code[i+7]))}},
+		}}, Callee: &Signature{Params: []ArgClass{ArgInt, ArgFloat, ArgInt2, ArgMemory}}})
+	}
+	sortCalls(calls)
+	sigs := &Signatures{}
+	sigs.Add(base, &Signature{Params: []ArgClass{ArgInt}})
+	sigs.Add(base+1, nil)
+	sigs.Sort()
+	// Fields 6..9 behind the variables: [reg+disp] while reg holds one.
+	fields := NewFields(map[FieldKey]int32{})
+	for k := range int32(4) {
+		fields.Add(FieldKey{Ptr: int32((r >> (5 * k)) % 6), Off: int64(int8(r >> (8 * k)))}, 6+k)
+	}
+	// Pointer locations as expressions: the code's own bytes, cut up.
+	var plocs []PtrLoc
+	for i, v := 0, int32(0); i < len(code) && v < 6; i, v = i+1+int(code[i]%8), v+1 {
+		lo := base + uint64(i)
+		plocs = append(plocs, PtrLoc{Var: v, Lo: lo, Hi: lo + 1 + uint64(code[i]), Expr: code[i:min(len(code), i+1+int(code[i]%8))]})
+	}
+	in := &Input{Locs: locs, Calls: calls, Globals: NewGlobals(globals), Sigs: sigs, Fields: fields, PtrLocs: plocs,
+		FrameBase: FrameBaseRule{Kind: FrameBaseKind(seed % 3), Reg: int16(seed % 8)}}
+	return in
 }
 
 func sortCalls(c []CallSite) {

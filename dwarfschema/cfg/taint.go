@@ -236,7 +236,10 @@ type Analyzer struct {
 	dwSeen    map[derivedWrite]struct{}
 	exitT     []uint64 // per block: taint of its conditional jump
 	loopBits  []uint64
-	cur       []int32 // active entries during a block
+	cur       []int32  // active entries during a block
+	cellPass  []uint32 // per cell: the pass that last met it (firstInPass)
+	passNo    uint32
+	changed   []int16 // run's cells whose locations changed
 	pending   []bool
 	rpoPos    []int32
 	out       []VarTags
@@ -952,6 +955,9 @@ func (a *Analyzer) dataflow() {
 	clear(a.exitT)
 	a.everLoc = resize(a.everLoc, a.ncells*w)
 	clear(a.everLoc)
+	a.cellPass = resize(a.cellPass, a.ncells)
+	clear(a.cellPass)
+	a.passNo = 0
 	a.hullLo = resize(a.hullLo, len(a.vars))
 	a.hullHi = resize(a.hullHi, len(a.vars))
 	for v := range a.vars {
@@ -1057,14 +1063,20 @@ func (a *Analyzer) run(b int) {
 	injectAll := true
 	var dirty [2]int16
 	ndirty := 0
+	// The cells a call, a clobber or a syscall cleared: re-injected, as
+	// all cells once were. Every other cell still holds its injection
+	// (nothing else writes the state between injections but the dirty
+	// cells, and the flags, which no location names: listed anyway), and
+	// inject is idempotent, so the result is the same.
+	var reinject []int16
+	// The cells of the locations that started or ended at this
+	// instruction: only their masks changed, so only they are injected
+	// again (the masks of the others are rebuilt alike).
+	changed := a.changed[:0]
 	for i := blk.First; i < blk.Last; i++ {
 		if i >= nextEnd {
 			nextEnd = math.MaxInt32
-			for _, x := range cur {
-				c := a.entries[x].cell
-				clear(a.maskE[int(c)*w : int(c+1)*w])
-				clear(a.maskD[int(c)*w : int(c+1)*w])
-			}
+			a.clearMasks(cur)
 			k := 0
 			for _, x := range cur {
 				if e := &a.entries[x]; e.end > i {
@@ -1072,10 +1084,11 @@ func (a *Analyzer) run(b int) {
 					k++
 					a.setMask(e)
 					nextEnd = min(nextEnd, e.end)
+				} else {
+					changed = append(changed, e.cell)
 				}
 			}
 			cur = cur[:k]
-			injectAll = true
 		}
 		for next < len(a.entries) && a.entries[next].start <= i {
 			e := &a.entries[next]
@@ -1083,21 +1096,27 @@ func (a *Analyzer) run(b int) {
 				cur = append(cur, int32(next))
 				a.setMask(e)
 				nextEnd = min(nextEnd, e.end)
-				injectAll = true
+				changed = append(changed, e.cell)
 			}
 			next++
 		}
-		if injectAll {
-			for _, x := range cur {
-				a.inject(a.entries[x].cell)
-			}
+		if injectAll || injectPerEntry && (reinject != nil || len(changed) > 0) {
+			a.injectCells(cur)
 			injectAll = false
 		} else {
 			for _, c := range dirty[:ndirty] {
 				a.inject(c)
 			}
+			for _, c := range reinject {
+				a.inject(c)
+			}
+			for _, c := range changed {
+				a.inject(c)
+			}
 		}
 		ndirty = 0
+		reinject = nil
+		changed = changed[:0]
 
 		u := &a.uops[i]
 		clear(val)
@@ -1142,17 +1161,17 @@ func (a *Analyzer) run(b int) {
 				clear(a.cell(int16(c)))
 			}
 			clear(flags)
-			injectAll = true
+			reinject = callCells[:]
 		case cClobber:
-			for _, c := range [...]int16{cellRAX, cellRCX, cellRDX, cellRBX} {
+			for _, c := range clobberCells[:4] {
 				clear(a.cell(c))
 			}
-			injectAll = true
+			reinject = clobberCells[:]
 		case cSyscall:
-			for _, c := range [...]int16{cellRAX, cellRCX, cellR11} {
+			for _, c := range syscallCells[:3] {
 				clear(a.cell(c))
 			}
-			injectAll = true
+			reinject = syscallCells[:]
 		case cXchg, cXadd, cCmpxchg:
 			// Both places end up with a value from either: union.
 			for _, c := range [...]int16{u.dst, u.dst2} {
@@ -1196,12 +1215,91 @@ func (a *Analyzer) run(b int) {
 			clear(flags)
 		}
 	}
-	for _, x := range cur {
-		c := a.entries[x].cell
-		clear(a.maskE[int(c)*w : int(c+1)*w])
-		clear(a.maskD[int(c)*w : int(c+1)*w])
-	}
+	a.clearMasks(cur)
 	a.cur = cur
+	a.changed = changed[:0]
+}
+
+// Many entries share a cell (a variable's pieces, variables of one stack
+// slot), and run injects and clears masks per cell: injecting and clearing
+// are idempotent and touch only their own cell, so each distinct cell is
+// done once per pass, with the same result as doing it per entry. In a
+// large function with hundreds of active entries (redis-server's jemalloc
+// statistics printer: 1,090 entries over 403 cells, every call injecting
+// all of them again) the per-entry work was most of the dataflow's time.
+
+// The cells cleared by a call (the caller-saved registers, the vector
+// registers and the flags), by cClobber and by a syscall, each list ending
+// with the flags.
+var (
+	callCells = func() (l [len(callerSaved) + 17]int16) {
+		for i, c := range callerSaved {
+			l[i] = int16(c)
+		}
+		for i := range 16 {
+			l[len(callerSaved)+i] = int16(cellXMM0 + i)
+		}
+		l[len(l)-1] = cellFlags
+		return l
+	}()
+	clobberCells = [...]int16{cellRAX, cellRCX, cellRDX, cellRBX, cellFlags}
+	syscallCells = [...]int16{cellRAX, cellRCX, cellR11, cellFlags}
+)
+
+// newPass starts a pass of once-per-cell work (firstInPass).
+func (a *Analyzer) newPass() {
+	a.passNo++
+	if a.passNo == 0 { // wrapped: forget every mark
+		clear(a.cellPass)
+		a.passNo = 1
+	}
+}
+
+// firstInPass says whether cell c is met for the first time in this pass,
+// and marks it.
+func (a *Analyzer) firstInPass(c int16) bool {
+	if int(c) >= len(a.cellPass) || c < 0 {
+		return true
+	}
+	if a.cellPass[c] == a.passNo {
+		return false
+	}
+	a.cellPass[c] = a.passNo
+	return true
+}
+
+// injectPerEntry restores, for tests, the dataflow's former injection:
+// every active entry's cell, entry by entry, whenever any location or a
+// call, clobber or syscall changed the state (TestInjectOnce compares).
+var injectPerEntry bool
+
+// injectCells injects the cells of the entries xs, each cell once.
+func (a *Analyzer) injectCells(xs []int32) {
+	if injectPerEntry {
+		for _, x := range xs {
+			a.inject(a.entries[x].cell)
+		}
+		return
+	}
+	a.newPass()
+	for _, x := range xs {
+		if c := a.entries[x].cell; a.firstInPass(c) {
+			a.inject(c)
+		}
+	}
+}
+
+// clearMasks zeroes the masks of the cells of the entries xs, each cell
+// once.
+func (a *Analyzer) clearMasks(xs []int32) {
+	a.newPass()
+	w := a.w
+	for _, x := range xs {
+		if c := a.entries[x].cell; injectPerEntry || a.firstInPass(c) {
+			clear(a.maskE[int(c)*w : int(c+1)*w])
+			clear(a.maskD[int(c)*w : int(c+1)*w])
+		}
+	}
 }
 
 // inject adds to cell c the variables located in it now. A value

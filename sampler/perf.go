@@ -744,7 +744,7 @@ func (sm *sampling) perfSample(rec *perfRecord) {
 		return
 	}
 	if sm.cpuAtTick == 0 {
-		sm.cpuAtTick = ownCPU()
+		sm.cpuAtTick, sm.thrAtTick = ownCPU(), threadCPU()
 	}
 	sm.steps.Ticks++
 	sm.steps.Perf++

@@ -203,11 +203,17 @@ type Result struct {
 	Launch     LaunchStats   // where the time to the program's first instruction and after its end went (launch mode)
 	TracerCPU  time.Duration // vprof's own CPU time
 	SetupCPU   time.Duration // of which before the first tick (loading the program's schema and CFI)
-	TargetCPU  time.Duration // CPU time of the traced threads while recorded
-	Processes  int
-	Threads    int
-	Objects    int
-	FileSize   int64
+	// LoopCPU is the tracer thread's own CPU time from the first tick to
+	// the end (its waits, tracee events, the samples): TracerCPU less
+	// SetupCPU less LoopCPU is what vprof's other threads used meanwhile
+	// (the Go runtime's sysmon, threads that run the tracer's P while it
+	// is preempted, libraries loaded in the background).
+	LoopCPU   time.Duration
+	TargetCPU time.Duration // CPU time of the traced threads while recorded
+	Processes int
+	Threads   int
+	Objects   int
+	FileSize  int64
 }
 
 // PermissionError is a ptrace refusal; its message explains why.
@@ -493,6 +499,15 @@ func monoNanos() int64 {
 func ownCPU() time.Duration {
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// threadCPU is the calling thread's CPU time.
+func threadCPU() time.Duration {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())

@@ -69,6 +69,7 @@ type sampling struct {
 	ustats    unwind.Stats
 	targetCPU int64
 	cpuAtTick time.Duration // vprof's CPU time at the first tick
+	thrAtTick time.Duration // the tracer thread's CPU time then
 }
 
 // init readies sm for a recording of cfg.
@@ -204,7 +205,7 @@ func newCapture(window int) *capture {
 // the threads whose perf events could not be opened (cpu clock).
 func (sm *sampling) tick(now int64) {
 	if sm.tickN == 0 {
-		sm.cpuAtTick = ownCPU()
+		sm.cpuAtTick, sm.thrAtTick = ownCPU(), threadCPU()
 	}
 	sm.tickN++
 	if sm.perf != nil {

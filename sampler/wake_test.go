@@ -43,12 +43,3 @@ func BenchmarkRuntimeWake(b *testing.B) {
 		b.ReportMetric(float64((r.proc-r.thread).Microseconds())/float64(r.n), "others-µs/wake")
 	}
 }
-
-// threadCPU is the calling thread's CPU time.
-func threadCPU() time.Duration {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}

@@ -141,6 +141,7 @@ func (r *Recorder) result(end int64, sampler string) (*Result, error) {
 	res.TracerCPU = ownCPU() - r.cpuAtStart
 	if sm.cpuAtTick > 0 {
 		res.SetupCPU = sm.cpuAtTick - r.cpuAtStart
+		res.LoopCPU = threadCPU() - sm.thrAtTick // result runs on the tracer thread
 	}
 	res.TargetCPU = time.Duration(sm.targetCPU)
 	if err := r.out.w.Close(tr); err != nil {

@@ -663,7 +663,7 @@ func steps(w io.Writer, name string, ms, plain []measure) (perSample, share, lag
 	var s sampler.StepStats
 	var samples, lost, values int64
 	var fields uint64
-	var tracer, setup, target time.Duration
+	var tracer, setup, target, loop time.Duration
 	for _, m := range ms {
 		r := m.res.Steps
 		s.Full += r.Full
@@ -696,6 +696,7 @@ func steps(w io.Writer, name string, ms, plain []measure) (perSample, share, lag
 		tracer += m.res.TracerCPU - m.res.SetupCPU
 		setup += m.res.SetupCPU
 		target += m.res.TargetCPU
+		loop += m.res.LoopCPU
 	}
 	n := s.Full + s.Light + s.Perf - s.Dropped
 	if n == 0 {
@@ -735,6 +736,10 @@ func steps(w io.Writer, name string, ms, plain []measure) (perSample, share, lag
 		us(max(tracer-staged, 0), n))
 	perSample = us(tracer, n)
 	fmt.Fprintf(w, "  = vprof's CPU %.1f per sample after start-up (start-up %.0f ms per run)\n", perSample, float64(setup.Milliseconds())/float64(len(ms)))
+	if loop > 0 { // builds before session 14 do not report it
+		fmt.Fprintf(w, "    of which the tracer thread %.1f, vprof's other threads %.1f (the Go runtime: sysmon, the tracer's preemptions; libraries loaded in the background)\n",
+			us(loop, n), us(max(tracer-loop, 0), n))
+	}
 	// The start-up ends at the first sample processed, which a build that
 	// drains later moves later, taking the CPU of what runs meanwhile (the
 	// libraries loaded in the background, the workers' creation) out of

@@ -194,10 +194,17 @@ func Write(w io.Writer, fns []rank.Function, format string, warnings []string) e
 	return nil
 }
 
-// shortReason is the part of a pattern reason before its first colon
-// or parenthesis, for a table cell; --explain and JSON give it whole.
+// shortReason is the part of a pattern reason before its first ": " or
+// " (", for a table cell; --explain and JSON give it whole. A colon or a
+// parenthesis inside a word is part of a name the reason starts with
+// (C++'s DB::current_memory_tracker->amount, a function's f(int)): cut
+// there, the cell kept only the name's first part ("- (DB)"), no reason.
 func shortReason(r string) string {
-	if i := strings.IndexAny(r, ":("); i > 0 {
+	i := strings.Index(r, ": ")
+	if j := strings.Index(r, " ("); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i > 0 {
 		r = strings.TrimSpace(r[:i])
 	}
 	return r

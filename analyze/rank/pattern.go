@@ -37,8 +37,8 @@ func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern
 		}
 	}
 	if pattern == PatternScalability {
-		if loop, field := a.idleWalk(res, fn); loop != "" {
-			return PatternMissing, idleReason(loop, field)
+		if loop, field, own := a.idleWalk(res, fn); loop != "" {
+			return PatternMissing, idleReason(loop, field, own)
 		}
 	}
 	if pattern != "" {

@@ -22,7 +22,7 @@ import (
 // sense), the decision is the wrong constraint (decision D15).
 func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern, reason string) {
 	pattern, reason = a.ownPattern(res, fn, best)
-	if lib := a.libraryWalk(fn); lib != "" {
+	if lib := a.libraryWalk(res, fn); lib != "" {
 		switch {
 		case (pattern == PatternWrong || pattern == "") && best.R < a.opt.DefaultDiscount:
 			if vv := a.grewArgument(res, fn, best, false); vv != nil {
@@ -768,11 +768,39 @@ func (a *Analyzer) busiestLoop(res *Result, fn *Function, keep func(*VarVerdict)
 // library's walk goes over, and it is no loop's or condition's number
 // only because the loop that reads it is the library's.
 
+// loopWrongBeyondSpan reports whether one of fn's loop variables went
+// wrong (a verdict below DefaultDiscount) in a dimension other than
+// duration. For a function whose time is all its library calls
+// (libraryWalk), an iteration of its own loop spans the library calls
+// made in it: its durations are those calls' times, and they change when
+// the library's walk goes over other data. A loop whose values and steps
+// look normal, and whose durations alone differ, went over the same
+// items; what changed is the library's walk (decision D226; llama.cpp's
+// tokenizer_st_partition, whose fragment iterators' durations differ, r
+// 0.77-0.80, with std::string::find's search to the end of the prompt).
+func (a *Analyzer) loopWrongBeyondSpan(res *Result, fn *Function) bool {
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		if a.vars[vv.Var].tags&model.TagLoop == 0 || !vv.OK || vv.R >= a.opt.DefaultDiscount {
+			continue
+		}
+		if !vv.HasDim {
+			return true
+		}
+		for _, d := range vv.Dims {
+			if d.OK && d.R < a.opt.DefaultDiscount && d.Dim != DimDuration {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // libraryWalk returns the library function that carried most of fn's
 // cost when fn's walk is a library routine's (see above), else "".
-func (a *Analyzer) libraryWalk(fn *Function) string {
+func (a *Analyzer) libraryWalk(res *Result, fn *Function) string {
 	f, ok := a.funcIdx[fn.Key]
-	if !ok || len(fn.Via) == 0 || libraryShare(fn) < SoleCallee || a.loopWrong[f] {
+	if !ok || len(fn.Via) == 0 || libraryShare(fn) < SoleCallee || a.loopWrongBeyondSpan(res, fn) {
 		return ""
 	}
 	on := a.stk.on[f]

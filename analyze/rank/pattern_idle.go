@@ -35,7 +35,8 @@ const IdleShare = 0.95
 // returns the loop and field variables' names, "" if none.
 //
 // Failing that, own is true when such a field (the same bounds, but its
-// normal runs' values left aside) keeps one value at IdleShare of its
+// normal runs' values left aside, and behind the walk's cursor: a pointer
+// tagged loop) keeps one value at IdleShare of its
 // slow samples (MinSamples at least) and all of fn's slow-run time is its
 // own instructions (ownWalk): every element of the slow runs' walk gets
 // the same outcome and the walk calls nothing on any of them, so it
@@ -73,7 +74,7 @@ func (a *Analyzer) idleWalk(res *Result, fn *Function) (loop, field string, own 
 				return loop, vv.Name, false
 			}
 		}
-		if skip == "" && vi.count[Buggy] >= float64(a.opt.MinSamples) {
+		if skip == "" && vi.count[Buggy] >= float64(a.opt.MinSamples) && a.behindCursor(vi) {
 			skip = vv.Name
 		}
 	}
@@ -81,6 +82,25 @@ func (a *Analyzer) idleWalk(res *Result, fn *Function) (loop, field string, own 
 		return loop, skip, true
 	}
 	return "", "", false
+}
+
+// behindCursor reports whether field variable vi lies behind a pointer
+// local of its function tagged `loop`: the walk's cursor, so the field is
+// the element's (as D207 reads a field behind a loop cursor). A field
+// behind a pointer that stays put during the walk (a page's item count,
+// the walk's bound) keeps one value at every step without being any
+// element's outcome (D225's bound).
+func (a *Analyzer) behindCursor(vi *varInfo) bool {
+	ptr, _, ok := strings.Cut(vi.name, "->")
+	if !ok || vi.fn < 0 {
+		return false
+	}
+	for _, l := range a.funcs[vi.fn].locals {
+		if x := &a.vars[l]; x.name == ptr && x.tags&model.TagLoop != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // ownWalk reports whether all of fn's slow-run time is its own

@@ -217,8 +217,20 @@ func TestRunNoise(t *testing.T) {
 // TestTiesAndPatternReasons: functions equal on every ranking key share a
 // rank, whatever their names; every top row says which pattern rule
 // matched or why none did.
+//
+// With PatternTop 1 the two tie at rank 1 and both are top rows: the one
+// listed second has its reason too (D228; before it, a row tied at the
+// last top rank but listed past PatternTop had neither).
 func TestTiesAndPatternReasons(t *testing.T) {
-	a := New(DefaultOptions())
+	for _, top := range []int{10, 1} {
+		tiesAndPatternReasons(t, top)
+	}
+}
+
+func tiesAndPatternReasons(t *testing.T, top int) {
+	o := DefaultOptions()
+	o.PatternTop = top
+	a := New(o)
 	var buggy []ev
 	for i := range 4 {
 		// cmp and helper: the same cost, no variables.
@@ -234,7 +246,7 @@ func TestTiesAndPatternReasons(t *testing.T) {
 	}
 	for _, f := range res.Functions {
 		if f.Pattern == "" && f.PatternReason == "" {
-			t.Errorf("%s: no pattern and no reason", f.Name)
+			t.Errorf("PatternTop %d: %s (rank %d): no pattern and no reason", top, f.Name, f.Rank)
 		}
 	}
 }

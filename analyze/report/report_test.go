@@ -45,7 +45,7 @@ func TestWritePlaced(t *testing.T) {
 }
 
 // TestShortReason: the table's pattern cell of a row with no pattern gives
-// the reason up to its first ": " or " (" (issue 14: every top row has a
+// the reason up to its first ": " or " (" after its first word (issue 14: every top row has a
 // pattern or the reason none applies, in the table too). A reason that
 // starts with a C++ name (DB::current_memory_tracker->amount, a set 17
 // spill_check row) was cut at the name's "::" and the cell read "- (DB)".
@@ -58,6 +58,7 @@ func TestShortReason(t *testing.T) {
 		{"std::vector<int>::size went wrong: a count", "std::vector<int>::size went wrong"},
 		{"f(int) went wrong (delta)", "f(int) went wrong"},
 		{"no rule matched", "no rule matched"},
+		{"page_no: absent when slow", "page_no: absent when slow"},
 	} {
 		if got := shortReason(c.reason); got != c.want {
 			t.Errorf("shortReason(%q) = %q, want %q", c.reason, got, c.want)

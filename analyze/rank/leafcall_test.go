@@ -451,3 +451,68 @@ func TestLibraryRan(t *testing.T) {
 		}
 	}
 }
+
+// TestLibraryWalkLoopDurations pins decision D226: a function all of
+// whose slow-run time is memcpy under it, with an end that grew (D124's
+// scalability), keeps D124's reading when its loop's cursor (a pointer:
+// only its durations, the reads of one address, are compared) differs in
+// its durations alone (each iteration spans the library calls made in
+// it: 1-2 ticks when normal, 2-3 when slow), and loses it when a loop
+// variable's values went wrong too (its own loop went further: not the
+// library's walk).
+func TestLibraryWalkLoopDurations(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		further  bool // i, a loop variable, goes beyond its normal values when slow
+		wantD124 bool
+	}{
+		{"the cursor's durations alone differ", false, true},
+		{"a loop variable went further", true, false},
+	} {
+		a := New(DefaultOptions())
+		var normal, buggy []ev
+		stack := []uint64{L(pcMemcpy), P(pcWork), P(pcMain)}
+		// main's samples keep the walk's share of each kind's samples
+		// equal (D75 reads none of it).
+		for range 40 {
+			addEv(&normal, []uint64{P(pcMain)})
+		}
+		for range 120 {
+			addEv(&buggy, []uint64{P(pcMain)})
+		}
+		step := func(evs *[]ev, k int, reads int, loop, end int64) {
+			for range reads {
+				vals := []model.Value{val(1, vWalk, 0x9000+int64(16*k)), val(1, vFlag, end)}
+				if c.further {
+					vals = append(vals, val(1, vI, loop))
+				}
+				addEv(evs, stack, vals...)
+			}
+		}
+		for n, k := 0, 0; n < 100; k++ {
+			reads := 1 + k%2 // iterations of 1 and 2 ticks
+			step(&normal, k, reads, int64(k%5), int64(10+k%10))
+			n += reads
+		}
+		for n, k := 0, 0; n < 300; k++ {
+			reads := 2 + k%2 // 2 and 3 ticks: the library's walk is longer
+			loop := int64(k % 5)
+			if c.further {
+				loop = int64(k % 50)
+			}
+			step(&buggy, k, reads, loop, int64(10+k%200))
+			n += reads
+		}
+		feed(t, a, Normal, "n", normal)
+		feed(t, a, Buggy, "b", buggy)
+		res := a.Result()
+		w := findFunc(t, res, "work")
+		walk := findVar(t, res, "work", "<walk@26>")
+		if walk.R >= a.opt.DefaultDiscount || walk.Dim != DimDuration {
+			t.Errorf("%s: the cursor's r %.2f (%s, dim %v): want a duration verdict below DefaultDiscount", c.name, walk.R, walk.Reason, walk.Dim)
+		}
+		if got := strings.Contains(w.PatternReason, "D124"); got != c.wantD124 || w.Pattern == "" {
+			t.Errorf("%s: pattern %q (%s); want D124: %v", c.name, w.Pattern, w.PatternReason, c.wantD124)
+		}
+	}
+}

@@ -33,11 +33,24 @@ const IdleShare = 0.95
 // passes the node on; a walk that serves each element it finds, as the
 // list walk before Redis-8668's, passes the element to its calls). It
 // returns the loop and field variables' names, "" if none.
-func (a *Analyzer) idleWalk(res *Result, fn *Function) (loop, field string) {
+//
+// Failing that, own is true when such a field (the same bounds, but its
+// normal runs' values left aside, and behind the walk's cursor: a pointer
+// tagged loop) keeps one value at IdleShare of its
+// slow samples (MinSamples at least) and all of fn's slow-run time is its
+// own instructions (ownWalk): every element of the slow runs' walk gets
+// the same outcome and the walk calls nothing on any of them, so it
+// visits elements it never acts on (decision D225, DAOS-8343: every
+// cached item is referenced when slow and the flush skips each). The
+// normal runs' outcome may differ (their walk evicted what it visited);
+// a walk whose one outcome is work, made by a call (HDF5's insertion of
+// every dirty entry), spends its time in the callee.
+func (a *Analyzer) idleWalk(res *Result, fn *Function) (loop, field string, own bool) {
 	loop, loopN := a.busiestLoop(res, fn, func(*VarVerdict) bool { return true })
 	if loop == "" {
-		return "", ""
+		return "", "", false
 	}
+	var skip string // a field for D225, if D83 finds none
 	for _, j := range fn.Vars {
 		vv := &res.Variables[j]
 		vi := &a.vars[vv.Var]
@@ -49,19 +62,59 @@ func (a *Analyzer) idleWalk(res *Result, fn *Function) (loop, field string) {
 		if !vi.outlives || vi.fn < 0 || vi.param {
 			continue
 		}
-		if 4*vi.count[Buggy] < loopN || vi.count[Normal] < float64(a.opt.MinSamples) {
+		if 4*vi.count[Buggy] < loopN || a.elementPassed(vi) {
 			continue
 		}
-		if a.elementPassed(vi) {
-			continue
-		}
-		nv, nok := commonest(vi.sets[Normal][DimValue].dist())
 		bv, bok := commonest(vi.sets[Buggy][DimValue].dist())
-		if nok && bok && nv == bv {
-			return loop, vv.Name
+		if !bok {
+			continue
+		}
+		if vi.count[Normal] >= float64(a.opt.MinSamples) {
+			if nv, nok := commonest(vi.sets[Normal][DimValue].dist()); nok && nv == bv {
+				return loop, vv.Name, false
+			}
+		}
+		if skip == "" && vi.count[Buggy] >= float64(a.opt.MinSamples) && a.behindCursor(vi) {
+			skip = vv.Name
 		}
 	}
-	return "", ""
+	if skip != "" && a.ownWalk(fn) {
+		return loop, skip, true
+	}
+	return "", "", false
+}
+
+// behindCursor reports whether field variable vi lies behind a pointer
+// local of its function tagged `loop`: the walk's cursor, so the field is
+// the element's (as D207 reads a field behind a loop cursor). A field
+// behind a pointer that stays put during the walk (a page's item count,
+// the walk's bound) keeps one value at every step without being any
+// element's outcome (D225's bound).
+func (a *Analyzer) behindCursor(vi *varInfo) bool {
+	ptr, _, ok := strings.Cut(vi.name, "->")
+	if !ok || vi.fn < 0 {
+		return false
+	}
+	for _, l := range a.funcs[vi.fn].locals {
+		if x := &a.vars[l]; x.name == ptr && x.tags&model.TagLoop != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ownWalk reports whether all of fn's slow-run time is its own
+// instructions (D225): SoleCallee of its time on the stack has it as the
+// innermost program frame, and library functions carry at most
+// 1 - SoleCallee of its PC cost. Its walk then calls nothing, program or
+// library, on the elements it visits.
+func (a *Analyzer) ownWalk(fn *Function) bool {
+	f, ok := a.funcIdx[fn.Key]
+	if !ok || int(f) >= len(a.stk.on) {
+		return false
+	}
+	on := a.stk.on[f]
+	return on > 0 && a.selfSlow(int(f)) >= SoleCallee*on && libraryShare(fn) <= 1-SoleCallee
 }
 
 // elementPassed reports whether the pointer that field variable vi lies
@@ -97,7 +150,11 @@ func commonest(d stats.Dist) (float64, bool) {
 	return 0, false
 }
 
-// idleReason is the reason an idle walk gives its missing constraint.
-func idleReason(loop, field string) string {
+// idleReason is the reason an idle walk gives its missing constraint
+// (D83; D225 where own).
+func idleReason(loop, field string, own bool) string {
+	if own {
+		return fmt.Sprintf("loop variable %s walks more elements in the slow runs, while condition field %s, behind the element's pointer, keeps one value at every step of their walk, and all of the function's time is its own instructions: every element gets the same outcome and none is passed to a call, so the walk visits elements it never acts on, where a bound or a check before it would skip them (D225)", loop, field)
+	}
 	return fmt.Sprintf("loop variable %s walks more elements in the slow runs, while condition field %s, behind the element's pointer, keeps one value at every step in both kinds of runs: every element gets the same outcome, so the walk does nothing per element that a check before it would not (D83)", loop, field)
 }

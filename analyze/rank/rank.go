@@ -289,7 +289,11 @@ func (a *Analyzer) Result() *Result {
 		if i > 0 && order(&res.Functions[i-1], fn) == 0 {
 			fn.Rank, fn.Tie, res.Functions[i-1].Tie = res.Functions[i-1].Rank, true, true
 		}
-		if i < o.PatternTop {
+		// The top PatternTop ranks, ties included: a row tied at the
+		// last of them is as much a top row as the one listed before it
+		// (decision D228; it had neither a pattern nor a reason).
+		top := fn.Rank <= o.PatternTop
+		if top {
 			fn.PatternReason = noPatternHist
 		}
 		if fn.Source != SourceVariable {
@@ -306,7 +310,7 @@ func (a *Analyzer) Result() *Result {
 		if len(fn.Locations) == 0 {
 			fn.Locations = a.nextLocations(res, fn, vv, f, ab)
 		}
-		if i < o.PatternTop {
+		if top {
 			fn.Pattern, fn.PatternReason = a.pattern(res, fn, vv)
 		}
 	}

@@ -217,8 +217,20 @@ func TestRunNoise(t *testing.T) {
 // TestTiesAndPatternReasons: functions equal on every ranking key share a
 // rank, whatever their names; every top row says which pattern rule
 // matched or why none did.
+//
+// With PatternTop 1 the two tie at rank 1 and both are top rows: the one
+// listed second has its reason too (D228; before it, a row tied at the
+// last top rank but listed past PatternTop had neither).
 func TestTiesAndPatternReasons(t *testing.T) {
-	a := New(DefaultOptions())
+	for _, top := range []int{10, 1} {
+		tiesAndPatternReasons(t, top)
+	}
+}
+
+func tiesAndPatternReasons(t *testing.T, top int) {
+	o := DefaultOptions()
+	o.PatternTop = top
+	a := New(o)
 	var buggy []ev
 	for i := range 4 {
 		// cmp and helper: the same cost, no variables.
@@ -234,7 +246,7 @@ func TestTiesAndPatternReasons(t *testing.T) {
 	}
 	for _, f := range res.Functions {
 		if f.Pattern == "" && f.PatternReason == "" {
-			t.Errorf("%s: no pattern and no reason", f.Name)
+			t.Errorf("PatternTop %d: %s (rank %d): no pattern and no reason", top, f.Name, f.Rank)
 		}
 	}
 }
@@ -405,6 +417,20 @@ func TestMergingCaller(t *testing.T) {
 	}
 }
 
+// heldFor is the value at tick i of a variable that steps by one after
+// holding each value for the ticks of durs, in turn.
+func heldFor(durs []int, i int) int64 {
+	var v int64
+	for k := 0; ; k++ {
+		d := durs[k%len(durs)]
+		if i < d {
+			return v
+		}
+		i -= d
+		v++
+	}
+}
+
 // TestPatternFromEvidence: the bug pattern reads the variables that give a
 // function its discount, and the shape of their values, rather than the
 // one that a name picks among them (method.md §8, D11).
@@ -539,6 +565,36 @@ func TestPatternFromEvidence(t *testing.T) {
 				return []model.Value{ptr(0, vP, 0x9000, int64(i/20%4)), val(0, vFlag, int64(i%4))}
 			},
 			nNormal: 60, nSlow: 200, want: PatternMissing, wantVar: "p",
+		},
+		{
+			// D227: the argument p went wrong (r = 0) and the condition
+			// flag went wrong only in its durations (r between 0 and
+			// DefaultDiscount: its values last 3 and 4 ticks where most
+			// lasted 2), longer than normal, with no loop, and the
+			// condition used looks normal: rule 1's missing constraint
+			// for flag agrees with rule 6's for p (before D227: no rule,
+			// flag was no normal condition).
+			name: "an argument went wrong, a condition held a little longer, no loop",
+			normal: func(i int) []model.Value {
+				return []model.Value{val(0, vFlag, heldFor([]int{2, 2, 2, 3}, i)%4), val(0, vUsed, int64(i%3)), ptr(0, vP, 0x9000, int64(i%4))}
+			},
+			buggy: func(i int) []model.Value {
+				return []model.Value{val(0, vFlag, heldFor([]int{3, 4, 3, 4}, i)%4), val(0, vUsed, int64(i%3)), ptr(0, vP, 0x9000, 1000+int64(i%4))}
+			},
+			nNormal: 120, nSlow: 240, want: PatternMissing, wantVar: "p",
+		},
+		{
+			// D227's bound: the same with flag's values lasting shorter
+			// than normal: the condition is decided otherwise (rule 3's
+			// reading), which rule 6 does not read: no rule matches.
+			name: "an argument went wrong, a condition held a little shorter, no loop",
+			normal: func(i int) []model.Value {
+				return []model.Value{val(0, vFlag, heldFor([]int{3, 4, 3, 4}, i)%4), val(0, vUsed, int64(i%3)), ptr(0, vP, 0x9000, int64(i%4))}
+			},
+			buggy: func(i int) []model.Value {
+				return []model.Value{val(0, vFlag, heldFor([]int{2, 2, 2, 3}, i)%4), val(0, vUsed, int64(i%3)), ptr(0, vP, 0x9000, 1000+int64(i%4))}
+			},
+			nNormal: 120, nSlow: 240, want: "", wantVar: "p",
 		},
 		{
 			// D32: the condition flag is read in the normal runs only

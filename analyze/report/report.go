@@ -244,11 +244,24 @@ func WriteExtra(w io.Writer, fns []rank.Function, format string, warnings []stri
 	return nil
 }
 
-// shortReason is the part of a pattern reason before its first colon
-// or parenthesis, for a table cell; --explain and JSON give it whole.
+// shortReason is the part of a pattern reason before its first ": " or
+// " (" after its first word, for a table cell; --explain and JSON give it whole. A colon or a
+// parenthesis inside a word is part of a name the reason starts with
+// (C++'s DB::current_memory_tracker->amount, a function's f(int)): cut
+// there, the cell kept only the name's first part ("- (DB)"), no reason.
 func shortReason(r string) string {
-	if i := strings.IndexAny(r, ":("); i > 0 {
-		r = strings.TrimSpace(r[:i])
+	// Cut after the reason's first word: "page_no: absent when slow"
+	// starts with a name, and its cell is the whole reason.
+	w := strings.IndexByte(r, ' ')
+	if w < 0 {
+		return r
+	}
+	i := strings.Index(r[w:], ": ")
+	if j := strings.Index(r[w:], " ("); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i >= 0 {
+		r = strings.TrimSpace(r[:w+i])
 	}
 	return r
 }

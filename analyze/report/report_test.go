@@ -43,3 +43,34 @@ func TestWritePlaced(t *testing.T) {
 		t.Errorf("JSON placed: %+v", j.Functions)
 	}
 }
+
+// TestShortReason: the table's pattern cell of a row with no pattern gives
+// the reason up to its first ": " or " (" after its first word (issue 14: every top row has a
+// pattern or the reason none applies, in the table too). A reason that
+// starts with a C++ name (DB::current_memory_tracker->amount, a set 17
+// spill_check row) was cut at the name's "::" and the cell read "- (DB)".
+func TestShortReason(t *testing.T) {
+	for _, c := range []struct{ reason, want string }{
+		{"no variable verdict (hist-discounter): nothing to classify", "no variable verdict"},
+		{"n went wrong (value) but is neither a loop nor a condition variable", "n went wrong"},
+		{"DB::current_memory_tracker->amount went wrong (value) but is neither a loop nor a condition variable", "DB::current_memory_tracker->amount went wrong"},
+		{"its variables look normal (cmd: delta, r 0.80)", "its variables look normal"},
+		{"std::vector<int>::size went wrong: a count", "std::vector<int>::size went wrong"},
+		{"f(int) went wrong (delta)", "f(int) went wrong"},
+		{"no rule matched", "no rule matched"},
+		{"page_no: absent when slow", "page_no: absent when slow"},
+	} {
+		if got := shortReason(c.reason); got != c.want {
+			t.Errorf("shortReason(%q) = %q, want %q", c.reason, got, c.want)
+		}
+	}
+	fns := []rank.Function{{Rank: 1, Name: "readBlock", Calibrated: 0.4, Raw: 0.5, Extra: 0.4,
+		PatternReason: "DB::current_memory_tracker->amount went wrong (value) but is neither a loop nor a condition variable"}}
+	var b bytes.Buffer
+	if err := Write(&b, fns, "table", nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "- (DB::current_memory_tracker->amount went wrong)") {
+		t.Errorf("table cell of a row with no pattern lacks its reason:\n%s", out)
+	}
+}

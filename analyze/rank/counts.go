@@ -407,10 +407,10 @@ func (a *Analyzer) countPair(fa, fd *Function, nNormal, nBuggy int) CountPair {
 // leading rows in a pair, and the commands that count them.
 func (a *Analyzer) nextStep(fns []Function, normal, buggy []*Run, drivers []bool) *NextStep {
 	// Only functions with a symbol can be counted (a lambda that DWARF
-	// alone names has none).
+	// alone names has none, nor a function inlined at every call).
 	var pairs [][2]int
 	for _, p := range a.leadingPairs(fns, CountTop, drivers) {
-		if isSymbol(fns[p[0]].Key) && isSymbol(fns[p[1]].Key) {
+		if a.countable(fns[p[0]].Key) && a.countable(fns[p[1]].Key) {
 			pairs = append(pairs, p)
 		}
 	}
@@ -490,6 +490,18 @@ func (a *Analyzer) takeRunCounts() {
 			a.addCounts(r.Kind, r.Name, r.trailer)
 		}
 	}
+}
+
+// countable reports whether record --count can count the function of key:
+// a name that can be a symbol, of a function that has out-of-line code
+// (record --count refuses a function inlined at every call: it has no
+// symbol to probe).
+func (a *Analyzer) countable(key string) bool {
+	if !isSymbol(key) {
+		return false
+	}
+	i, ok := a.funcIdx[key]
+	return !ok || int(i) >= len(a.funcs) || !a.funcs[i].inlineOnly
 }
 
 // isSymbol reports whether key can be an ELF symbol that record --count

@@ -466,7 +466,7 @@ func (a *Analyzer) nextStep(fns []Function, normal, buggy []*Run, drivers []bool
 	if slices.Contains(pairs, [2]int{1, 0}) {
 		who = "a callee and its caller"
 	}
-	text := fmt.Sprintf("next step: the first two rows are %s, which samples cannot order: vprof record --count %s -o normal-count.vprof -- %s, the same with -o slow-count.vprof -- %s, then report again with those two profiles added to the normal and the slow ones (docs/method.md D220)",
+	text := fmt.Sprintf("next step: the first two rows are %s, ordered by the samples alone; their call counts can confirm the order: vprof record --count %s -o normal-count.vprof -- %s, the same with -o slow-count.vprof -- %s, then report again with those two profiles added to the normal and the slow ones (docs/method.md D220)",
 		who, shellQuote(strings.Join(keys, ",")), command(normal[0]), command(buggy[0]))
 	return &NextStep{Count: keys, Text: text}
 }

@@ -132,7 +132,7 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	tailFrames := fs.Bool("tail-frames", true, "restore while recording the frames that tail calls removed and read their parameters there (docs/method.md §3, D36; --tail-frames=false: the other commands restore them anyway, without values)")
 	strLens := fs.Bool("strlen", false, "also sample, for each monitored local or parameter of type char *, the length of the string it points at (up to 16 KiB) as a variable of its own, strlen(NAME): a string built by appending (strcat, sprintf(buf + strlen(buf), ...)) then shows its growth (method.md D140). Off by default: up to two more reads per string per sample, and a length that the input sets (a key, a name) reads as a wrong constraint")
 	noFields := fs.Bool("no-fields", false, "sample no struct fields: struct globals as one hash each, no fields of struct locals, nothing read behind pointers (as before fields were sampled; for comparison)")
-	count := fs.String("count", "", "also count, exactly, the entries of the functions `F[,G...]` (names as vprof count --func takes them) in every thread and child, and store the counts in the profile (see Counting calls above)")
+	count := fs.String("count", "", "also count, exactly, the entries of the functions named in `NAMES` (comma-separated, as vprof count --func takes them) in every thread and child, and store the counts in the profile (see Counting calls above)")
 	noCache := fs.Bool("no-schema-cache", false, "build the program's schema even when it is cached (also VPROF_SCHEMA_CACHE=off; see Schema cache above)")
 	var comps multiFlag
 	fs.Var(&comps, "component", "sample only variables declared in source files under `PATH`, a file or directory (repeatable; the rule: see 'vprof schema --help')")

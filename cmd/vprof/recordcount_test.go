@@ -18,22 +18,24 @@ import (
 // eight times in the slow one (a caller that decided, each call of the
 // callee as long as before), from the main thread, a second thread and a
 // forked child: 1,100 calls of decide in both modes, 1,100 and 8,800 of
-// work.
+// work. Only decide reads the mode (per): main and thr, with the mode in a
+// variable of theirs, ranked above work on a loaded machine, out of the
+// leading rows D220 reads.
 const decideSrc = `#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
-__attribute__((noinline)) void work(void) { for (volatile int i = 0; i < 20000; i++); }
-__attribute__((noinline)) void decide(int k) { for (int i = 0; i < k; i++) work(); }
 static int per;
-static void *thr(void *p) { for (int i = 0; i < 500; i++) decide(per); return p; }
+__attribute__((noinline)) void work(void) { for (volatile int i = 0; i < 20000; i++); }
+__attribute__((noinline)) void decide(void) { for (int i = 0; i < per; i++) work(); }
+static void *thr(void *p) { for (int i = 0; i < 500; i++) decide(); return p; }
 int main(int argc, char **argv) {
 	per = argc > 1 && argv[1][0] == 's' ? 8 : 1;
 	pthread_t t;
 	pthread_create(&t, 0, thr, 0);
-	for (int i = 0; i < 500; i++) decide(per);
+	for (int i = 0; i < 500; i++) decide();
 	pthread_join(t, 0);
 	pid_t c = fork();
-	if (c == 0) { for (int i = 0; i < 100; i++) decide(per); _exit(0); }
+	if (c == 0) { for (int i = 0; i < 100; i++) decide(); _exit(0); }
 	waitpid(c, 0, 0);
 	return 0;
 }

@@ -231,7 +231,7 @@ type Analyzer struct {
 	// are in.
 	countRuns   []countRun
 	countsTaken bool
-	grpCount  []int32    // per variable: scratch of Run.flushValues, zero between blocks
+	grpCount    []int32 // per variable: scratch of Run.flushValues, zero between blocks
 
 	// Per function (handon.go, D135): the given paths of its variables
 	// that went wrong, and whether every variable of it that went wrong

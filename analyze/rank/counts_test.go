@@ -18,11 +18,11 @@ func TestCountOrder(t *testing.T) {
 		start []string
 		// seconds on the stack per run: normal and slow, of D
 		dNormal, dSlow float64
-		normal, slow  []counts // one per counted run; nil: none
-		missing       string   // a counted slow run without counts (no uprobes)
-		want          []string
-		above         string // the A/D pair's verdict
-		why           string // in its Why
+		normal, slow   []counts // one per counted run; nil: none
+		missing        string   // a counted slow run without counts (no uprobes)
+		want           []string
+		above          string // the A/D pair's verdict
+		why            string // in its Why
 	}{
 		{
 			// compact_cycle's shape: D called 0.135 -> 0.834 times per

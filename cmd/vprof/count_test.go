@@ -44,18 +44,28 @@ func TestCountResolve(t *testing.T) {
 	}
 }
 
-// TestCountCalls: exact entry counts of one run, over every thread of it
-// (D200's measurement): spill_check's allocations call the spill check
-// only when the query is over its threshold (never in the normal mode);
-// lru_scan's worker threads make every call. Needs the uprobe PMU and the
-// right to open perf events on a child (root).
-func TestCountCalls(t *testing.T) {
+// needUprobes skips t where uprobe counters cannot be opened (no uprobe
+// PMU, not root) or, with gcc, where gcc is missing.
+func needUprobes(t *testing.T, gcc bool) {
+	t.Helper()
 	if _, err := callcount.UprobeType(); err != nil {
 		t.Skip(err)
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("uprobe counters need root here")
 	}
+	if _, err := exec.LookPath("gcc"); gcc && err != nil {
+		t.Skip("no gcc")
+	}
+}
+
+// TestCountCalls: exact entry counts of one run, over every thread of it
+// (D200's measurement): spill_check's allocations call the spill check
+// only when the query is over its threshold (never in the normal mode);
+// lru_scan's worker threads make every call. Needs the uprobe PMU and the
+// right to open perf events on a child (root).
+func TestCountCalls(t *testing.T) {
+	needUprobes(t, false)
 	type count struct {
 		Function string `json:"function"`
 		Calls    uint64 `json:"calls"`
@@ -99,15 +109,7 @@ func TestCountCalls(t *testing.T) {
 // counts and passes that status through. Without the handling, vprof
 // died of the signal and PTRACE_O_EXITKILL killed the program.
 func TestCountPassesSignals(t *testing.T) {
-	if _, err := callcount.UprobeType(); err != nil {
-		t.Skip(err)
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("uprobe counters need root here")
-	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc")
-	}
+	needUprobes(t, true)
 	dir := t.TempDir()
 	src := `#include <signal.h>
 #include <unistd.h>

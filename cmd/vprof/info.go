@@ -256,11 +256,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		case trailer.CountError != "":
 			fmt.Fprintf(stdout, "calls:        not counted: %s\n", trailer.CountError)
 		case len(trailer.Counts) > 0:
-			var parts []string
-			for _, c := range trailer.Counts {
-				parts = append(parts, fmt.Sprintf("%s %d", c.Function, c.Calls))
-			}
-			fmt.Fprintf(stdout, "calls:        %s (entries counted, record --count)\n", strings.Join(parts, ", "))
+			fmt.Fprintf(stdout, "calls:        %s (entries counted, record --count)\n", joinCounts(trailer.Counts))
 		}
 		if trailer.Detached {
 			fmt.Fprintf(stdout, "exit status:  none (vprof detached; the program ran on)\n")

@@ -313,12 +313,17 @@ func printCounts(w io.Writer, t model.Trailer) {
 	case t.CountError != "":
 		fmt.Fprintf(w, "  no call counts: %s\n", t.CountError)
 	case len(t.Counts) > 0:
-		var parts []string
-		for _, c := range t.Counts {
-			parts = append(parts, fmt.Sprintf("%s %d", c.Function, c.Calls))
-		}
-		fmt.Fprintf(w, "  calls: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  calls: %s\n", joinCounts(t.Counts))
 	}
+}
+
+// joinCounts is counts as "f 12, g 3" (record's summary, vprof info).
+func joinCounts(counts []model.CallCount) string {
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		parts[i] = fmt.Sprintf("%s %d", c.Function, c.Calls)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // recordProcs caps GOMAXPROCS while recording. A recording is one

@@ -11,7 +11,6 @@ import (
 
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
-	"github.com/vprof/vprof/sampler/callcount"
 )
 
 // decideSrc: decide() calls work() once per call in the normal mode and
@@ -47,15 +46,7 @@ int main(int argc, char **argv) {
 // and a slow profile and puts the caller that decided to call its callee
 // more often above it (D220). Needs gcc, the uprobe PMU and root.
 func TestRecordCount(t *testing.T) {
-	if _, err := callcount.UprobeType(); err != nil {
-		t.Skip(err)
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("uprobe counters need root here")
-	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc")
-	}
+	needUprobes(t, true)
 	dir := t.TempDir()
 	src, bin := filepath.Join(dir, "decide.c"), filepath.Join(dir, "decide")
 	if err := os.WriteFile(src, []byte(decideSrc), 0o644); err != nil {

@@ -406,8 +406,8 @@ func (a *Analyzer) countPair(fa, fd *Function, nNormal, nBuggy int) CountPair {
 // and whose counts were not recorded in both kinds: the functions of the
 // leading rows in a pair, and the commands that count them.
 func (a *Analyzer) nextStep(fns []Function, normal, buggy []*Run, drivers []bool) *NextStep {
-	// Only functions with a symbol can be counted (a lambda that DWARF
-	// alone names has none, nor a function inlined at every call).
+	// Only functions with a linkage name can be counted (a lambda that
+	// DWARF alone names has none); one inlined at every call can (D256).
 	var pairs [][2]int
 	for _, p := range a.leadingPairs(fns, CountTop, drivers) {
 		if a.countable(fns[p[0]].Key) && a.countable(fns[p[1]].Key) {
@@ -493,15 +493,11 @@ func (a *Analyzer) takeRunCounts() {
 }
 
 // countable reports whether record --count can count the function of key:
-// a name that can be a symbol, of a function that has out-of-line code
-// (record --count refuses a function inlined at every call: it has no
-// symbol to probe).
+// a name that can be a symbol or a linkage name. A function inlined at
+// every call has no symbol, but record --count probes the entry of each of
+// its inlined instances (DWARF), as it probes a clone's symbol (D256).
 func (a *Analyzer) countable(key string) bool {
-	if !isSymbol(key) {
-		return false
-	}
-	i, ok := a.funcIdx[key]
-	return !ok || int(i) >= len(a.funcs) || !a.funcs[i].inlineOnly
+	return isSymbol(key)
 }
 
 // isSymbol reports whether key can be an ELF symbol that record --count

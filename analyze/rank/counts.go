@@ -88,6 +88,7 @@ type countRun struct {
 	name    string
 	counts  map[string]uint64 // symbol -> calls
 	missing string            // why a run recorded with --count has none
+	unsure  map[string]string // symbol -> why its count is not read (D257)
 }
 
 // countHeader reads the profile's header: whether it was recorded with
@@ -134,6 +135,13 @@ func (a *Analyzer) addCounts(k Kind, name string, t *model.Trailer) {
 	}
 	if t != nil {
 		for _, c := range t.Counts {
+			if c.Unsure != "" { // counted at inlined entries: not read (D257)
+				if cr.unsure == nil {
+					cr.unsure = map[string]string{}
+				}
+				cr.unsure[c.Symbol] = c.Unsure
+				continue
+			}
 			cr.counts[c.Symbol] = c.Calls
 		}
 	}
@@ -182,6 +190,11 @@ func (a *Analyzer) meanCalls(k Kind, sym string) (float64, int) {
 
 // countMissing says why kind k holds no count of sym.
 func (a *Analyzer) countMissing(k Kind, sym string) string {
+	for _, cr := range a.countRuns {
+		if why, ok := cr.unsure[sym]; ok && cr.kind == k {
+			return cr.name + ": " + why
+		}
+	}
 	for _, cr := range a.countRuns {
 		if cr.kind == k && cr.missing != "" {
 			return cr.name + ": " + cr.missing
@@ -406,8 +419,8 @@ func (a *Analyzer) countPair(fa, fd *Function, nNormal, nBuggy int) CountPair {
 // and whose counts were not recorded in both kinds: the functions of the
 // leading rows in a pair, and the commands that count them.
 func (a *Analyzer) nextStep(fns []Function, normal, buggy []*Run, drivers []bool) *NextStep {
-	// Only functions with a linkage name can be counted (a lambda that
-	// DWARF alone names has none); one inlined at every call can (D256).
+	// Only functions with a symbol can be counted (a lambda that DWARF
+	// alone names has none, nor a function inlined at every call).
 	var pairs [][2]int
 	for _, p := range a.leadingPairs(fns, CountTop, drivers) {
 		if a.countable(fns[p[0]].Key) && a.countable(fns[p[1]].Key) {
@@ -493,11 +506,15 @@ func (a *Analyzer) takeRunCounts() {
 }
 
 // countable reports whether record --count can count the function of key:
-// a name that can be a symbol or a linkage name. A function inlined at
-// every call has no symbol, but record --count probes the entry of each of
-// its inlined instances (DWARF), as it probes a clone's symbol (D256).
+// a name that can be a symbol, of a function that has out-of-line code
+// (record --count refuses a function inlined at every call: it has no
+// symbol to probe).
 func (a *Analyzer) countable(key string) bool {
-	return isSymbol(key)
+	if !isSymbol(key) {
+		return false
+	}
+	i, ok := a.funcIdx[key]
+	return !ok || int(i) >= len(a.funcs) || !a.funcs[i].inlineOnly
 }
 
 // isSymbol reports whether key can be an ELF symbol that record --count

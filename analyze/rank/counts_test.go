@@ -181,12 +181,11 @@ func TestCountNextStep(t *testing.T) {
 	if ns := a.nextStep(lam, []*Run{nr}, []*Run{br}, []bool{true, false, false}); ns != nil {
 		t.Errorf("a lambda in the first pair: next step %+v", ns)
 	}
-	// A inlined at every call: record --count probes its inlined
-	// instances (D256), so the pair is named all the same.
+	// A inlined at every call: no symbol to count, so no pair to name.
 	a.funcIdx["f::(lambda at f.cpp:9)::operator()"] = 3
 	a.funcs = []funcInfo{{key: "main"}, {key: "A", inlineOnly: true}, {key: "D"}}
-	if ns := a.nextStep(fns, []*Run{nr}, []*Run{br}, drivers); ns == nil || strings.Join(ns.Count, ",") != "D,A,main" {
-		t.Errorf("A inlined at every call: next step %+v, want D, A and main", ns)
+	if ns := a.nextStep(fns, []*Run{nr}, []*Run{br}, drivers); ns != nil {
+		t.Errorf("A inlined at every call, still a next step: %+v", ns)
 	}
 	a.funcs = nil
 	a.countRuns = []countRun{{kind: Normal, counts: map[string]uint64{"A": 1, "D": 1, "main": 1}}, {kind: Buggy, counts: map[string]uint64{"A": 1, "D": 1, "main": 1}}}

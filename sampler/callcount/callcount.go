@@ -38,21 +38,27 @@ type Target struct {
 	Symbol string `json:"symbol"`
 	Calls  uint64 `json:"calls"`
 	// Inlined is how many of Entries are inlined instances: their count
-	// is as exact as their entry addresses are (method.md D256).
+	// is as exact as their entry addresses are (method.md D257).
 	Inlined int    `json:"inlined,omitempty"`
 	Entries []Site `json:"-"`
 	Parts   []Site `json:"-"`
+	// Unsure says why the count is not to be trusted: it rests on the
+	// entries of inlined instances, which gcc's -O2 may leave on some of
+	// the paths through the instance only (D257); "" when it rests on
+	// symbols alone.
+	Unsure string `json:"unsure,omitempty"`
 	// EntryCalls and PartCalls are the sums over Entries and Parts;
 	// Calls is the larger (see Resolve).
 	EntryCalls uint64 `json:"-"`
 	PartCalls  uint64 `json:"-"`
 }
 
-// Site is one probed address: its file offset (where the uprobe goes) and
-// what it is, for people.
+// Site is one probed address: its file offset (where the uprobe goes),
+// what it is, for people, and its count (the sum over the tasks).
 type Site struct {
 	Offset uint64
 	What   string
+	Calls  uint64
 }
 
 // ParseNames splits a --count / --func list: comma-separated names,
@@ -78,6 +84,7 @@ func ParseNames(s string) []string {
 //   - the entry address of each instance of F inlined into another
 //     function (DWARF's DW_TAG_inlined_subroutine: DW_AT_entry_pc, else its
 //     DW_AT_low_pc, else the start of its first range).
+//
 // These are F's Entries, each address probed once. A split part (F.part.0,
 // gcc's partial inlining: the head of F, a test, inlined into its callers,
 // calls the part for the rest) is entered once per call of F that went
@@ -357,7 +364,13 @@ func NewSet(prog string, targets []Target) (*Set, error) {
 		return nil, err
 	}
 	for i := range targets {
-		targets[i].Calls, targets[i].EntryCalls, targets[i].PartCalls = 0, 0, 0
+		t := &targets[i]
+		t.Calls, t.EntryCalls, t.PartCalls, t.Unsure = 0, 0, 0, ""
+		for _, l := range [][]Site{t.Entries, t.Parts} {
+			for k := range l {
+				l[k].Calls = 0
+			}
+		}
 	}
 	return &Set{Path: prog, Targets: targets, typ: typ, path: path, fds: map[int][]int{}}, nil
 }
@@ -405,23 +418,41 @@ func (s *Set) Close(tid int) error {
 	i := 0
 	for ti := range s.Targets {
 		t := &s.Targets[ti]
-		for k := range len(t.Entries) + len(t.Parts) {
+		ne, np := len(t.Entries), len(t.Parts)
+		for k := range ne + np {
 			fd := fds[i]
 			i++
 			var b [8]byte
-			if n, err := unix.Read(fd, b[:]); err != nil || n != 8 {
-				errs = append(errs, fmt.Errorf("reading the count of %s in task %d: %v", t.Name, tid, err))
-			} else if k < len(t.Entries) {
-				t.EntryCalls += binary.NativeEndian.Uint64(b[:])
-			} else {
-				t.PartCalls += binary.NativeEndian.Uint64(b[:])
-			}
+			n, err := unix.Read(fd, b[:])
 			unix.Close(fd)
+			if err != nil || n != 8 {
+				errs = append(errs, fmt.Errorf("reading the count of %s in task %d: %v", t.Name, tid, err))
+				continue
+			}
+			c := binary.NativeEndian.Uint64(b[:])
+			switch {
+			case k < ne:
+				t.Entries[k].Calls += c
+				t.EntryCalls += c
+			default:
+				t.Parts[k-ne].Calls += c
+				t.PartCalls += c
+			}
 		}
 		// Every call of the split part came from a call of the function
 		// whose head went past its test: a head with no inlined
 		// instance left (folded into its caller) is seen there only.
 		t.Calls = max(t.EntryCalls, t.PartCalls)
+		t.Unsure = ""
+		var inl uint64
+		for _, e := range t.Entries {
+			if strings.HasPrefix(e.What, "inlined ") {
+				inl += e.Calls
+			}
+		}
+		if inl > 0 && t.EntryCalls > t.PartCalls {
+			t.Unsure = fmt.Sprintf("%d of its %d calls counted at the entries of its %d inlined instances, which gcc may leave on some paths through an instance only (D257)", inl, t.EntryCalls, t.Inlined)
+		}
 	}
 	return errors.Join(errs...)
 }

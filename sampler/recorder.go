@@ -929,7 +929,7 @@ func (r *Recorder) counts() ([]model.CallCount, string) {
 	}
 	out := make([]model.CallCount, len(c.Targets))
 	for i, t := range c.Targets {
-		out[i] = model.CallCount{Function: t.Name, Symbol: t.Symbol, Calls: t.Calls}
+		out[i] = model.CallCount{Function: t.Name, Symbol: t.Symbol, Calls: t.Calls, Inlined: t.Inlined, Unsure: t.Unsure}
 	}
 	return out, ""
 }

@@ -88,6 +88,7 @@ type countRun struct {
 	name    string
 	counts  map[string]uint64 // symbol -> calls
 	missing string            // why a run recorded with --count has none
+	unsure  map[string]string // symbol -> why its count is not read (D257)
 }
 
 // countHeader reads the profile's header: whether it was recorded with
@@ -134,6 +135,13 @@ func (a *Analyzer) addCounts(k Kind, name string, t *model.Trailer) {
 	}
 	if t != nil {
 		for _, c := range t.Counts {
+			if c.Unsure != "" { // counted at inlined entries: not read (D257)
+				if cr.unsure == nil {
+					cr.unsure = map[string]string{}
+				}
+				cr.unsure[c.Symbol] = c.Unsure
+				continue
+			}
 			cr.counts[c.Symbol] = c.Calls
 		}
 	}
@@ -182,6 +190,11 @@ func (a *Analyzer) meanCalls(k Kind, sym string) (float64, int) {
 
 // countMissing says why kind k holds no count of sym.
 func (a *Analyzer) countMissing(k Kind, sym string) string {
+	for _, cr := range a.countRuns {
+		if why, ok := cr.unsure[sym]; ok && cr.kind == k {
+			return cr.name + ": " + why
+		}
+	}
 	for _, cr := range a.countRuns {
 		if cr.kind == k && cr.missing != "" {
 			return cr.name + ": " + cr.missing

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"github.com/vprof/vprof/runtime/model"
 	"strings"
 	"testing"
 )
@@ -198,5 +199,31 @@ func TestCountNextStep(t *testing.T) {
 	a.stk.lists = []stackEntry{{funcs: []int32{2, 0}, w: 2.7}, {funcs: []int32{1, 0}, w: 0.3}}
 	if ns := a.nextStep(fns, []*Run{nr}, []*Run{br}, drivers); ns != nil {
 		t.Errorf("first rows not a pair, still a next step: %+v", ns)
+	}
+}
+
+// TestCountUnsure: a count that rests on the entries of inlined instances
+// (D257: gcc may leave an instance's entry on some of its paths only) is
+// not read. float_vector's shape: the inlined function read 0 calls in the
+// normal run (its entry on the slow runs' path only) against 128 made;
+// read, D221 would put it above its caller as "never called when normal".
+func TestCountUnsure(t *testing.T) {
+	a := New(DefaultOptions())
+	a.funcIdx = map[string]int32{"main": 0, "A": 1, "D": 2}
+	a.stk.on = []float64{1.5, 1.5, 1.2}
+	a.stk.lists = []stackEntry{{funcs: []int32{2, 1, 0}, w: 1.2}, {funcs: []int32{1, 0}, w: 0.3}}
+	a.stkNormal.on = []float64{3, 0.3, 0}
+	why := "0 of its 0 calls counted at the entries of its 1 inlined instances"
+	a.addCounts(Normal, "n", &model.Trailer{Counts: []model.CallCount{{Function: "A", Symbol: "A", Calls: 900}, {Function: "D", Symbol: "D", Calls: 0, Inlined: 1, Unsure: why}}})
+	a.addCounts(Buggy, "b", &model.Trailer{Counts: []model.CallCount{{Function: "A", Symbol: "A", Calls: 900}, {Function: "D", Symbol: "D", Calls: 9, Inlined: 1}}})
+	fns := []Function{{Name: "A", Key: "A", Calibrated: 10}, {Name: "D", Key: "D", Calibrated: 9}, {Name: "main", Key: "main", Calibrated: 8}}
+	pairs := a.countOrder(fns, 3, 3, nil)
+	if fns[0].Key != "A" || fns[1].Key != "D" {
+		t.Errorf("order %s %s %s: an unsure count moved a row", fns[0].Key, fns[1].Key, fns[2].Key)
+	}
+	for _, p := range pairs {
+		if p.CallerKey == "A" && p.CalleeKey == "D" && (p.Above != "" || !strings.Contains(p.Why, why)) {
+			t.Errorf("A/D: above %q, why %q; want nothing moved, for the unsure count", p.Above, p.Why)
+		}
 	}
 }

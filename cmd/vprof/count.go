@@ -22,7 +22,13 @@ Usage: vprof count --func F[,G...] [--json] [--] PROGRAM [ARGS...]
 
 Runs PROGRAM once and prints how many times each named function was
 entered (tail calls into it included), counted exactly with a uprobe perf
-event per function, with no sampling. Its threads and the children it
+event per function, with no sampling. A function's gcc clones count as
+the function (foo.isra.0, foo.constprop.1: whole copies; a split part,
+foo.part.0, is entered from foo's head, and foo's count is the larger of
+its heads' and its parts' entries); so does each instance of it inlined
+into another function, probed at its entry address (DWARF). Such a count
+is marked unsure: gcc -O2 may duplicate an inlined body's code on paths,
+leaving its entry on some of them only (docs/method.md D257). Its threads and the children it
 forks are counted too. A function is named by its symbol (a C++ linkage
 name) or by its demangled name with or without its parameter list, as
 vprof report shows it.
@@ -97,10 +103,17 @@ func runCount(args []string, stdout, stderr io.Writer) error {
 	} else {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "calls\t function\t")
+		var unsure []string
 		for _, t := range targets {
 			fmt.Fprintf(tw, "%d\t %s\t\n", t.Calls, t.Name)
+			if t.Unsure != "" {
+				unsure = append(unsure, t.Name+": "+t.Unsure)
+			}
 		}
 		tw.Flush()
+		for _, u := range unsure {
+			fmt.Fprintf(stdout, "unsure: %s\n", u)
+		}
 	}
 	if status != 0 {
 		return &exitError{status}

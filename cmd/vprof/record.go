@@ -322,6 +322,9 @@ func joinCounts(counts []model.CallCount) string {
 	parts := make([]string, len(counts))
 	for i, c := range counts {
 		parts[i] = fmt.Sprintf("%s %d", c.Function, c.Calls)
+		if c.Unsure != "" {
+			parts[i] += " (unsure: " + c.Unsure + ")"
+		}
 	}
 	return strings.Join(parts, ", ")
 }

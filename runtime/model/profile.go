@@ -171,4 +171,10 @@ type CallCount struct {
 	Function string `json:"function"` // as asked for
 	Symbol   string `json:"symbol"`   // the symbol it resolved to (a linkage name)
 	Calls    uint64 `json:"calls"`
+	// Inlined: how many inlined instances were probed (D257); Unsure,
+	// why the count is not to be trusted (an inlined instance whose entry
+	// and first instruction ran a different number of times): the report
+	// reads no count that is unsure.
+	Inlined int    `json:"inlined,omitempty"`
+	Unsure  string `json:"unsure,omitempty"`
 }

@@ -492,7 +492,8 @@ func perSecond(d, el time.Duration) float64 {
 // summary on standard error says the same in words.
 const resultEnv = "VPROF_RESULT_JSON"
 
-// cpuProfileEnv and memProfileEnv name files that vprof record writes its
+// cpuProfileEnv and memProfileEnv name files that vprof record (and vprof
+// schema, for the schema reader's cost) writes its
 // own Go CPU profile and allocation profile to (go tool pprof reads them),
 // for whoever works on the recorder's cost (docs/benchmarks.md, "Sampler").
 // Not for users.

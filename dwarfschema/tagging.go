@@ -194,6 +194,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 	} else {
 		gl = nil
 	}
+	inl := newInlineIndex(s)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -248,7 +249,7 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 				in.FrameBase = cfg.FrameBase(fn.FrameBase)
 				res.tags = append(res.tags, a.Analyze(g, &in)...)
 				for _, w := range a.Walks() {
-					if fw, ok := ownWalk(s, int32(f), w); ok {
+					if fw, ok := ownWalk(s, inl, int32(f), w); ok {
 						res.walks = append(res.walks, fw)
 					}
 				}

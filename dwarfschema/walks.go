@@ -24,8 +24,8 @@ type funcWalk struct {
 // already. Locations of an inlined callee's variables (`a` of an equality
 // test inlined in the walk, which is the element) do not count: the
 // walk's own function has no variable that steps with it.
-func ownWalk(s *model.Schema, f int32, w cfg.Walk) (funcWalk, bool) {
-	fn := innermostFunc(s, f, &w)
+func ownWalk(s *model.Schema, inl *inlineIndex, f int32, w cfg.Walk) (funcWalk, bool) {
+	fn := inl.innermost(f, &w)
 	var own []cfg.NamedRange
 	for _, n := range w.Named {
 		if int(n.Var) < len(s.Vars) && s.Vars[n.Var].Func == fn {
@@ -162,7 +162,8 @@ func within(a, b []cfg.Range) bool {
 // innermostFunc returns the function whose loop the walk is, in the code
 // of function f: the deepest inlined instance whose code holds all of
 // the loop's (an accessor inlined at the chasing load, `_M_next()`, has
-// no loop of its own), or f.
+// no loop of its own), or f. Of instances of equal depth the first in
+// s.Inlines counts.
 func innermostFunc(s *model.Schema, f int32, w *cfg.Walk) model.FuncID {
 	best, depth := model.FuncID(f), int32(0)
 	for i := range s.Inlines {
@@ -171,6 +172,72 @@ func innermostFunc(s *model.Schema, f int32, w *cfg.Walk) model.FuncID {
 			continue
 		}
 		best, depth = in.Func, in.Depth
+	}
+	return best
+}
+
+// inlineIndex answers innermostFunc without trying every inlined
+// instance of the binary for every walk (on redis-server some 12,000
+// instances, each a binary search, for each of the tagger's walks). An
+// instance holds a walk's code only if one of its ranges holds the
+// walk's first range (the one of lowest address); the instances' ranges
+// are indexed by start, with the running maximum of their ends, so that
+// the search goes down from the last range starting at or before the
+// walk and stops where no range up to there ends late enough. Each
+// instance found is then checked as innermostFunc checks it.
+type inlineIndex struct {
+	s     *model.Schema
+	lo    []uint64 // the ranges' starts, in order
+	hi    []uint64 // their ends
+	maxHi []uint64 // the greatest end of ranges 0..i
+	inl   []int32  // the instance (index in s.Inlines) of each range
+}
+
+func newInlineIndex(s *model.Schema) *inlineIndex {
+	type rng struct {
+		lo, hi uint64
+		inl    int32
+	}
+	var rs []rng
+	for i := range s.Inlines {
+		for _, r := range s.Inlines[i].Ranges {
+			rs = append(rs, rng{r.Lo, r.Hi, int32(i)})
+		}
+	}
+	slices.SortFunc(rs, func(a, b rng) int { return cmp.Compare(a.lo, b.lo) })
+	x := &inlineIndex{s: s, lo: make([]uint64, len(rs)), hi: make([]uint64, len(rs)), maxHi: make([]uint64, len(rs)), inl: make([]int32, len(rs))}
+	var top uint64
+	for i, r := range rs {
+		top = max(top, r.hi)
+		x.lo[i], x.hi[i], x.maxHi[i], x.inl[i] = r.lo, r.hi, top, r.inl
+	}
+	return x
+}
+
+// innermost is innermostFunc(x.s, f, w).
+func (x *inlineIndex) innermost(f int32, w *cfg.Walk) model.FuncID {
+	if len(w.Ranges) == 0 {
+		return innermostFunc(x.s, f, w)
+	}
+	first := w.Ranges[0]
+	for _, r := range w.Ranges[1:] {
+		if r.Lo < first.Lo {
+			first = r
+		}
+	}
+	best, depth, bestIdx := model.FuncID(f), int32(0), int32(-1)
+	for i := sort.Search(len(x.lo), func(i int) bool { return x.lo[i] > first.Lo }) - 1; i >= 0 && x.maxHi[i] >= first.Hi; i-- {
+		if x.hi[i] < first.Hi {
+			continue
+		}
+		k := x.inl[i]
+		in := &x.s.Inlines[k]
+		// The deepest; of equal depth the first in s.Inlines, as
+		// innermostFunc's scan keeps it.
+		if in.Depth <= 0 || in.Depth < depth || (in.Depth == depth && k > bestIdx) || !withinPC(w.Ranges, in.Ranges) {
+			continue
+		}
+		best, depth, bestIdx = in.Func, in.Depth, k
 	}
 	return best
 }

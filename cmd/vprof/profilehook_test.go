@@ -52,3 +52,32 @@ func TestRecordProfilesItself(t *testing.T) {
 		t.Errorf("unwritable %s: the program was recorded anyway", cpuProfileEnv)
 	}
 }
+
+// TestSchemaProfilesItself: vprof schema writes the same profiles, for
+// whoever works on the schema reader's cost (docs/benchmarks.md, issue
+// 18), and an unwritable one fails the command.
+func TestSchemaProfilesItself(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildSchemaTestProg(t, dir)
+	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "mem.pprof")
+	t.Setenv(cpuProfileEnv, cpu)
+	t.Setenv(memProfileEnv, mem)
+	if code, _, stderr := runVprof("schema", bin); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, path := range []string{cpu, mem} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = profile.Parse(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	t.Setenv(cpuProfileEnv, filepath.Join(dir, "no", "such", "dir", "cpu.pprof"))
+	if code, _, stderr := runVprof("schema", bin); code == 0 {
+		t.Errorf("unwritable %s: exit 0; stderr %q", cpuProfileEnv, stderr)
+	}
+}

@@ -495,9 +495,10 @@ func perSecond(d, el time.Duration) float64 {
 // summary on standard error says the same in words.
 const resultEnv = "VPROF_RESULT_JSON"
 
-// cpuProfileEnv and memProfileEnv name files that vprof record writes its
-// own Go CPU profile and allocation profile to (go tool pprof reads them),
-// for whoever works on the recorder's cost (docs/benchmarks.md, "Sampler").
+// cpuProfileEnv and memProfileEnv name files that vprof record and vprof
+// schema write their own Go CPU profile and allocation profile to (go
+// tool pprof reads them), for whoever works on the recorder's or the
+// schema reader's cost (docs/benchmarks.md, "Sampler" and issue 18).
 // Not for users.
 const (
 	cpuProfileEnv = "VPROF_CPUPROFILE"

@@ -111,9 +111,16 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 		}
 		opt.FuncRegex = re
 	}
+	stopProfiles, err := startProfiles(os.Getenv(cpuProfileEnv), os.Getenv(memProfileEnv))
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	s, err := dwarfschema.Load(fs.Arg(0), opt)
 	elapsed := time.Since(start)
+	if perr := stopProfiles(); perr != nil {
+		fmt.Fprintf(stderr, "vprof schema: warning: %v\n", perr)
+	}
 	if err != nil && !errors.Is(err, dwarfschema.ErrNoDWARF) {
 		return err
 	}

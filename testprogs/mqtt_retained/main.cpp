@@ -23,10 +23,11 @@
  * the broker (simulated, writing into the connection's kernel queue) publishes
  * 36 telemetry messages every frame and, every 1,200 frames (a 20 s keepalive at
  * 60 frames a second), replays its retained messages (about 150 bytes each). The
- * read handler reads at most 256 KB per read. The slow run is the same binary against a different broker: normal: 40 retained
- * topics (6 KB per replay); buggy: 11,000 retained topics (1.6 MB per replay, as in
- * mqtt_client#648): each 256 KB read brings about 1,700 packets and every one of
- * them moves the rest of the buffer. Both runs play the same frames and telemetry.
+ * read handler reads at most 256 KB per read. The slow run is the same binary
+ * against a different broker: normal: 40 retained topics (6 KB per replay); buggy:
+ * 11,000 retained topics (1.6 MB per replay, as in mqtt_client#648): each 256 KB
+ * read brings about 1,700 packets and every one of them moves the rest of the
+ * buffer. Both runs play the same frames and telemetry.
  *
  * Root cause: Mqttify::FMqttifySocketBase::ReadPacketsFromBuffer()
  * (MqttifySocketBase.cpp), the front erase per packet (ROOT CAUSE); the time goes

@@ -19,10 +19,10 @@ int php_pcre_match_impl(pcre_cache_entry *pce, zend_string *subject_str, size_t 
 		pce->refcount--;
 		return 0;
 	}
-	/* ROOT CAUSE: in /u mode the subject is handed to PCRE2 unchecked-for at every
-	 * call, so pcre2_match validates the whole string again for each offset a lexer
-	 * asks about (php-src#3957: mark the string valid after one check, GC_FLAGS
-	 * IS_STR_VALID_UTF8, and pass PCRE2_NO_UTF_CHECK when it is set). */
+	/* In /u mode the subject is handed to PCRE2 to be checked at every call, so
+	 * pcre2_match validates the whole string again for each offset a lexer asks
+	 * about (php-src#3957: mark the string valid after one check, GC_FLAGS
+	 * IS_STR_VALID_UTF8, and pass PCRE2_NO_UTF_CHECK when it is set). ROOT CAUSE: */
 	options = (pce->compile_options & PCRE2_UTF) ? 0 : PCRE2_NO_UTF_CHECK;
 
 	count = pcre2_match(pce->re, subject_str->val, subject_str->len, start_offset, options,

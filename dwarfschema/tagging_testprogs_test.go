@@ -52,6 +52,7 @@ var keyTags = map[[3]string]model.Tags{
 var keyGaps = map[[3]string]string{
 	{"recovery_budget", "recv_group_scan_log_recs", "available_mem"}: "gcc -O2 keeps no location for it (one empty location-list entry)",
 	{"discard_body", "ap_discard_request_body", "seen_eos"}:          "gcc -O2 turns it into control flow: its only locations are constants",
+	{"utf_lexer", "php_pcre_match_impl", "options"}:                  "gcc -O2 keeps no storage for it: its locations are expressions on pce->compile_options (DW_OP_stack_value) over the instructions that set up the pcre2_match call",
 	{"dict_status", "_ZN6innodb10dict_sys_t8get_sizeEv", "size"}:     "an accumulator: updated in the loop, but in no condition, call or exit test",
 	{"healthcheck", "hc_check", "now"}:                               "only stored",
 	{"var_range", "get_actual_variable_range", "tid"}:                "gcc -O2 keeps no location for it (loaded straight into rdi)",

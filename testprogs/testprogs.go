@@ -118,10 +118,14 @@ type Program struct {
 	// RootCauseFunction is the linkage name of the root-cause function (the
 	// DWARF name for C). gcc may emit it as a clone ("NAME.constprop.0") or
 	// with a "NAME.cold" part; see MatchesSymbol.
-	RootCauseFunction string  `json:"root_cause_function"`
-	RootCauseDisplay  string  `json:"root_cause_display"` // demangled, for people
-	RootCauseLine     int     `json:"root_cause_line"`
-	Pattern           Pattern `json:"pattern"`
+	RootCauseFunction string `json:"root_cause_function"`
+	RootCauseDisplay  string `json:"root_cause_display"` // demangled, for people
+	RootCauseLine     int    `json:"root_cause_line"`
+	// RootCauseInlined says the root cause is header code that the compiler
+	// inlined at every call (a template's erase): the binary has no symbol
+	// for it, only the DWARF's inlined instances in its host functions.
+	RootCauseInlined bool    `json:"root_cause_inlined,omitempty"`
+	Pattern          Pattern `json:"pattern"`
 	// ThesisRank is the rank vProf gave the root cause in Table 3.3 of the
 	// vProf chapter (the bug's row), to read the scoreboard against.
 	ThesisRank   int           `json:"thesis_rank"`
@@ -385,7 +389,8 @@ func checkSources(p Program, ext string) error {
 		}
 		seen[f] = true
 	}
-	if !seen[p.Source] || filepath.Ext(p.Source) != ext {
+	// Header code inlined at every call has its source in the header.
+	if srcExt := filepath.Ext(p.Source); !seen[p.Source] || srcExt != ext && !(p.RootCauseInlined && srcExt == ".h") {
 		return fmt.Errorf("source %q is not one of the %s sources", p.Source, ext)
 	}
 	if p.Component == "" {

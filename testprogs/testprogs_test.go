@@ -210,8 +210,11 @@ func checkProgramFiles(t *testing.T, p Program) {
 			found = append(found, s.Name)
 		}
 	}
-	if len(found) == 0 {
+	switch {
+	case len(found) == 0 && !p.RootCauseInlined:
 		t.Errorf("%s: no symbol for the root cause %s", bin, p.RootCauseFunction)
+	case len(found) > 0 && p.RootCauseInlined:
+		t.Errorf("%s: root_cause_inlined, but the root cause %s has a symbol", bin, p.RootCauseFunction)
 	}
 	d, err := f.DWARF()
 	if err != nil {
@@ -229,8 +232,12 @@ func checkProgramFiles(t *testing.T, p Program) {
 	if err != nil {
 		t.Fatalf("%s: %v", bin, err)
 	}
-	if files := info.funcs[p.RootCauseFunction]; !files[p.Source] {
-		t.Errorf("root cause %s is defined in %v, want %s", p.RootCauseFunction, keys(files), p.Source)
+	defs := info.funcs
+	if p.RootCauseInlined {
+		defs = info.inlined
+	}
+	if files := defs[p.RootCauseFunction]; !files[p.Source] {
+		t.Errorf("root cause %s is defined in %v, want %s (inlined: %v)", p.RootCauseFunction, keys(files), p.Source, p.RootCauseInlined)
 	}
 	for _, v := range p.KeyVariables {
 		// A field (pool.n_free, q->pending) is declared by its struct
@@ -297,6 +304,9 @@ func (v varInfo) merge(w varInfo) varInfo {
 type dwarfInfo struct {
 	vars  map[varKey]varInfo
 	funcs map[string]map[string]bool // function name -> base names of its defining files
+	// inlined: function name -> base names of the files that define the
+	// functions of its inlined instances
+	inlined map[string]map[string]bool
 }
 
 // dwarfVars lists every variable and parameter with the linkage name (or name)
@@ -368,7 +378,7 @@ func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (dwarfInfo, error) {
 		fns      []string // the function's names
 		function bool     // a subprogram or inlined subroutine
 	}
-	out := dwarfInfo{vars: map[varKey]varInfo{}, funcs: map[string]map[string]bool{}}
+	out := dwarfInfo{vars: map[varKey]varInfo{}, funcs: map[string]map[string]bool{}, inlined: map[string]map[string]bool{}}
 	addFile := func(m map[string]bool, f string) map[string]bool {
 		if f == "" {
 			return m
@@ -437,6 +447,16 @@ func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (dwarfInfo, error) {
 					}
 				}
 			}
+		case dwarf.TagInlinedSubroutine:
+			n, err := resolve(e)
+			if err != nil {
+				return out, err
+			}
+			file, err := declFile(e)
+			if err != nil {
+				return out, err
+			}
+			out.inlined[n] = addFile(out.inlined[n], file)
 		case dwarf.TagSubprogram:
 			if _, hasCode := e.Val(dwarf.AttrLowpc).(uint64); hasCode || e.AttrField(dwarf.AttrRanges) != nil {
 				n, err := resolve(e)

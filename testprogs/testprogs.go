@@ -124,8 +124,14 @@ type Program struct {
 	// RootCauseInlined says the root cause is header code that the compiler
 	// inlined at every call (a template's erase): the binary has no symbol
 	// for it, only the DWARF's inlined instances in its host functions.
-	RootCauseInlined bool    `json:"root_cause_inlined,omitempty"`
-	Pattern          Pattern `json:"pattern"`
+	RootCauseInlined bool `json:"root_cause_inlined,omitempty"`
+	// RootCauseHost is the linkage name of the out-of-line function that
+	// holds the inlined root cause's instance (set with RootCauseInlined).
+	// vprof reports inlined code under its host (its rows are out-of-line
+	// functions; the host's locations name the inlined call's line), so the
+	// scoreboard ranks the host, as real-software.md does for such fix sites.
+	RootCauseHost string  `json:"root_cause_host,omitempty"`
+	Pattern       Pattern `json:"pattern"`
 	// ThesisRank is the rank vProf gave the root cause in Table 3.3 of the
 	// vProf chapter (the bug's row), to read the scoreboard against.
 	ThesisRank   int           `json:"thesis_rank"`
@@ -392,6 +398,9 @@ func checkSources(p Program, ext string) error {
 	// Header code inlined at every call has its source in the header.
 	if srcExt := filepath.Ext(p.Source); !seen[p.Source] || srcExt != ext && !(p.RootCauseInlined && srcExt == ".h") {
 		return fmt.Errorf("source %q is not one of the %s sources", p.Source, ext)
+	}
+	if p.RootCauseInlined != (p.RootCauseHost != "") {
+		return fmt.Errorf("root_cause_host %q with root_cause_inlined %v: an inlined root cause names its host, and only it", p.RootCauseHost, p.RootCauseInlined)
 	}
 	if p.Component == "" {
 		return errors.New("a program directory needs a component")

@@ -236,6 +236,9 @@ func checkProgramFiles(t *testing.T, p Program) {
 	if p.RootCauseInlined {
 		defs = info.inlined
 	}
+	if p.RootCauseInlined && !info.hosts[p.RootCauseFunction][p.RootCauseHost] {
+		t.Errorf("root cause %s is inlined in %v, not in its root_cause_host %q", p.RootCauseFunction, keys(info.hosts[p.RootCauseFunction]), p.RootCauseHost)
+	}
 	if files := defs[p.RootCauseFunction]; !files[p.Source] {
 		t.Errorf("root cause %s is defined in %v, want %s (inlined: %v)", p.RootCauseFunction, keys(files), p.Source, p.RootCauseInlined)
 	}
@@ -307,6 +310,9 @@ type dwarfInfo struct {
 	// inlined: function name -> base names of the files that define the
 	// functions of its inlined instances
 	inlined map[string]map[string]bool
+	// hosts: function name -> names of the out-of-line functions that
+	// hold its inlined instances
+	hosts map[string]map[string]bool
 }
 
 // dwarfVars lists every variable and parameter with the linkage name (or name)
@@ -377,8 +383,9 @@ func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (dwarfInfo, error) {
 	type scope struct {
 		fns      []string // the function's names
 		function bool     // a subprogram or inlined subroutine
+		host     string   // the out-of-line subprogram it is in
 	}
-	out := dwarfInfo{vars: map[varKey]varInfo{}, funcs: map[string]map[string]bool{}, inlined: map[string]map[string]bool{}}
+	out := dwarfInfo{vars: map[varKey]varInfo{}, funcs: map[string]map[string]bool{}, inlined: map[string]map[string]bool{}, hosts: map[string]map[string]bool{}}
 	addFile := func(m map[string]bool, f string) map[string]bool {
 		if f == "" {
 			return m
@@ -457,6 +464,9 @@ func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (dwarfInfo, error) {
 				return out, err
 			}
 			out.inlined[n] = addFile(out.inlined[n], file)
+			if len(stack) > 0 {
+				out.hosts[n] = addFile(out.hosts[n], stack[len(stack)-1].host)
+			}
 		case dwarf.TagSubprogram:
 			if _, hasCode := e.Val(dwarf.AttrLowpc).(uint64); hasCode || e.AttrField(dwarf.AttrRanges) != nil {
 				n, err := resolve(e)
@@ -483,14 +493,18 @@ func dwarfVars(d *dwarf.Data, funcAt map[uint64]string) (dwarfInfo, error) {
 			continue
 		}
 		sc := scope{fns: fns}
+		if len(stack) > 0 {
+			sc.host = stack[len(stack)-1].host
+		}
 		if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
 			n, err := resolve(e)
 			if err != nil {
 				return out, err
 			}
 			names[e.Offset] = n
-			sc = scope{fns: []string{n}, function: true}
+			sc = scope{fns: []string{n}, function: true, host: sc.host}
 			if e.Tag == dwarf.TagSubprogram {
+				sc.host = n
 				ranges, err := d.Ranges(e)
 				if err != nil {
 					return out, err

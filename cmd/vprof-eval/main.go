@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/ianlancetaylor/demangle"
 	"io"
 	"os"
 	"os/exec"
@@ -278,6 +279,9 @@ func evalProgram(c config, p testprogs.Program) Row {
 	if row.RootCause == "" {
 		row.RootCause = p.RootCauseFunction
 	}
+	if link, disp := reportedRoot(p); link != p.RootCauseFunction {
+		row.RootCause = "(host) " + disp
+	}
 	for _, v := range p.KeyVariables {
 		if !p.InComponent(v) {
 			row.Unmonitored = append(row.Unmonitored, v.Name)
@@ -363,7 +367,12 @@ func evalProgram(c config, p testprogs.Program) Row {
 			row.PlainRank = plain
 		}
 	}
-	row.Share = rootShare(c, normal, buggy, row.RootCause)
+	// The share is the root cause's own: exported stacks carry inlined frames.
+	share := p.RootCauseDisplay
+	if share == "" {
+		share = p.RootCauseFunction
+	}
+	row.Share = rootShare(c, normal, buggy, share)
 	if c.gprof {
 		row.GprofRank = gprofRank(c, p, dir, &row)
 	}
@@ -553,8 +562,9 @@ func findRoot(p testprogs.Program, report []byte) (Analysis, int, error) {
 		return a, 0, fmt.Errorf("report JSON: %w", err)
 	}
 	var above []Above
+	link, disp := reportedRoot(p)
 	for _, f := range rep.Functions {
-		if f.Function != p.RootCauseFunction && f.Function != p.RootCauseDisplay && !sameFunc(f.Function, p.RootCauseDisplay) {
+		if f.Function != link && f.Function != disp && !sameFunc(f.Function, disp) {
 			if len(above) < 3 {
 				src := f.Source
 				if f.Variable != "" {
@@ -575,6 +585,18 @@ func findRoot(p testprogs.Program, report []byte) (Analysis, int, error) {
 		return a, f.PlainRank, nil
 	}
 	return a, 0, nil
+}
+
+// reportedRoot returns the linkage and display names of the function whose
+// report row stands for the root cause: its own, or for a root cause that
+// the compiler inlined at every call (manifest root_cause_inlined), its
+// host's. vprof's rows are out-of-line functions; inlined code is reported
+// under its host, whose locations name the inlined call's line.
+func reportedRoot(p testprogs.Program) (linkage, display string) {
+	if p.RootCauseInlined && p.RootCauseHost != "" {
+		return p.RootCauseHost, demangle.Filter(p.RootCauseHost)
+	}
+	return p.RootCauseFunction, p.RootCauseDisplay
 }
 
 // rootShare returns the root cause's share of the slowdown in percent (Row.Share),
@@ -732,8 +754,8 @@ func gprofRank(c config, p testprogs.Program, dir string, row *Row) int {
 		}
 		rank++
 		name := m[1]
-		if name == p.RootCauseDisplay || sameFunc(name, p.RootCauseDisplay) ||
-			symname.StripClone(name) == p.RootCauseFunction { // gcc clones: f.constprop.0
+		if link, disp := reportedRoot(p); name == disp || sameFunc(name, disp) ||
+			symname.StripClone(name) == link { // gcc clones: f.constprop.0
 			return rank
 		}
 	}

@@ -361,3 +361,30 @@ func TestPrintExpected(t *testing.T) {
 		}
 	}
 }
+
+// An inlined root cause has no row of its own: the report's row for it is its
+// host's, and only a program that says so (root_cause_inlined) is scored so.
+func TestFindRootInlined(t *testing.T) {
+	report := []byte(`{"functions": [
+		{"rank": 1, "function": "FixMate::handleAlignment(SAMRecord const&)", "pattern": "scalability", "locations": ["fixmate.cpp:49"]},
+		{"rank": 2, "function": "hash_map::insert(value const&)", "pattern": "scalability"}]}`)
+	erase := testprogs.Program{RootCauseFunction: "_ZN8hash_map5eraseENS_8iteratorE", RootCauseDisplay: "hash_map::erase(hash_map::iterator)"}
+	host := erase
+	host.RootCauseInlined, host.RootCauseHost = true, "_ZN7FixMate15handleAlignmentERK9SAMRecord"
+	for _, tc := range []struct {
+		name string
+		p    testprogs.Program
+		rank int
+	}{
+		{"not inlined: no row", erase, 0},
+		{"inlined: its host's row", host, 1},
+	} {
+		a, _, err := findRoot(tc.p, report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Rank != tc.rank {
+			t.Errorf("%s: rank %d, want %d", tc.name, a.Rank, tc.rank)
+		}
+	}
+}

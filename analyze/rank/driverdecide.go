@@ -2,9 +2,7 @@ package rank
 
 import (
 	"cmp"
-	"fmt"
 	"math"
-	"os"
 	"slices"
 )
 
@@ -21,8 +19,8 @@ import (
 // time (SoleCallee both ways) and D's strongest evidence is what it was
 // given (a parameter of D or a field behind one), the argument that went
 // wrong was computed in the driver at each call: it decided how much D
-// does, as D10 reads a caller that decided, and takes D's place (D just
-// below when equal). A driver entered once (no parameter of its own that
+// does, as D10 reads a caller that decided, and takes D's place, D just
+// below it. A driver entered once (no parameter of its own that
 // changed within a slow run), a callee whose strongest evidence is a
 // local of its own (its own loop went wrong), and a driver that is not
 // D's direct caller keep their places.
@@ -31,7 +29,6 @@ func (a *Analyzer) driverCallers(res *Result, drivers []bool) {
 	c := &a.stk
 	row := a.rowOf(fns)
 	entered := a.enteredAgain()
-	dbg := os.Getenv("VPROF_D251") != ""
 	var pairs []placePair
 	for id := range fns {
 		fd := &fns[id]
@@ -47,9 +44,6 @@ func (a *Analyzer) driverCallers(res *Result, drivers []bool) {
 			ia, ok := row[int32(A)]
 			if !ok || A >= len(drivers) || !drivers[A] || !entered[A] || t < SoleCallee*c.on[D] || c.on[D] < SoleCallee*c.on[A] {
 				continue
-			}
-			if dbg {
-				fmt.Fprintf(os.Stderr, "D251 %s -> %s (%s): cal %.3f -> %.3f\n", fns[ia].Name, fd.Name, fd.Variable, fns[ia].Calibrated, fd.Calibrated)
 			}
 			pairs = append(pairs, placePair{ia, id})
 		}

@@ -255,6 +255,7 @@ func (a *Analyzer) Result() *Result {
 	a.dispatchers(res, drivers)              // dispatch.go, D204
 	a.settingCallers(res.Functions, drivers) // setting.go, D160
 	a.spinningLoop(res.Functions)            // drivers.go, D23
+	a.driverCallers(res, drivers)            // driverdecide.go, D251
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable

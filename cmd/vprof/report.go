@@ -56,7 +56,11 @@ and nothing under it (a predicate in a walk's condition), gives its
 place to the function it is inlined into when that one has a loop
 (D133); a thread's loop that spins (its own instructions take the extra
 time, not its callees) ranks at its outermost level whose own variables
-went wrong, globals aside (D209); last, where the normal and the slow
+went wrong, globals aside (D209); a driver frame entered again at
+each call (a parameter of its own changes: a library entry point the
+program calls per item) takes the place of the callee that is all of its
+time when the callee's strongest evidence is an argument it was given
+(D251); last, where the normal and the slow
 profiles hold call counts (vprof record --count), a caller and its callee
 among the first three rows are ordered by them: the callee called more
 often per call of its caller, each call about as long, puts the caller

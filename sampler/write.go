@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"fmt"
 	"os"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,10 @@ import (
 type profWriter struct {
 	w         *proffile.Writer
 	lastFlush int64
+	warn      func(string)
+	// pending are the objects added whose schema is still being read
+	// (object.naming), each with the place of its record.
+	pending []pendingObject
 
 	// read by the progress goroutine
 	samples  atomic.Int64
@@ -30,15 +35,56 @@ func (pw *profWriter) create(path string, h model.Header, objs []*object) error 
 	}
 	pw.w = w
 	for _, o := range objs { // loaded before the profile existed
-		w.AddObject(o.record())
+		pw.object(o)
 	}
 	return nil
 }
 
-// object writes a newly loaded object.
+// pendingObject is an object whose record waits for its schema.
+type pendingObject struct {
+	o     *object
+	place *proffile.Place
+}
+
+// object writes a newly loaded object, or keeps the place of its record
+// until its schema is read (settle): the records written meanwhile are
+// held behind it, so the samples in it follow it in the file as before,
+// written a little later.
 func (pw *profWriter) object(o *object) {
-	if pw.w != nil {
-		pw.w.AddObject(o.record())
+	if pw.w == nil {
+		return
+	}
+	if ok, err := o.named(false); !ok {
+		pw.pending = append(pw.pending, pendingObject{o, pw.w.Reserve()})
+		return
+	} else if err != nil {
+		pw.namingFailed(o, err)
+	}
+	pw.w.AddObject(o.record())
+}
+
+// settle writes the records of the pending objects whose schemas are
+// read; with wait, of all of them, waiting for their reading.
+func (pw *profWriter) settle(wait bool) {
+	keep := pw.pending[:0]
+	for _, po := range pw.pending {
+		ok, err := po.o.named(wait)
+		if !ok {
+			keep = append(keep, po)
+			continue
+		}
+		if err != nil {
+			pw.namingFailed(po.o, err)
+		}
+		pw.w.Fill(po.place, po.o.record())
+	}
+	clear(pw.pending[len(keep):])
+	pw.pending = keep
+}
+
+func (pw *profWriter) namingFailed(o *object, err error) {
+	if pw.warn != nil {
+		pw.warn(fmt.Sprintf("cannot read the symbols of %s: %v (its functions stay unnamed)", o.path, err))
 	}
 }
 
@@ -72,6 +118,9 @@ func (pw *profWriter) flush() { pw.w.Flush() }
 // flushDue flushes at most every flushEvery: a recorder killed later
 // loses at most this much.
 func (pw *profWriter) flushDue(now int64) {
+	if len(pw.pending) > 0 {
+		pw.settle(false)
+	}
 	if now-pw.lastFlush >= int64(flushEvery) {
 		pw.w.Flush()
 		pw.lastFlush = now
@@ -81,6 +130,7 @@ func (pw *profWriter) flushDue(now int64) {
 // abort ends a profile that will not be completed (a recorder fault).
 func (pw *profWriter) abort() {
 	if pw.w != nil {
+		pw.settle(true)
 		pw.w.Abort()
 	}
 }
@@ -144,6 +194,7 @@ func (r *Recorder) result(end int64, sampler string) (*Result, error) {
 		res.LoopCPU = threadCPU() - sm.thrAtTick // result runs on the tracer thread
 	}
 	res.TargetCPU = time.Duration(sm.targetCPU)
+	r.out.settle(true) // the symbols of the libraries still being read
 	if err := r.out.w.Close(tr); err != nil {
 		return res, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/pcindex"
+	"github.com/vprof/vprof/runtime/proffile"
 	"github.com/vprof/vprof/runtime/tailcall"
 	"github.com/vprof/vprof/sampler/unwind"
 )
@@ -53,8 +54,11 @@ type object struct {
 	restore bool
 	// naming is a library's schema being read on a goroutine of its own
 	// (nil: schema is complete). Until the tracer takes it (named),
-	// schema is a placeholder with the path only.
+	// schema is a placeholder with the path only. enc is the schema
+	// encoded for the record by that goroutine (nil: encoded when
+	// written).
 	naming *naming
+	enc    *proffile.EncodedSchema
 }
 
 // naming is the reading of a library's symbols (dwarfschema.LoadSymbols),
@@ -66,6 +70,7 @@ type object struct {
 type naming struct {
 	done   chan struct{}
 	schema *model.Schema
+	enc    *proffile.EncodedSchema // the schema as the record holds it
 	err    error
 }
 
@@ -91,8 +96,7 @@ func (o *object) named(wait bool) (ok bool, err error) {
 	if n.err != nil {
 		return true, n.err
 	}
-	n.schema.Path = o.path
-	o.schema = n.schema
+	o.schema, o.enc = n.schema, n.enc
 	return true, nil
 }
 
@@ -216,7 +220,12 @@ func openLibrary(path, display string) (*object, error) {
 	go func() {
 		defer close(n.done)
 		time.Sleep(nameDelay)
-		n.schema, n.err = dwarfschema.LoadSymbols(path)
+		s, err := dwarfschema.LoadSymbols(path)
+		if err == nil {
+			s.Path = display
+			n.enc, _ = proffile.EncodeSchema(s) // nil: encoded when written, and failing then
+		}
+		n.schema, n.err = s, err
 	}()
 	return o, nil
 }

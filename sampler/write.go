@@ -60,7 +60,8 @@ func (pw *profWriter) object(o *object) {
 	} else if err != nil {
 		pw.namingFailed(o, err)
 	}
-	pw.w.AddObject(o.record())
+	pw.w.AddEncoded(o.record(), o.enc)
+	o.enc = nil
 }
 
 // settle writes the records of the pending objects whose schemas are
@@ -76,7 +77,8 @@ func (pw *profWriter) settle(wait bool) {
 		if err != nil {
 			pw.namingFailed(po.o, err)
 		}
-		pw.w.Fill(po.place, po.o.record())
+		pw.w.Fill(po.place, po.o.record(), po.o.enc)
+		po.o.enc = nil
 	}
 	clear(pw.pending[len(keep):])
 	pw.pending = keep

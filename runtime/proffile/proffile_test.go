@@ -709,7 +709,13 @@ func TestReservedObject(t *testing.T) {
 		w.AddSample(10, 10, &model.Sample{Tick: 2, Stack: []uint64{0x9010}})
 		for k, i := range order {
 			lib := &model.Schema{Path: "lib", Type: "dyn", Funcs: []model.Func{{Name: "f"}}}
-			if err := w.Fill(places[i], &model.Object{ID: uint16(1 + i), Path: "lib", Schema: lib}); err != nil {
+			var es *EncodedSchema
+			if i == 1 { // encoded ahead, as a recorder does on another goroutine
+				if es, err = EncodeSchema(lib); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Fill(places[i], &model.Object{ID: uint16(1 + i), Path: "lib", Schema: lib}, es); err != nil {
 				t.Fatal(err)
 			}
 			if w.Held() != (k == 0) {
@@ -732,6 +738,9 @@ func TestReservedObject(t *testing.T) {
 			switch x := rec.(type) {
 			case *model.Object:
 				got = append(got, fmt.Sprintf("object %d", x.ID))
+				if x.ID > 0 && (len(x.Schema.Funcs) != 1 || x.Schema.Funcs[0].Name != "f") {
+					t.Errorf("object %d: schema %+v", x.ID, x.Schema)
+				}
 			case *model.Mapping:
 				got = append(got, fmt.Sprintf("mapping %d", x.Obj))
 			case *model.Block:

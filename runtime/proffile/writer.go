@@ -164,12 +164,44 @@ func (w *Writer) jsonRecord(kind byte, v any) {
 
 // AddObject records an object and its schema (the layout log).
 func (w *Writer) AddObject(o *model.Object) error {
-	if w.encodeObject(o) != nil {
+	return w.AddEncoded(o, nil)
+}
+
+// AddEncoded is AddObject with o's schema encoded ahead (EncodeSchema;
+// nil: encoded now from o.Schema).
+func (w *Writer) AddEncoded(o *model.Object, es *EncodedSchema) error {
+	if w.encodeObject(o, es) != nil {
 		return w.err
 	}
 	w.record(recObjectZ, w.zbuf.Bytes())
 	w.trimZ()
 	return w.err
+}
+
+// EncodedSchema is a schema encoded for its object's record, ahead of it
+// and on any goroutine: encoding the C++ library's symbols takes 30 to
+// 190 ms on a loaded machine, which a recorder need not spend between
+// two drains of its samples.
+type EncodedSchema struct {
+	raw int    // the JSON's length
+	z   []byte // the JSON deflated
+}
+
+// EncodeSchema encodes s for an object record (AddEncoded, Fill).
+func EncodeSchema(s *model.Schema) (*EncodedSchema, error) {
+	sb, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode schema of %s: %w", s.Path, err)
+	}
+	var buf bytes.Buffer
+	zw, _ := flate.NewWriter(&buf, flate.BestSpeed) // BestSpeed is a valid level
+	if _, err := zw.Write(sb); err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("deflate schema of %s: %w", s.Path, err)
+	}
+	return &EncodedSchema{raw: len(sb), z: buf.Bytes()}, nil
 }
 
 // Reserve keeps the place of an object record whose schema is not ready
@@ -184,13 +216,13 @@ func (w *Writer) Reserve() *Place {
 	return p
 }
 
-// Fill writes the object of place p, then what was held behind it up to
-// the next place not filled.
-func (w *Writer) Fill(p *Place, o *model.Object) error {
+// Fill writes the object of place p (its schema encoded ahead, or nil),
+// then what was held behind it up to the next place not filled.
+func (w *Writer) Fill(p *Place, o *model.Object, es *EncodedSchema) error {
 	if p.filled {
 		return fmt.Errorf("object %s: its place is filled already", o.Path)
 	}
-	if w.encodeObject(o) == nil {
+	if w.encodeObject(o, es) == nil {
 		w.into = &p.rec
 		w.record(recObjectZ, w.zbuf.Bytes())
 		w.into = nil
@@ -217,8 +249,9 @@ func (w *Writer) trimZ() {
 	}
 }
 
-// encodeObject encodes o's record payload into zbuf.
-func (w *Writer) encodeObject(o *model.Object) error {
+// encodeObject encodes o's record payload into zbuf, with its schema
+// encoded ahead (es) or from o.Schema.
+func (w *Writer) encodeObject(o *model.Object, es *EncodedSchema) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -226,7 +259,7 @@ func (w *Writer) encodeObject(o *model.Object) error {
 		w.err = err
 		return err
 	}
-	if o.Schema == nil {
+	if o.Schema == nil && es == nil {
 		return fail(fmt.Errorf("add object %s: no schema", o.Path))
 	}
 	head := *o
@@ -235,13 +268,18 @@ func (w *Writer) encodeObject(o *model.Object) error {
 	if err != nil {
 		return fail(fmt.Errorf("encode object %s: %w", o.Path, err))
 	}
+	w.zbuf.Reset()
+	w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(len(hb))))
+	w.zbuf.Write(hb)
+	if es != nil {
+		w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(es.raw)))
+		w.zbuf.Write(es.z)
+		return nil
+	}
 	sb, err := json.Marshal(o.Schema)
 	if err != nil {
 		return fail(fmt.Errorf("encode schema of %s: %w", o.Path, err))
 	}
-	w.zbuf.Reset()
-	w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(len(hb))))
-	w.zbuf.Write(hb)
 	w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(len(sb))))
 	if w.zw == nil {
 		w.zw, _ = flate.NewWriter(&w.zbuf, flate.BestSpeed) // BestSpeed is a valid level

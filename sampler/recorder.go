@@ -488,7 +488,7 @@ func Record(cfg Config) (*Result, error) {
 func newRecorder(cfg Config, sigs <-chan os.Signal) *Recorder {
 	r := &Recorder{cfg: cfg, sigs: sigs}
 	r.warn = warner{seen: map[string]bool{}, fn: cfg.Warn}
-	r.out.warn = r.warn.warn
+	r.out.warn, r.out.now = r.warn.warn, r.clk.now
 	r.objs = objectCache{
 		byKey: map[string]*object{},
 		out:   &r.out,

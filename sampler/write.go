@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ type profWriter struct {
 	w         *proffile.Writer
 	lastFlush int64
 	warn      func(string)
+	now       func() int64 // the recording's clock
 	// pending are the objects added whose schema is still being read
 	// (object.naming), each with the place of its record.
 	pending []pendingObject
@@ -44,6 +46,7 @@ func (pw *profWriter) create(path string, h model.Header, objs []*object) error 
 type pendingObject struct {
 	o     *object
 	place *proffile.Place
+	at    int64 // when it was added (clock time)
 }
 
 // object writes a newly loaded object, or keeps the place of its record
@@ -55,7 +58,7 @@ func (pw *profWriter) object(o *object) {
 		return
 	}
 	if ok, err := o.named(false); !ok {
-		pw.pending = append(pw.pending, pendingObject{o, pw.w.Reserve()})
+		pw.pending = append(pw.pending, pendingObject{o, pw.w.Reserve(), pw.now()})
 		return
 	} else if err != nil {
 		pw.namingFailed(o, err)
@@ -65,11 +68,12 @@ func (pw *profWriter) object(o *object) {
 }
 
 // settle writes the records of the pending objects whose schemas are
-// read; with wait, of all of them, waiting for their reading.
-func (pw *profWriter) settle(wait bool) {
+// read, waiting for those added at or before time wait (math.MaxInt64:
+// all of them; -1: none).
+func (pw *profWriter) settle(wait int64) {
 	keep := pw.pending[:0]
 	for _, po := range pw.pending {
-		ok, err := po.o.named(wait)
+		ok, err := po.o.named(po.at <= wait)
 		if !ok {
 			keep = append(keep, po)
 			continue
@@ -120,10 +124,19 @@ func (pw *profWriter) flush() { pw.w.Flush() }
 // flushDue flushes at most every flushEvery: a recorder killed later
 // loses at most this much.
 func (pw *profWriter) flushDue(now int64) {
+	due := now-pw.lastFlush >= int64(flushEvery)
 	if len(pw.pending) > 0 {
-		pw.settle(false)
+		// At a flush, the names read since before the previous one are
+		// waited for (what is left of their reading, seldom anything):
+		// the records held behind them would not reach the file, and a
+		// recorder killed then would lose more than flushEvery of them.
+		wait := int64(-1)
+		if due {
+			wait = now - int64(flushEvery)
+		}
+		pw.settle(wait)
 	}
-	if now-pw.lastFlush >= int64(flushEvery) {
+	if due {
 		pw.w.Flush()
 		pw.lastFlush = now
 	}
@@ -132,7 +145,7 @@ func (pw *profWriter) flushDue(now int64) {
 // abort ends a profile that will not be completed (a recorder fault).
 func (pw *profWriter) abort() {
 	if pw.w != nil {
-		pw.settle(true)
+		pw.settle(math.MaxInt64)
 		pw.w.Abort()
 	}
 }
@@ -196,7 +209,7 @@ func (r *Recorder) result(end int64, sampler string) (*Result, error) {
 		res.LoopCPU = threadCPU() - sm.thrAtTick // result runs on the tracer thread
 	}
 	res.TargetCPU = time.Duration(sm.targetCPU)
-	r.out.settle(true) // the symbols of the libraries still being read
+	r.out.settle(math.MaxInt64) // the symbols of the libraries still being read
 	if err := r.out.w.Close(tr); err != nil {
 		return res, err
 	}

@@ -126,13 +126,14 @@ func (pw *profWriter) flush() { pw.w.Flush() }
 func (pw *profWriter) flushDue(now int64) {
 	due := now-pw.lastFlush >= int64(flushEvery)
 	if len(pw.pending) > 0 {
-		// At a flush, the names read since before the previous one are
-		// waited for (what is left of their reading, seldom anything):
-		// the records held behind them would not reach the file, and a
-		// recorder killed then would lose more than flushEvery of them.
+		// At a flush, the names read for half a flush interval or more
+		// are waited for (what is left of their reading, seldom
+		// anything): the records held behind them would not reach the
+		// file, and a recorder killed then would lose more of them than
+		// flushEvery's.
 		wait := int64(-1)
 		if due {
-			wait = now - int64(flushEvery)
+			wait = now - int64(flushEvery/2)
 		}
 		pw.settle(wait)
 	}

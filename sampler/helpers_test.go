@@ -91,18 +91,23 @@ func buildC(t testing.TB, name string, flags ...string) string {
 // buildStacks builds stacks.c linked with libwork.so.
 func buildStacks(t testing.TB) string {
 	t.Helper()
+	dir := filepath.Dir(buildStacksLib(t))
+	return buildC(t, "stacks", "-g", "-L"+dir, "-lwork", "-Wl,-rpath,"+dir)
+}
+
+// buildStacksLib builds libwork.so and returns its path.
+func buildStacksLib(t testing.TB) string {
+	t.Helper()
 	lib := buildC(t, "libwork", "-g", "-shared", "-fPIC")
-	dir := filepath.Dir(lib)
-	so := filepath.Join(dir, "libwork.so")
+	so := filepath.Join(filepath.Dir(lib), "libwork.so")
 	buildMu.Lock()
+	defer buildMu.Unlock()
 	if _, err := os.Stat(so); err != nil {
 		if err := os.Link(lib, so); err != nil {
-			buildMu.Unlock()
 			t.Fatal(err)
 		}
 	}
-	buildMu.Unlock()
-	return buildC(t, "stacks", "-g", "-L"+dir, "-lwork", "-Wl,-rpath,"+dir)
+	return so
 }
 
 // samp is one sample read back, with its stack symbolised.

@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/dwarfschema"
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/pcindex"
+	"github.com/vprof/vprof/runtime/proffile"
 	"github.com/vprof/vprof/runtime/tailcall"
 	"github.com/vprof/vprof/sampler/unwind"
 )
@@ -50,6 +52,52 @@ type object struct {
 	// back while recording (Config.TailFrames, tailframes.go).
 	tails   *tailcall.Index
 	restore bool
+	// naming is a library's schema being read on a goroutine of its own
+	// (nil: schema is complete). Until the tracer takes it (named),
+	// schema is a placeholder with the path only. enc is the schema
+	// encoded for the record by that goroutine (nil: encoded when
+	// written).
+	naming *naming
+	enc    *proffile.EncodedSchema
+}
+
+// naming is the reading of a library's symbols (dwarfschema.LoadSymbols),
+// which only the object's record needs: sampling needs the CFI and the
+// load segments, read first (openLibrary). Reading and demangling the
+// C++ library's 4,000 symbols takes 150 ms of CPU (500 ms to 1.5 s on a
+// loaded machine), during which every sample queued behind the first
+// one in the library waited, its globals and heap read that much later.
+type naming struct {
+	done   chan struct{}
+	schema *model.Schema
+	enc    *proffile.EncodedSchema // the schema as the record holds it
+	err    error
+}
+
+// named reports whether o's schema is complete, taking it from its
+// naming goroutine once done; with wait it waits for it. A library whose
+// symbols cannot be read keeps its placeholder (its functions unnamed),
+// and err says why.
+func (o *object) named(wait bool) (ok bool, err error) {
+	n := o.naming
+	if n == nil {
+		return true, nil
+	}
+	if wait {
+		<-n.done
+	} else {
+		select {
+		case <-n.done:
+		default:
+			return false, nil
+		}
+	}
+	o.naming = nil
+	if n.err != nil {
+		return true, n.err
+	}
+	o.schema, o.enc = n.schema, n.enc
+	return true, nil
 }
 
 // derefField is a field read behind its pointer: Size bytes at the
@@ -148,25 +196,37 @@ func loadProgram(path, display string, opt loadOptions) (*object, error) {
 	return o, nil
 }
 
-// loadLibrary loads a non-program object (shared library, loader): CFI and
-// symbols only (dwarfschema.LoadSymbols: no DWARF work, whatever the
+// nameDelay is added to the reading of a library's symbols (tests: a
+// library whose symbols take long to read).
+var nameDelay time.Duration
+
+// openLibrary loads a non-program object (shared library, loader): its
+// load segments and CFI at once, its symbols on a goroutine of its own
+// (o.naming: dwarfschema.LoadSymbols, no DWARF work, whatever the
 // library carries).
-func loadLibrary(path, display string) (*object, error) {
-	s, err := dwarfschema.LoadSymbols(path)
-	if err != nil {
-		return nil, err
-	}
-	s.Path = display
+func openLibrary(path, display string) (*object, error) {
 	ef, err := elf.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", display, err)
 	}
 	defer ef.Close()
-	o := &object{path: display, progs: readProgs(ef), schema: s}
+	o := &object{path: display, progs: readProgs(ef), schema: &model.Schema{Path: display, Type: "dyn"}}
 	if t, err := unwind.New(ef); err == nil {
 		t.Path = display
 		o.table = t
 	}
+	n := &naming{done: make(chan struct{})}
+	o.naming = n
+	go func() {
+		defer close(n.done)
+		time.Sleep(nameDelay)
+		s, err := dwarfschema.LoadSymbols(path)
+		if err == nil {
+			s.Path = display
+			n.enc, _ = proffile.EncodeSchema(s) // nil: encoded when written, and failing then
+		}
+		n.schema, n.err = s, err
+	}()
 	return o, nil
 }
 
@@ -336,7 +396,7 @@ func (oc *objectCache) get(file, display string, program bool) (*object, error) 
 	var err error
 	if la := oc.ahead[display]; la != nil && !program {
 		delete(oc.ahead, display)
-		<-la.done
+		<-la.done // its CFI: its symbols may still be read (o.naming)
 		o, err = la.o, la.err
 	}
 	switch {
@@ -344,7 +404,7 @@ func (oc *objectCache) get(file, display string, program bool) (*object, error) 
 	case program:
 		o, err = loadProgram(file, display, oc.opt)
 	default:
-		o, err = loadLibrary(file, display)
+		o, err = openLibrary(file, display)
 	}
 	if err != nil {
 		return nil, err
@@ -435,7 +495,7 @@ func (oc *objectCache) loadAhead(path string) bool {
 	oc.ahead[real] = la
 	go func() {
 		defer close(la.done)
-		la.o, la.err = loadLibrary(real, real)
+		la.o, la.err = openLibrary(real, real)
 	}()
 	return true
 }

@@ -720,13 +720,18 @@ func (sm *sampling) perfSample(rec *perfRecord) {
 	t0 := sm.now()
 	pb := sm.perf
 	e := pb.events[rec.id]
+	// Perf counts the samples taken (but those --jitter thins out),
+	// Dropped those of them not turned into samples: the summary's
+	// per-sample figures divide by the difference.
 	if e == nil || e.t.gone || e.t.tid != int(rec.tid) || e.t.proc == nil || e.t.proc.exited || e.t.proc == pb.discard {
+		sm.steps.Perf++
 		sm.steps.Dropped++
 		return
 	}
 	if sm.cfg.Jitter && sm.rng.IntN(perfJitterSteps) != 0 {
 		return // thinned out: the next sample kept weighs this one's CPU time too
 	}
+	sm.steps.Perf++
 	t := e.t
 	weight := int64(rec.count - e.last)
 	if rec.count < e.last {
@@ -747,7 +752,6 @@ func (sm *sampling) perfSample(rec *perfRecord) {
 		sm.cpuAtTick, sm.thrAtTick = ownCPU(), threadCPU()
 	}
 	sm.steps.Ticks++
-	sm.steps.Perf++
 	c := pb.cap
 	for i, v := range rec.regs {
 		c.regs.R[perfRegDWARF[i]] = v

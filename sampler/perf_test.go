@@ -627,3 +627,63 @@ func TestPerfWakeup(t *testing.T) {
 		t.Errorf("wakeup_events with --jitter %d, want %d", w, 3*perfJitterSteps)
 	}
 }
+
+// TestPerfLibraryMappedMidRun: a library mapped mid-run (dlopen) whose
+// symbols take long to read (nameDelay stands for the C++ library's on a
+// loaded machine) holds up no sample: its frames are unwound with its
+// CFI at once, its record written when its symbols are read, before the
+// samples in it, and the globals of the samples taken right after the
+// mapping are read at most a few drains after their tick. When the first
+// sample in the library loaded the whole of it, every sample queued
+// behind it waited as long.
+func TestPerfLibraryMappedMidRun(t *testing.T) {
+	perfOK(t)
+	exe := buildC(t, "dlopener", "-g", "-ldl")
+	lib := buildStacksLib(t)
+	const delay = 3 * time.Second
+	nameDelay = delay
+	defer func() { nameDelay = 0 }()
+	res, p := record(t, Config{Args: []string{exe, lib}, Sampler: SamplerPerf, Depth: 2, AllVars: true})
+	if res.ExitStatus != 0 {
+		t.Fatalf("exit status %d", res.ExitStatus)
+	}
+	t.Logf("%d samples; globals read %.2f ms after the tick on average, at most %v",
+		res.Steps.Perf-res.Steps.Dropped, float64(res.Steps.Lag.Nanoseconds())/float64(max(res.Steps.Perf-res.Steps.Dropped, 1))/1e6, res.Steps.MaxLag)
+	if res.Steps.MaxLag >= delay/2 {
+		t.Errorf("a sample was read %v after its tick: held up by the reading of a library's symbols (%v)", res.Steps.MaxLag, delay)
+	}
+	stacks := framesOf(p, "libwork.so:lib_spin")
+	if len(stacks) < 20 {
+		t.Fatalf("%d samples in lib_spin (named from the library's record), want 20 or more of its 0.8 s", len(stacks))
+	}
+	whole := 0
+	for _, st := range stacks {
+		if hasChain(st, []string{"libwork.so:lib_spin", "main"}) {
+			whole++
+		}
+	}
+	if whole*10 < len(stacks)*9 {
+		t.Errorf("%d of %d lib_spin samples have main as caller", whole, len(stacks))
+	}
+	// g_round is read live, main's round from the tick's registers and
+	// stack: equal when the global is read within the round (~10 ms).
+	local := map[int]uint64{}
+	for _, v := range p.values("main", "round") {
+		local[v.sample] = v.Bits
+	}
+	same, both := 0, 0
+	for _, v := range p.values("#global", "g_round") {
+		r, ok := local[v.sample]
+		if !ok || p.samples[v.sample].funcs[0] != "libwork.so:lib_spin" {
+			continue
+		}
+		both++
+		if v.Bits == r {
+			same++
+		}
+	}
+	t.Logf("g_round equals main's round in %d of %d lib_spin samples", same, both)
+	if both < 20 || same*2 < both {
+		t.Errorf("g_round equals main's round in %d of %d lib_spin samples with both, want half or more", same, both)
+	}
+}

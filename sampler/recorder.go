@@ -311,9 +311,33 @@ type clock struct {
 func (c *clock) now() int64 { return int64(time.Since(c.start)) }
 
 // begin sets the time base to now.
-func (c *clock) begin() {
-	c.monoBase = monoNanos()
-	c.start = time.Now()
+func (c *clock) begin() { c.beginWith(monoNanos, time.Now) }
+
+// beginWith sets the time base from readings of CLOCK_MONOTONIC (mono)
+// and of Go's clock (now, whose monotonic part is CLOCK_MONOTONIC too).
+// monoBase must be the first at the instant of the second: perf samples'
+// times (CLOCK_MONOTONIC) become the profile's with it, and their lag is
+// measured against now. Read once one after the other, a tracer preempted
+// between the two readings (tens of ms on a loaded machine) put every
+// sample that much later than the recording's own clock: samples after
+// the recording's end, a mean lag of -14 ms. So the Go reading is
+// bracketed by two CLOCK_MONOTONIC ones, taken again when they are far
+// apart, and the bracket's middle kept.
+func (c *clock) beginWith(mono func() int64, now func() time.Time) {
+	const tight = 20 * time.Microsecond
+	best := int64(-1)
+	for i := 0; i < 20; i++ {
+		a := mono()
+		t := now()
+		b := mono()
+		if best < 0 || b-a < best {
+			best = b - a
+			c.monoBase, c.start = a+(b-a)/2, t
+		}
+		if best <= int64(tight) {
+			break
+		}
+	}
 }
 
 // sleepUntil sleeps until t ns after the start (an absolute deadline, so
@@ -464,6 +488,7 @@ func Record(cfg Config) (*Result, error) {
 func newRecorder(cfg Config, sigs <-chan os.Signal) *Recorder {
 	r := &Recorder{cfg: cfg, sigs: sigs}
 	r.warn = warner{seen: map[string]bool{}, fn: cfg.Warn}
+	r.out.warn, r.out.now = r.warn.warn, r.clk.now
 	r.objs = objectCache{
 		byKey: map[string]*object{},
 		out:   &r.out,

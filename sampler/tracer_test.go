@@ -208,3 +208,29 @@ func TestThreadOf(t *testing.T) {
 		}
 	}
 }
+
+// TestClockBase checks that the CLOCK_MONOTONIC base of a recording is
+// read at the instant of its Go start time, even when the tracer is
+// preempted between the readings (perf samples' times are converted with
+// the one and their lag measured with the other: a 30 ms gap made every
+// sample 30 ms later than the recording's clock, its lag negative).
+func TestClockBase(t *testing.T) {
+	for _, stall := range []int64{0, 30e6} {
+		var at int64 = 5e9 // the fake CLOCK_MONOTONIC, ns
+		calls := 0
+		mono := func() int64 { at += 1000; return at }
+		now := func() time.Time {
+			calls++
+			if calls == 1 {
+				at += stall // preempted before this reading
+			}
+			at += 1000
+			return time.Unix(0, at)
+		}
+		var c clock
+		c.beginWith(mono, now)
+		if d := c.start.UnixNano() - c.monoBase; d < -2000 || d > 2000 {
+			t.Errorf("preempted %v: start is %v off the CLOCK_MONOTONIC base", time.Duration(stall), time.Duration(d))
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package sampler
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"sync/atomic"
 	"time"
@@ -15,6 +17,11 @@ import (
 type profWriter struct {
 	w         *proffile.Writer
 	lastFlush int64
+	warn      func(string)
+	now       func() int64 // the recording's clock
+	// pending are the objects added whose schema is still being read
+	// (object.naming), each with the place of its record.
+	pending []pendingObject
 
 	// read by the progress goroutine
 	samples  atomic.Int64
@@ -30,15 +37,60 @@ func (pw *profWriter) create(path string, h model.Header, objs []*object) error 
 	}
 	pw.w = w
 	for _, o := range objs { // loaded before the profile existed
-		w.AddObject(o.record())
+		pw.object(o)
 	}
 	return nil
 }
 
-// object writes a newly loaded object.
+// pendingObject is an object whose record waits for its schema.
+type pendingObject struct {
+	o     *object
+	place *proffile.Place
+	at    int64 // when it was added (clock time)
+}
+
+// object writes a newly loaded object, or keeps the place of its record
+// until its schema is read (settle): the records written meanwhile are
+// held behind it, so the samples in it follow it in the file as before,
+// written a little later.
 func (pw *profWriter) object(o *object) {
-	if pw.w != nil {
-		pw.w.AddObject(o.record())
+	if pw.w == nil {
+		return
+	}
+	if ok, err := o.named(false); !ok {
+		pw.pending = append(pw.pending, pendingObject{o, pw.w.Reserve(), pw.now()})
+		return
+	} else if err != nil {
+		pw.namingFailed(o, err)
+	}
+	pw.w.AddEncoded(o.record(), o.enc)
+	o.enc = nil
+}
+
+// settle writes the records of the pending objects whose schemas are
+// read, waiting for those added at or before time wait (math.MaxInt64:
+// all of them; -1: none).
+func (pw *profWriter) settle(wait int64) {
+	keep := pw.pending[:0]
+	for _, po := range pw.pending {
+		ok, err := po.o.named(po.at <= wait)
+		if !ok {
+			keep = append(keep, po)
+			continue
+		}
+		if err != nil {
+			pw.namingFailed(po.o, err)
+		}
+		pw.w.Fill(po.place, po.o.record(), po.o.enc)
+		po.o.enc = nil
+	}
+	clear(pw.pending[len(keep):])
+	pw.pending = keep
+}
+
+func (pw *profWriter) namingFailed(o *object, err error) {
+	if pw.warn != nil {
+		pw.warn(fmt.Sprintf("cannot read the symbols of %s: %v (its functions stay unnamed)", o.path, err))
 	}
 }
 
@@ -72,7 +124,20 @@ func (pw *profWriter) flush() { pw.w.Flush() }
 // flushDue flushes at most every flushEvery: a recorder killed later
 // loses at most this much.
 func (pw *profWriter) flushDue(now int64) {
-	if now-pw.lastFlush >= int64(flushEvery) {
+	due := now-pw.lastFlush >= int64(flushEvery)
+	if len(pw.pending) > 0 {
+		// At a flush, the names read for half a flush interval or more
+		// are waited for (what is left of their reading, seldom
+		// anything): the records held behind them would not reach the
+		// file, and a recorder killed then would lose more of them than
+		// flushEvery's.
+		wait := int64(-1)
+		if due {
+			wait = now - int64(flushEvery/2)
+		}
+		pw.settle(wait)
+	}
+	if due {
 		pw.w.Flush()
 		pw.lastFlush = now
 	}
@@ -81,6 +146,7 @@ func (pw *profWriter) flushDue(now int64) {
 // abort ends a profile that will not be completed (a recorder fault).
 func (pw *profWriter) abort() {
 	if pw.w != nil {
+		pw.settle(math.MaxInt64)
 		pw.w.Abort()
 	}
 }
@@ -144,6 +210,7 @@ func (r *Recorder) result(end int64, sampler string) (*Result, error) {
 		res.LoopCPU = threadCPU() - sm.thrAtTick // result runs on the tracer thread
 	}
 	res.TargetCPU = time.Duration(sm.targetCPU)
+	r.out.settle(math.MaxInt64) // the symbols of the libraries still being read
 	if err := r.out.w.Close(tr); err != nil {
 		return res, err
 	}

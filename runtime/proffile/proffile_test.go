@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -685,4 +686,82 @@ func FuzzDecodeObjectZ(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReservedObject checks that an object whose place was reserved is
+// read where it was reserved, before the records written meanwhile (a
+// library's samples), whatever the order the places are filled in, and
+// that Close fails while a place is empty.
+func TestReservedObject(t *testing.T) {
+	for _, order := range [][2]int{{0, 1}, {1, 0}} {
+		path := filepath.Join(t.TempDir(), "p.data")
+		w, err := Create(path, model.Header{Target: "/bin/t", PID: 10, IntervalNS: 1e6, Clock: model.ClockCPU, Stack: 64, Sampler: "perf"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.AddObject(&model.Object{ID: 0, Path: "/bin/t", Program: true, Schema: testSchema()})
+		places := []*Place{w.Reserve()}
+		w.AddMapping(model.Mapping{PID: 10, Start: 0x7000, End: 0x8000, Obj: 1})
+		w.AddSample(10, 10, &model.Sample{Tick: 1, Stack: []uint64{0x7010}})
+		w.Flush() // held: the block stays behind the place
+		places = append(places, w.Reserve())
+		w.AddMapping(model.Mapping{PID: 10, Start: 0x9000, End: 0xa000, Obj: 2})
+		w.AddSample(10, 10, &model.Sample{Tick: 2, Stack: []uint64{0x9010}})
+		for k, i := range order {
+			lib := &model.Schema{Path: "lib", Type: "dyn", Funcs: []model.Func{{Name: "f"}}}
+			var es *EncodedSchema
+			if i == 1 { // encoded ahead, as a recorder does on another goroutine
+				if es, err = EncodeSchema(lib); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Fill(places[i], &model.Object{ID: uint16(1 + i), Path: "lib", Schema: lib}, es); err != nil {
+				t.Fatal(err)
+			}
+			if w.Held() != (k == 0) {
+				t.Errorf("order %v: after filling place %d, held %v", order, i, w.Held())
+			}
+		}
+		if err := w.Close(model.Trailer{Samples: 2}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				break
+			}
+			switch x := rec.(type) {
+			case *model.Object:
+				got = append(got, fmt.Sprintf("object %d", x.ID))
+				if x.ID > 0 && (len(x.Schema.Funcs) != 1 || x.Schema.Funcs[0].Name != "f") {
+					t.Errorf("object %d: schema %+v", x.ID, x.Schema)
+				}
+			case *model.Mapping:
+				got = append(got, fmt.Sprintf("mapping %d", x.Obj))
+			case *model.Block:
+				for _, s := range x.Samples {
+					got = append(got, fmt.Sprintf("sample %d", s.Tick))
+				}
+			}
+		}
+		r.Close()
+		want := "object 0,object 1,mapping 1,sample 1,object 2,mapping 2,sample 2"
+		if g := strings.Join(got, ","); g != want || !r.Recovery().Complete {
+			t.Errorf("order %v: records %s (complete %v), want %s", order, g, r.Recovery().Complete, want)
+		}
+	}
+
+	w, err := Create(filepath.Join(t.TempDir(), "q.data"), model.Header{Target: "/bin/t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Reserve()
+	if err := w.Close(model.Trailer{}); err == nil || !strings.Contains(err.Error(), "never given") {
+		t.Errorf("Close with a place not filled: %v", err)
+	}
 }

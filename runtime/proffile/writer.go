@@ -58,6 +58,19 @@ type Writer struct {
 	zw      *flate.Writer // deflates schemas into zbuf
 	err     error         // first write error: sticky
 	closed  bool
+	// held are the places reserved for objects not given yet (Reserve),
+	// oldest first; while there is one, what is written is kept in
+	// memory behind the newest, and into, when set, takes the bytes of
+	// the record being filled in.
+	held []*Place
+	into *[]byte
+}
+
+// Place is where Reserve kept room for an object record.
+type Place struct {
+	rec    []byte // the object's record, once Fill gave it
+	filled bool
+	after  []byte // the records written after the place, held until then
 }
 
 // threadBuf holds one thread's encoded samples not yet written as a block,
@@ -102,6 +115,23 @@ func (w *Writer) write(b []byte) {
 	if w.err != nil {
 		return
 	}
+	if w.into != nil {
+		*w.into = append(*w.into, b...)
+		return
+	}
+	if n := len(w.held); n > 0 {
+		h := w.held[n-1]
+		h.after = append(h.after, b...)
+		return
+	}
+	w.put(b)
+}
+
+// put writes b to the file.
+func (w *Writer) put(b []byte) {
+	if w.err != nil {
+		return
+	}
 	if _, err := w.bw.Write(b); err != nil {
 		w.err = fileErr(w.tmp, err)
 	}
@@ -134,6 +164,94 @@ func (w *Writer) jsonRecord(kind byte, v any) {
 
 // AddObject records an object and its schema (the layout log).
 func (w *Writer) AddObject(o *model.Object) error {
+	return w.AddEncoded(o, nil)
+}
+
+// AddEncoded is AddObject with o's schema encoded ahead (EncodeSchema;
+// nil: encoded now from o.Schema).
+func (w *Writer) AddEncoded(o *model.Object, es *EncodedSchema) error {
+	if w.encodeObject(o, es) != nil {
+		return w.err
+	}
+	w.record(recObjectZ, w.zbuf.Bytes())
+	w.trimZ()
+	return w.err
+}
+
+// EncodedSchema is a schema encoded for its object's record, ahead of it
+// and on any goroutine: encoding the C++ library's symbols takes 30 to
+// 190 ms on a loaded machine, which a recorder need not spend between
+// two drains of its samples.
+type EncodedSchema struct {
+	raw int    // the JSON's length
+	z   []byte // the JSON deflated
+}
+
+// EncodeSchema encodes s for an object record (AddEncoded, Fill).
+func EncodeSchema(s *model.Schema) (*EncodedSchema, error) {
+	sb, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode schema of %s: %w", s.Path, err)
+	}
+	var buf bytes.Buffer
+	zw, _ := flate.NewWriter(&buf, flate.BestSpeed) // BestSpeed is a valid level
+	if _, err := zw.Write(sb); err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("deflate schema of %s: %w", s.Path, err)
+	}
+	return &EncodedSchema{raw: len(sb), z: buf.Bytes()}, nil
+}
+
+// Reserve keeps the place of an object record whose schema is not ready
+// yet (a library whose symbols are still being read, while its CFI is
+// already used to unwind): the records written after it are held in
+// memory, in order, until Fill gives the object, so that the file reads
+// as if the object had been added now, and every sample that maps to it
+// follows its record. Close fails while a place is not filled.
+func (w *Writer) Reserve() *Place {
+	p := &Place{}
+	w.held = append(w.held, p)
+	return p
+}
+
+// Fill writes the object of place p (its schema encoded ahead, or nil),
+// then what was held behind it up to the next place not filled.
+func (w *Writer) Fill(p *Place, o *model.Object, es *EncodedSchema) error {
+	if p.filled {
+		return fmt.Errorf("object %s: its place is filled already", o.Path)
+	}
+	if w.encodeObject(o, es) == nil {
+		w.into = &p.rec
+		w.record(recObjectZ, w.zbuf.Bytes())
+		w.into = nil
+		w.trimZ()
+	}
+	p.filled = true
+	for len(w.held) > 0 && w.held[0].filled {
+		h := w.held[0]
+		w.held[0] = nil
+		w.held = w.held[1:]
+		w.put(h.rec)
+		w.put(h.after)
+	}
+	return w.err
+}
+
+// Held reports whether records are held behind a place not filled.
+func (w *Writer) Held() bool { return len(w.held) > 0 }
+
+// trimZ lets one huge schema's buffer go: it need not be held to the end.
+func (w *Writer) trimZ() {
+	if w.zbuf.Cap() > 64<<20 {
+		w.zbuf = bytes.Buffer{}
+	}
+}
+
+// encodeObject encodes o's record payload into zbuf, with its schema
+// encoded ahead (es) or from o.Schema.
+func (w *Writer) encodeObject(o *model.Object, es *EncodedSchema) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -141,7 +259,7 @@ func (w *Writer) AddObject(o *model.Object) error {
 		w.err = err
 		return err
 	}
-	if o.Schema == nil {
+	if o.Schema == nil && es == nil {
 		return fail(fmt.Errorf("add object %s: no schema", o.Path))
 	}
 	head := *o
@@ -150,13 +268,18 @@ func (w *Writer) AddObject(o *model.Object) error {
 	if err != nil {
 		return fail(fmt.Errorf("encode object %s: %w", o.Path, err))
 	}
+	w.zbuf.Reset()
+	w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(len(hb))))
+	w.zbuf.Write(hb)
+	if es != nil {
+		w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(es.raw)))
+		w.zbuf.Write(es.z)
+		return nil
+	}
 	sb, err := json.Marshal(o.Schema)
 	if err != nil {
 		return fail(fmt.Errorf("encode schema of %s: %w", o.Path, err))
 	}
-	w.zbuf.Reset()
-	w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(len(hb))))
-	w.zbuf.Write(hb)
 	w.zbuf.Write(binary.AppendUvarint(w.scratch[:0], uint64(len(sb))))
 	if w.zw == nil {
 		w.zw, _ = flate.NewWriter(&w.zbuf, flate.BestSpeed) // BestSpeed is a valid level
@@ -169,11 +292,7 @@ func (w *Writer) AddObject(o *model.Object) error {
 	if err := w.zw.Close(); err != nil {
 		return fail(fmt.Errorf("deflate schema of %s: %w", o.Path, err))
 	}
-	w.record(recObjectZ, w.zbuf.Bytes())
-	if w.zbuf.Cap() > 64<<20 {
-		w.zbuf = bytes.Buffer{} // one huge schema need not be held to the end
-	}
-	return w.err
+	return nil
 }
 
 // AddMapping records where an object is mapped in a process.
@@ -337,6 +456,9 @@ func (w *Writer) Close(t model.Trailer) error {
 		return errors.New("profile writer already closed")
 	}
 	w.closed = true
+	if len(w.held) > 0 && w.err == nil {
+		w.err = fmt.Errorf("write %s: %d object records reserved and never given (the records after them were not written)", w.tmp, len(w.held))
+	}
 	w.Flush()
 	w.jsonRecord(recTrailer, &t)
 	if w.err == nil {

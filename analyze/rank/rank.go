@@ -240,21 +240,12 @@ func (a *Analyzer) Result() *Result {
 			a.stk.inner[a.funcIdx[res.Functions[i].Key]] = true
 		}
 	}
+	// The placements read a frame's evidence without the variables read
+	// during a sliver of its time (sliver.go, D246).
+	restore := a.pairView(res)
 	a.markVerdicts(res) // passing.go
-	a.mergingCallers(res.Functions, drivers)
-	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
-	a.inlinedLeaves(res.Functions)        // leafcall.go, D133
-	a.callerDecides(res.Functions, drivers, len(buggy))
-	a.libraryCallers(res, drivers)           // leafcall.go, D123, D189
-	a.siblingDeciders(res, drivers)          // sibling.go, D145
-	a.presentCallers(res.Functions, drivers) // presence.go, D60
-	a.passingCallers(res.Functions, drivers)
-	a.echoingCallers(res.Functions, drivers) // echo.go, D43
-	a.handingCallers(res.Functions, drivers) // handon.go, D135
-	a.abovePart(res, drivers)                // ancestor.go, D51
-	a.dispatchers(res, drivers)              // dispatch.go, D204
-	a.settingCallers(res.Functions, drivers) // setting.go, D160
-	a.spinningLoop(res.Functions)            // drivers.go, D23
+	a.place(res, drivers, len(buggy))
+	restore()
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable
@@ -608,6 +599,25 @@ func short(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// place runs §7's placements of a frame against the frames above and
+// below it, in their order (after markVerdicts).
+func (a *Analyzer) place(res *Result, drivers []bool, nBuggy int) {
+	a.mergingCallers(res.Functions, drivers)
+	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
+	a.inlinedLeaves(res.Functions)        // leafcall.go, D133
+	a.callerDecides(res.Functions, drivers, nBuggy)
+	a.libraryCallers(res, drivers)           // leafcall.go, D123, D189
+	a.siblingDeciders(res, drivers)          // sibling.go, D145
+	a.presentCallers(res.Functions, drivers) // presence.go, D60
+	a.passingCallers(res.Functions, drivers)
+	a.echoingCallers(res.Functions, drivers) // echo.go, D43
+	a.handingCallers(res.Functions, drivers) // handon.go, D135
+	a.abovePart(res, drivers)                // ancestor.go, D51
+	a.dispatchers(res, drivers)              // dispatch.go, D204
+	a.settingCallers(res.Functions, drivers) // setting.go, D160
+	a.spinningLoop(res.Functions)            // drivers.go, D23
 }
 
 // SoleCallee is the share of a callee's slow-run stack time spent under

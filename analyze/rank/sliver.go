@@ -1,0 +1,75 @@
+package rank
+
+// A variable read during a sliver of its frame's time (method.md §7,
+// decision D246). The placements of a frame against the frames below it
+// (D10, D12, D26, D43, D51, D60, D70, D135, D160, D204, D23) read the
+// frame's evidence as what it held while its callees ran: D10 asks that
+// the caller's variables were read while the callee's time was spent. A
+// local or parameter of a function that was read during less than
+// 1 - SoleCallee of the function's slow-run time on the stack was in scope
+// in a branch or a stretch of it that short: a value computed from what
+// a callee returned (read after it returned), the index of a loop that
+// fills a buffer before the call, a case of a dispatcher that another
+// request takes. Whatever it says is about that twentieth of the frame's
+// time, as the frame's own instructions are where a callee holds the
+// rest (SoleCallee). For those placements such variables are left out of
+// the frame's evidence (its verdicts, and the discount they give); the
+// frame's own calibrated cost, its v* and its pattern keep them.
+
+// sliverVar reports whether variable v is a local or parameter whose
+// slow-run samples cover less than 1 - SoleCallee of its function's
+// slow-run time on the stack (D246).
+func (a *Analyzer) sliverVar(v int32) bool {
+	if v < 0 || int(v) >= len(a.vars) {
+		return false
+	}
+	vi := &a.vars[v]
+	f := vi.fn
+	if f < 0 || int(f) >= len(a.stk.on) || a.stk.on[f] <= 0 {
+		return false
+	}
+	return vi.readS[Buggy] < (1-SoleCallee)*a.stk.on[f]
+}
+
+// pairView leaves the sliver variables (sliverVar) out of each function's
+// verdicts and discount for the placements, and returns the function that
+// puts them back (D246). A function with no verdict left keeps its source
+// and goes to DefaultDiscount: nothing it held while its callees ran went
+// wrong.
+func (a *Analyzer) pairView(res *Result) (restore func()) {
+	type saved struct {
+		row  int
+		vars []int
+		r    float64
+	}
+	var sv []saved
+	for i := range res.Functions {
+		fn := &res.Functions[i]
+		if fn.Source != SourceVariable {
+			continue
+		}
+		var kept []int
+		cut := false
+		for _, j := range fn.Vars {
+			if a.sliverVar(res.Variables[j].Var) {
+				cut = true
+				continue
+			}
+			kept = append(kept, j)
+		}
+		if !cut {
+			continue
+		}
+		sv = append(sv, saved{i, fn.Vars, fn.Discount})
+		fn.Vars, fn.Discount = kept, a.opt.DefaultDiscount
+		if best := vstarOf(res, kept); best != nil {
+			fn.Discount = best.R
+		}
+	}
+	return func() {
+		for _, s := range sv {
+			fn := &res.Functions[s.row]
+			fn.Vars, fn.Discount = s.vars, s.r
+		}
+	}
+}

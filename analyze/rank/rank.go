@@ -242,7 +242,7 @@ func (a *Analyzer) Result() *Result {
 	}
 	// The placements read a frame's evidence without the variables read
 	// during a sliver of its time (sliver.go, D246).
-	restore := a.pairView(res)
+	restore := a.pairView(res, len(buggy))
 	a.markVerdicts(res) // passing.go
 	a.place(res, drivers, len(buggy))
 	restore()

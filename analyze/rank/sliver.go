@@ -6,8 +6,9 @@ package rank
 // frame's evidence as what it held while its callees ran: D10 asks that
 // the caller's variables were read while the callee's time was spent. A
 // local or parameter of a function that was read during less than
-// 1 - SoleCallee of the function's slow-run time on the stack was in scope
-// in a branch or a stretch of it that short: a value computed from what
+// 1 - SoleCallee of the slow-run time in which the function's variables
+// were read (its frame within --depth of the sampled one) was in scope in
+// a branch or a stretch of it that short: a value computed from what
 // a callee returned (read after it returned), the index of a loop that
 // fills a buffer before the call, a case of a dispatcher that another
 // request takes. Whatever it says is about that twentieth of the frame's
@@ -17,18 +18,17 @@ package rank
 // frame's own calibrated cost, its v* and its pattern keep them.
 
 // sliverVar reports whether variable v is a local or parameter whose
-// slow-run samples cover less than 1 - SoleCallee of its function's
-// slow-run time on the stack (D246).
-func (a *Analyzer) sliverVar(v int32) bool {
-	if v < 0 || int(v) >= len(a.vars) {
+// slow-run samples (their seconds, readS) cover less than 1 - SoleCallee
+// of read, the seconds in which any variable of its function was read in
+// the slow runs (its variable-based cost summed over them: the frame's
+// time within --depth of the sampled frame, where its variables can be
+// read at all) (D246).
+func (a *Analyzer) sliverVar(v int32, read float64) bool {
+	if v < 0 || int(v) >= len(a.vars) || read <= 0 {
 		return false
 	}
 	vi := &a.vars[v]
-	f := vi.fn
-	if f < 0 || int(f) >= len(a.stk.on) || a.stk.on[f] <= 0 {
-		return false
-	}
-	return vi.readS[Buggy] < (1-SoleCallee)*a.stk.on[f]
+	return vi.fn >= 0 && vi.readS[Buggy] < (1-SoleCallee)*read
 }
 
 // pairView leaves the sliver variables (sliverVar) out of each function's
@@ -36,7 +36,7 @@ func (a *Analyzer) sliverVar(v int32) bool {
 // puts them back (D246). A function with no verdict left keeps its source
 // and goes to DefaultDiscount: nothing it held while its callees ran went
 // wrong.
-func (a *Analyzer) pairView(res *Result) (restore func()) {
+func (a *Analyzer) pairView(res *Result, nBuggy int) (restore func()) {
 	type saved struct {
 		row  int
 		vars []int
@@ -50,8 +50,9 @@ func (a *Analyzer) pairView(res *Result) (restore func()) {
 		}
 		var kept []int
 		cut := false
+		f := a.funcIdx[fn.Key]
 		for _, j := range fn.Vars {
-			if a.sliverVar(res.Variables[j].Var) {
+			if v := res.Variables[j].Var; v >= 0 && int(v) < len(a.vars) && a.vars[v].fn == f && a.sliverVar(v, fn.VarCost*float64(nBuggy)) {
 				cut = true
 				continue
 			}

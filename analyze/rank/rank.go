@@ -63,7 +63,11 @@ type Function struct {
 	// otherwise than from the function's own cost and discount: in a
 	// callee's place (D10), or just below the anomalies that meet in it
 	// (D12). Empty otherwise.
-	Placed    string
+	Placed string
+	// Sliver names the variables the placements left out of its evidence:
+	// read during less than 1 - SoleCallee of the time its variables were
+	// read (sliver.go, D246).
+	Sliver    []string
 	Tie       bool // equal on every ranking key to a neighbour: same Rank
 	Locations []Location
 	Via       []Via

@@ -54,6 +54,9 @@ func (a *Analyzer) pairView(res *Result, nBuggy int) (restore func()) {
 		for _, j := range fn.Vars {
 			if v := res.Variables[j].Var; v >= 0 && int(v) < len(a.vars) && a.vars[v].fn == f && a.sliverVar(v, fn.VarCost*float64(nBuggy)) {
 				cut = true
+				if vv := &res.Variables[j]; vv.OK && vv.R < a.opt.DefaultDiscount {
+					fn.Sliver = append(fn.Sliver, vv.Name)
+				}
 				continue
 			}
 			kept = append(kept, j)

@@ -88,6 +88,9 @@ func TestSliverEvidence(t *testing.T) {
 			if got := names(res); got[0] != c.want {
 				t.Errorf("ranked %v, want %s first (work placed %q)", got, c.want, w.Placed)
 			}
+			if sliver := c.underSlow == 0; sliver != (len(w.Sliver) == 1 && w.Sliver[0] == "flag") {
+				t.Errorf("work's variables left out of the placements %v: want flag only when it is read during a sliver of work's time (%v)", w.Sliver, sliver)
+			}
 			if c.want == "helper" && strings.Contains(w.Placed, "D10") {
 				t.Errorf("work placed %q: want D10 not to apply", w.Placed)
 			}

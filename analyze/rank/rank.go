@@ -246,10 +246,7 @@ func (a *Analyzer) Result() *Result {
 	}
 	// The placements read a frame's evidence without the variables read
 	// during a sliver of its time (sliver.go, D246).
-	restore := a.pairView(res, len(buggy))
-	a.markVerdicts(res) // passing.go
 	a.place(res, drivers, len(buggy))
-	restore()
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable
@@ -606,22 +603,42 @@ func short(s string) string {
 }
 
 // place runs §7's placements of a frame against the frames above and
-// below it, in their order (after markVerdicts).
+// below it, in their order. The placements that judge a frame against a
+// callee holding a large part of its time read its evidence without the
+// variables read during a sliver of it; the swaps with a callee of any
+// size (D74, D133, D123, D145) keep them: a sliver of the frame's time
+// can be where such a callee runs (sliver.go, D246).
 func (a *Analyzer) place(res *Result, drivers []bool, nBuggy int) {
-	a.mergingCallers(res.Functions, drivers)
-	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
-	a.inlinedLeaves(res.Functions)        // leafcall.go, D133
-	a.callerDecides(res.Functions, drivers, nBuggy)
-	a.libraryCallers(res, drivers)           // leafcall.go, D123, D189
-	a.siblingDeciders(res, drivers)          // sibling.go, D145
-	a.presentCallers(res.Functions, drivers) // presence.go, D60
-	a.passingCallers(res.Functions, drivers)
-	a.echoingCallers(res.Functions, drivers) // echo.go, D43
-	a.handingCallers(res.Functions, drivers) // handon.go, D135
-	a.abovePart(res, drivers)                // ancestor.go, D51
-	a.dispatchers(res, drivers)              // dispatch.go, D204
-	a.settingCallers(res.Functions, drivers) // setting.go, D160
-	a.spinningLoop(res.Functions)            // drivers.go, D23
+	view := func(f func()) {
+		restore := a.pairView(res, nBuggy)
+		a.markVerdicts(res) // passing.go
+		f()
+		restore()
+	}
+	whole := func(f func()) {
+		a.markVerdicts(res)
+		f()
+	}
+	view(func() { a.mergingCallers(res.Functions, drivers) })
+	whole(func() {
+		a.leafCallers(res.Functions, drivers) // leafcall.go, D74
+		a.inlinedLeaves(res.Functions)        // leafcall.go, D133
+	})
+	view(func() { a.callerDecides(res.Functions, drivers, nBuggy) })
+	whole(func() {
+		a.libraryCallers(res, drivers)  // leafcall.go, D123, D189
+		a.siblingDeciders(res, drivers) // sibling.go, D145
+	})
+	view(func() {
+		a.presentCallers(res.Functions, drivers) // presence.go, D60
+		a.passingCallers(res.Functions, drivers)
+		a.echoingCallers(res.Functions, drivers) // echo.go, D43
+		a.handingCallers(res.Functions, drivers) // handon.go, D135
+		a.abovePart(res, drivers)                // ancestor.go, D51
+		a.dispatchers(res, drivers)              // dispatch.go, D204
+		a.settingCallers(res.Functions, drivers) // setting.go, D160
+		a.spinningLoop(res.Functions)            // drivers.go, D23
+	})
 }
 
 // SoleCallee is the share of a callee's slow-run stack time spent under

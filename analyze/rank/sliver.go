@@ -45,7 +45,8 @@ func (a *Analyzer) pairView(res *Result, nBuggy int) (restore func()) {
 	var sv []saved
 	for i := range res.Functions {
 		fn := &res.Functions[i]
-		if fn.Source != SourceVariable {
+		fn.Sliver = nil
+		if fn.Source != SourceVariable || a.noSliver {
 			continue
 		}
 		var kept []int

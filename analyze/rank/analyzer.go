@@ -130,7 +130,6 @@ type varInfo struct {
 	fn      int32         // defining function, -1 for globals
 	last    int32         // cache of the last function added to funcs
 	count   [2]float64    // value samples per kind
-	under   [2]float64    // of them, read while a program callee of the frame ran (D246)
 	readS   [2]float64    // seconds of the samples that read it, waits left out (D246)
 	changed [2]bool       // per kind: the value changed on some thread
 	streams [2]int32      // per kind: (run, thread) pairs that read it

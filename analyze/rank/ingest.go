@@ -18,8 +18,6 @@ type Run struct {
 	Kind Kind
 	Name string
 
-	innerProg int // the current sample's innermost program frame, -1: none (D246)
-
 	hdr      model.Header
 	interval float64 // seconds: weight of a sample that carries none
 	space    *proffile.AddrSpace
@@ -431,15 +429,6 @@ func (r *Run) sample(pid int32, s *model.Sample) {
 	if nf > 0 && len(r.bts) > 0 && !r.wait {
 		r.onStack(pid, s, nf, w, stamp, r.bts[len(r.bts)-1])
 	}
-	// The innermost program frame: a value read in a frame outside it was
-	// read while a program callee of that frame ran (D246).
-	r.innerProg = -1
-	for i := 0; i < nf && i < maxWalk; i++ {
-		if r.frame(pid, s, i, stamp).prog {
-			r.innerProg = i
-			break
-		}
-	}
 	// Records are written in place, in room made for all the values.
 	n := len(r.recs)
 	recs := slices.Grow(r.recs, len(s.Values))[:n+len(s.Values)]
@@ -464,7 +453,6 @@ type valRec struct {
 	link    uint64
 	val     uint64 // Value.Bits, or Value.Pointee for a pointer to a basic type
 	addr    uint64 // Value.Bits of a pointer to a basic type (D158)
-	under   bool   // read while a program callee of its frame ran (D246)
 }
 
 // value does what needs the sample (dedupe, the frame's PC, the
@@ -520,10 +508,6 @@ func (r *Run) value(pid int32, s *model.Sample, v *model.Value, nf int, w float6
 				// A system header's variable: the program function's.
 				f = fr.cost
 			}
-			// Read while a program callee ran: one below the frame, or
-			// one inlined into it at this PC (D246).
-			rec.under = r.innerProg >= 0 && int(v.Frame) > r.innerProg ||
-				fr.prog && vf.fn >= 0 && fr.fn != vf.fn && a.funcs[fr.fn].program
 			if !r.wait {
 				a.vars[gv].readS[r.Kind] += w // D246
 			}
@@ -640,11 +624,6 @@ func (r *Run) variable(ts []*threadState, gv int32, recs []valRec, sc *scratch) 
 	k := r.Kind
 	vi := &a.vars[gv]
 	vi.count[k] += float64(len(recs))
-	for i := range recs {
-		if recs[i].under {
-			vi.under[k]++
-		}
-	}
 	if vi.fn < 0 {
 		for i := range recs {
 			if f := recs[i].fn; f >= 0 && f != vi.last {

@@ -1,21 +1,22 @@
 package rank
 
 // A variable read during a sliver of its frame's time (method.md §7,
-// decision D246). The placements of a frame against the frames below it
-// (D10, D12, D26, D43, D51, D60, D70, D135, D160, D204, D23) read the
-// frame's evidence as what it held while its callees ran: D10 asks that
-// the caller's variables were read while the callee's time was spent. A
-// local or parameter of a function that was read during less than
-// 1 - SoleCallee of the slow-run time in which the function's variables
-// were read (its frame within --depth of the sampled one) was in scope in
-// a branch or a stretch of it that short: a value computed from what
-// a callee returned (read after it returned), the index of a loop that
-// fills a buffer before the call, a case of a dispatcher that another
-// request takes. Whatever it says is about that twentieth of the frame's
-// time, as the frame's own instructions are where a callee holds the
-// rest (SoleCallee). For those placements such variables are left out of
-// the frame's evidence (its verdicts, and the discount they give); the
-// frame's own calibrated cost, its v* and its pattern keep them.
+// decision D246). The placements of a frame against a callee holding a
+// large part of its time (D10, D12, D26, D43, D51, D60, D70, D135, D160,
+// D204, D23) read the frame's evidence as what it held while its callees
+// ran: D10 asks that the caller's variables were read while the callee's
+// time was spent. A local or parameter read during less than
+// 1 - SoleCallee of the slow-run time in which its function's variables
+// were read (the frame within --depth of the sampled one) was in scope in
+// a branch or a stretch of the function that short: a value computed from
+// what a callee returned (read after it returned), the index of a loop
+// that fills a buffer before the call, a case of a dispatcher that other
+// requests take. Whatever it says is about that twentieth of the frame's
+// time, the bound at which a callee holds the rest of it (SoleCallee).
+// For those placements such variables are left out of the frame's
+// evidence (its verdicts, and the discount they give); the frame's own
+// calibrated cost, its v* and its pattern keep them, and so do the swaps
+// with a callee of any size (D74, D133, D123, D145: place).
 
 // sliverVar reports whether variable v is a local or parameter whose
 // slow-run samples (their seconds, readS) cover less than 1 - SoleCallee

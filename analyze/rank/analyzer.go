@@ -130,6 +130,7 @@ type varInfo struct {
 	fn      int32         // defining function, -1 for globals
 	last    int32         // cache of the last function added to funcs
 	count   [2]float64    // value samples per kind
+	readS   [2]float64    // seconds of the samples that read it, waits left out (D246)
 	changed [2]bool       // per kind: the value changed on some thread
 	streams [2]int32      // per kind: (run, thread) pairs that read it
 	down    bool          // some thread of some run saw the value decrease
@@ -198,6 +199,8 @@ type abKey struct {
 // and abnormal (variable, PC) pairs, not with the number of samples.
 type Analyzer struct {
 	opt Options
+	// noSliver turns D246 off (sliver.go): for measuring the rule only.
+	noSliver bool
 	// schemas decodes a schema shared by several profiles (the runs of
 	// one build) once; loadObject keeps one objInfo per build anyway.
 	schemas proffile.SchemaCache

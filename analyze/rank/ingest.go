@@ -508,6 +508,9 @@ func (r *Run) value(pid int32, s *model.Sample, v *model.Value, nf int, w float6
 				// A system header's variable: the program function's.
 				f = fr.cost
 			}
+			if !r.wait {
+				a.vars[gv].readS[r.Kind] += w // D246
+			}
 			if a.funcStamp[f] != stamp && !r.wait {
 				a.funcStamp[f] = stamp
 				r.vc[f] += w

@@ -63,7 +63,11 @@ type Function struct {
 	// otherwise than from the function's own cost and discount: in a
 	// callee's place (D10), or just below the anomalies that meet in it
 	// (D12). Empty otherwise.
-	Placed    string
+	Placed string
+	// Sliver names the variables the placements left out of its evidence:
+	// read during less than 1 - SoleCallee of the time its variables were
+	// read (sliver.go, D246).
+	Sliver    []string
 	Tie       bool // equal on every ranking key to a neighbour: same Rank
 	Locations []Location
 	Via       []Via
@@ -240,22 +244,9 @@ func (a *Analyzer) Result() *Result {
 			a.stk.inner[a.funcIdx[res.Functions[i].Key]] = true
 		}
 	}
-	a.markVerdicts(res) // passing.go
-	a.mergingCallers(res.Functions, drivers)
-	a.leafCallers(res.Functions, drivers) // leafcall.go, D74
-	a.inlinedLeaves(res.Functions)        // leafcall.go, D133
-	a.callerDecides(res.Functions, drivers, len(buggy))
-	a.libraryCallers(res, drivers)           // leafcall.go, D123, D189
-	a.siblingDeciders(res, drivers)          // sibling.go, D145
-	a.presentCallers(res.Functions, drivers) // presence.go, D60
-	a.passingCallers(res.Functions, drivers)
-	a.echoingCallers(res.Functions, drivers) // echo.go, D43
-	a.handingCallers(res.Functions, drivers) // handon.go, D135
-	a.abovePart(res, drivers)                // ancestor.go, D51
-	a.dispatchers(res, drivers)              // dispatch.go, D204
-	a.settingCallers(res.Functions, drivers) // setting.go, D160
-	a.spinningLoop(res.Functions)            // drivers.go, D23
-	a.driverCallers(res, drivers)            // driverdecide.go, D251
+	// The placements read a frame's evidence without the variables read
+	// during a sliver of its time (sliver.go, D246).
+	a.place(res, drivers, len(buggy))
 	// Ties are broken by the slow runs' raw cost, then their PC cost
 	// (self time), then the strength of the evidence (lower r); rows still
 	// equal share a rank (Tie) and are listed by name only for a stable
@@ -609,6 +600,48 @@ func short(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// place runs §7's placements of a frame against the frames above and
+// below it, in their order. The placements that judge a frame against a
+// callee holding a large part of its time read its evidence without the
+// variables read during a sliver of it; the swaps with a callee of any
+// size (D74, D133, D123, D145) keep them: a sliver of the frame's time
+// can be where such a callee runs (sliver.go, D246).
+func (a *Analyzer) place(res *Result, drivers []bool, nBuggy int) {
+	view := func(f func()) {
+		restore := a.pairView(res, nBuggy)
+		a.markVerdicts(res) // passing.go
+		f()
+		restore()
+	}
+	whole := func(f func()) {
+		a.markVerdicts(res)
+		f()
+	}
+	view(func() { a.mergingCallers(res.Functions, drivers) })
+	whole(func() {
+		a.leafCallers(res.Functions, drivers) // leafcall.go, D74
+		a.inlinedLeaves(res.Functions)        // leafcall.go, D133
+	})
+	view(func() { a.callerDecides(res.Functions, drivers, nBuggy) })
+	whole(func() {
+		a.libraryCallers(res, drivers)  // leafcall.go, D123, D189
+		a.siblingDeciders(res, drivers) // sibling.go, D145
+	})
+	view(func() {
+		a.presentCallers(res.Functions, drivers) // presence.go, D60
+		a.passingCallers(res.Functions, drivers)
+		a.echoingCallers(res.Functions, drivers) // echo.go, D43
+		a.handingCallers(res.Functions, drivers) // handon.go, D135
+		a.abovePart(res, drivers)                // ancestor.go, D51
+		a.dispatchers(res, drivers)              // dispatch.go, D204
+		a.settingCallers(res.Functions, drivers) // setting.go, D160
+		a.spinningLoop(res.Functions)            // drivers.go, D23
+	})
+	// D251 reads the callee's v* (a parameter it was given), which the
+	// sliver view leaves as it is: every variable.
+	whole(func() { a.driverCallers(res, drivers) }) // driverdecide.go, D251
 }
 
 // SoleCallee is the share of a callee's slow-run stack time spent under

@@ -422,6 +422,9 @@ func Explain(w io.Writer, res *rank.Result, name, format string) error {
 	if f.Pattern != "" {
 		fmt.Fprintf(w, "pattern: %s\n", f.Pattern)
 	}
+	if len(f.Sliver) > 0 {
+		fmt.Fprintf(w, "left out of the placements, read during less than a twentieth of its variables' time (D246): %s\n", strings.Join(f.Sliver, ", "))
+	}
 	for _, p := range countsOf(res, f) {
 		fmt.Fprintf(w, "call counts, caller %s, callee %s: %s\n", p.Caller, p.Callee, p.Why)
 	}

@@ -31,7 +31,10 @@ struct pointer it was given, or fields behind it, that the callee was
 given and that went wrong there too (then it ranks just below: D135),
 or when its strongest evidence is a value kept through each run (a
 setting) and the callee's own loop went over more items (then it ranks
-just below, and is no spinning loop's head either: D160);
+just below, and is no spinning loop's head either: D160); in these
+placements a frame's local read during less than a twentieth of the
+time its variables were read (a value computed after a call returned,
+one case of a dispatcher) is none of its evidence (D246);
 a caller where two anomalous callees meet ranks just below the better of
 them, and a frame that repeats nothing of its own (a dispatcher, a
 request handler) above two or more walks whose loops went wrong ranks

@@ -649,7 +649,9 @@ func TestPerfLibraryMappedMidRun(t *testing.T) {
 	}
 	t.Logf("%d samples; globals read %.2f ms after the tick on average, at most %v",
 		res.Steps.Perf-res.Steps.Dropped, float64(res.Steps.Lag.Nanoseconds())/float64(max(res.Steps.Perf-res.Steps.Dropped, 1))/1e6, res.Steps.MaxLag)
-	if res.Steps.MaxLag >= delay/2 {
+	// A due flush waits for a name read for two flush intervals
+	// (write.go): a sample waits at most delay-2s, then, plus the load's.
+	if res.Steps.MaxLag >= delay*5/6 {
 		t.Errorf("a sample was read %v after its tick: held up by the reading of a library's symbols (%v)", res.Steps.MaxLag, delay)
 	}
 	stacks := framesOf(p, "libwork.so:lib_spin")

@@ -771,12 +771,15 @@ func TestRecorderKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, "-test.run=^$", "--", exe, "1", "2500")
+	cmd := exec.Command(self, "-test.run=^$", "--", exe, "1", "4500")
 	cmd.Env = append(os.Environ(), "VPROF_SAMPLER_HELPER="+out)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond) // past the first periodic flush
+	// Past the first periodic flush that waits for the libraries' names
+	// (read for two flush intervals, write.go's flushDue), with a second
+	// to spare on a loaded machine.
+	time.Sleep(3 * time.Second)
 	pid := readPIDFromProfile(t, out)[0]
 	cmd.Process.Kill()
 	cmd.Wait()

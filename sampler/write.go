@@ -126,14 +126,17 @@ func (pw *profWriter) flush() { pw.w.Flush() }
 func (pw *profWriter) flushDue(now int64) {
 	due := now-pw.lastFlush >= int64(flushEvery)
 	if len(pw.pending) > 0 {
-		// At a flush, the names read for half a flush interval or more
+		// At a flush, the names read for two flush intervals or more
 		// are waited for (what is left of their reading, seldom
 		// anything): the records held behind them would not reach the
 		// file, and a recorder killed then would lose more of them than
-		// flushEvery's.
+		// flushEvery's. Not sooner: the wait holds up the samples, so a
+		// name that takes long (a large C++ library's symbols on a
+		// loaded machine) holds them up at most its time less two
+		// intervals, and one read within two intervals, not at all.
 		wait := int64(-1)
 		if due {
-			wait = now - int64(flushEvery/2)
+			wait = now - int64(2*flushEvery)
 		}
 		pw.settle(wait)
 	}

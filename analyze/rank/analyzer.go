@@ -199,8 +199,6 @@ type abKey struct {
 // and abnormal (variable, PC) pairs, not with the number of samples.
 type Analyzer struct {
 	opt Options
-	// noSliver turns D246 off (sliver.go): for measuring the rule only.
-	noSliver bool
 	// schemas decodes a schema shared by several profiles (the runs of
 	// one build) once; loadObject keeps one objInfo per build anyway.
 	schemas proffile.SchemaCache

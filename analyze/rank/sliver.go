@@ -47,7 +47,7 @@ func (a *Analyzer) pairView(res *Result, nBuggy int) (restore func()) {
 	for i := range res.Functions {
 		fn := &res.Functions[i]
 		fn.Sliver = nil
-		if fn.Source != SourceVariable || a.noSliver {
+		if fn.Source != SourceVariable {
 			continue
 		}
 		var kept []int

@@ -28,10 +28,11 @@ foo.part.0, is entered from foo's head, and foo's count is the larger of
 its heads' and its parts' entries); so does each instance of it inlined
 into another function, probed at its entry address (DWARF). Such a count
 is marked unsure: gcc -O2 may duplicate an inlined body's code on paths,
-leaving its entry on some of them only (docs/method.md D257). Its threads and the children it
-forks are counted too. A function is named by its symbol (a C++ linkage
-name) or by its demangled name with or without its parameter list, as
-vprof report shows it.
+leaving its entry on some of them only (docs/method.md D257), and vprof
+report does not read it. Its threads and the children it forks are
+counted too. A function is named by its symbol (a C++ linkage name) or by
+its demangled name with or without its parameter list, as vprof report
+shows it.
 
 What it is for (docs/method.md D200): two frames that both ran only in
 the slow runs, a cheap caller and the costly callee it called, look the

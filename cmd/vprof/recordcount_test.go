@@ -24,7 +24,7 @@ const decideSrc = `#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 static int per;
-__attribute__((noinline)) void work(void) { for (volatile int i = 0; i < 20000; i++); }
+__attribute__((noinline)) void work(void) { for (volatile int i = 0; i < 100000; i++); }
 __attribute__((noinline)) void decide(void) { for (int i = 0; i < per; i++) work(); }
 static void *thr(void *p) { for (int i = 0; i < 500; i++) decide(); return p; }
 int main(int argc, char **argv) {

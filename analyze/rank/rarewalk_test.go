@@ -14,7 +14,9 @@ import (
 // read at a like share, or at a lower share only as chance allows, keeps
 // DefaultDiscount, and so does a pointer that is no loop's. A pointer
 // compared only on presence whose durations a test found alike (D159) is
-// read the same way.
+// read the same way, and so is one whose null share (where its walks end)
+// a test found different by less than DefaultDiscount's margin (D275);
+// one found different beyond it keeps that verdict.
 func TestRareWalk(t *testing.T) {
 	for _, c := range []struct {
 		name         string
@@ -23,28 +25,39 @@ func TestRareWalk(t *testing.T) {
 		normal, slow int // samples in the walk, of 200 per run
 		rare         bool
 		held         int // every held-th address is read at two ticks (0: never)
+		endN, endB   int // every end-th read of the normal / slow walk is its end, null (0: never)
 	}{
-		{"a walk that ran far more when slow", vNode, "helper", "helper", 10, 150, true, 0},
-		{"a walk at the normal runs' share", vNode, "helper", "helper", 100, 100, false, 0},
-		{"fewer when normal, as chance allows", vNode, "helper", "helper", 7, 10, false, 0},
-		{"no loop's pointer", vCur, "work", "work", 10, 150, false, 0},
+		{"a walk that ran far more when slow", vNode, "helper", "helper", 10, 150, true, 0, 0, 0},
+		{"a walk at the normal runs' share", vNode, "helper", "helper", 100, 100, false, 0, 0, 0},
+		{"fewer when normal, as chance allows", vNode, "helper", "helper", 7, 10, false, 0, 0, 0},
+		{"no loop's pointer", vCur, "work", "work", 10, 150, false, 0, 0, 0},
 		// D159: an address now and then held two ticks (a thread
 		// preempted between two steps) makes the durations a test; one
 		// that finds them alike says no more than one value pooled.
-		{"a walk far more when slow, durations alike", vNode, "helper", "helper", 10, 150, true, 4},
-		{"a walk at the normal runs' share, durations alike", vNode, "helper", "helper", 100, 100, false, 4},
+		{"a walk far more when slow, durations alike", vNode, "helper", "helper", 10, 150, true, 4, 0, 0},
+		{"a walk at the normal runs' share, durations alike", vNode, "helper", "helper", 100, 100, false, 4, 0, 0},
+		// D275: longer walks end (read null) less often; a test that
+		// finds the null share different, r at or above DefaultDiscount,
+		// says no more than one that finds it alike.
+		{"a walk far more when slow, its ends a little rarer", vNode, "helper", "helper", 48, 190, true, 0, 8, 50},
+		{"a walk at the normal runs' share, its ends a little rarer", vNode, "helper", "helper", 150, 150, false, 0, 8, 50},
+		{"a walk far more when slow, its ends far rarer", vNode, "helper", "helper", 48, 190, false, 0, 3, 50},
 	} {
 		a := New(DefaultOptions())
 		walk := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
 		if c.pc == "work" {
 			walk = walk[1:]
 		}
-		run := func(n int) []ev {
+		run := func(n, end int) []ev {
 			var evs []ev
 			addr := uint64(0x10000)
 			for i := range n {
 				if c.held == 0 || i%c.held != 1 {
 					addr += 64
+				}
+				if end > 0 && i%end == end-1 {
+					addEv(&evs, walk, ptr(0, c.v, 0, 0))
+					continue
 				}
 				addEv(&evs, walk, ptr(0, c.v, addr, 0))
 			}
@@ -53,8 +66,8 @@ func TestRareWalk(t *testing.T) {
 			}
 			return evs
 		}
-		feed(t, a, Normal, "n", run(c.normal))
-		feed(t, a, Buggy, "b", run(c.slow))
+		feed(t, a, Normal, "n", run(c.normal, c.endN))
+		feed(t, a, Buggy, "b", run(c.slow, c.endB))
 		res := a.Result()
 		vv := findVar(t, res, c.fn, map[int32]string{vNode: "node", vCur: "cur"}[c.v])
 		if c.held > 0 && !hasDim(vv, DimDuration, ReasonSame) {
@@ -62,6 +75,12 @@ func TestRareWalk(t *testing.T) {
 		}
 		if got := vv.Reason == ReasonRare; got != c.rare {
 			t.Errorf("%s: %s r %g (%s), want rare when normal: %v", c.name, vv.Name, vv.R, vv.Reason, c.rare)
+		}
+		if c.endN > 0 && !hasDim(vv, DimValue, ReasonDiffer) {
+			t.Errorf("%s: %s's values %+v, want a test that found them different", c.name, vv.Name, vv.Dims)
+		}
+		if c.endN > 0 {
+			continue
 		}
 		if c.rare && !near(vv.R, 0) {
 			t.Errorf("%s: r %g, want 0 (share ratio %g below ValidDiscount)", c.name, vv.R, (10.0/200)/(150.0/200))

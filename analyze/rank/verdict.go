@@ -251,11 +251,15 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 // presence (a pointer compared only on null / non-null and its address), a
 // dimension tested and found alike counts as such a default too (D159):
 // one address read at two ticks turns one value into a test, and a test
-// that finds nothing says no more. It reports whether it gave the verdict.
+// that finds nothing says no more. So does one that finds a difference
+// by less than DefaultDiscount's margin (D275): its null share is where
+// its walks ended, a little rarer when each walk goes further, which is
+// how often it was read seen from the other side. It reports whether it
+// gave the verdict.
 func (a *Analyzer) rareWalk(vv *VarVerdict, presence bool) bool {
 	o := &a.opt
 	for j := range vv.Dims {
-		if dv := &vv.Dims[j]; dv.OK && !dv.Default && !(presence && dv.Reason == ReasonSame) {
+		if dv := &vv.Dims[j]; dv.OK && !dv.Default && !(presence && dv.R >= o.DefaultDiscount) {
 			return false
 		}
 	}

@@ -238,3 +238,29 @@ func TestStubTarget(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPLTSymbols: what naming the C library's PLT stubs adds to
+// LoadSymbols (BenchmarkLoadSymbols, which includes it): the relocations
+// and the dynamic symbol table, read again.
+func BenchmarkPLTSymbols(b *testing.B) {
+	out, err := exec.Command("gcc", "-print-file-name=libc.so.6").Output()
+	libc := strings.TrimSpace(string(out))
+	if err != nil || !filepath.IsAbs(libc) {
+		b.Skip("no libc.so.6 found by gcc")
+	}
+	ef, err := elf.Open(libc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ef.Close()
+	syms, err := readSymbols(ef)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var plt []model.Symbol
+	for b.Loop() {
+		plt = pltSymbols(ef, syms)
+	}
+	b.ReportMetric(float64(len(plt)), "stubs")
+}

@@ -124,8 +124,12 @@ func TestPLTStubNotRanked(t *testing.T) {
 				{tid: 1, tick: 1, ms: 3, stack: []uint64{P(0x1304), P(pcWork)}},
 				{tid: 1, tick: 2, stack: []uint64{P(pcWork)}},
 			})
-			if ranked := slices.Contains(names(a.Result()), tc.name); ranked != tc.ranked {
-				t.Fatalf("%s ranked %v, want %v (%v)", tc.name, ranked, tc.ranked, names(a.Result()))
+			res := a.Result()
+			if ranked := slices.Contains(names(res), tc.name); ranked != tc.ranked {
+				t.Fatalf("%s ranked %v, want %v (%v)", tc.name, ranked, tc.ranked, names(res))
+			}
+			if w := findFunc(t, res, "work"); !tc.ranked && (!near(w.PCCost, 4e-3) || len(w.Via) != 1 || w.Via[0].Func != tc.name) {
+				t.Errorf("work: pc %g ms via %+v, want 4 ms via %s", w.PCCost*1e3, w.Via, tc.name)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package dwarfschema
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"slices"
@@ -38,17 +39,32 @@ func pltSymbols(ef *elf.File, syms []model.Symbol) []model.Symbol {
 	if ef.Machine != elf.EM_X86_64 || ef.Class != elf.ELFCLASS64 {
 		return nil
 	}
-	var dyn []elf.Symbol
+	// Only the relocations' symbols are named: .dynsym's entries are read
+	// by index, not all decoded (ef.DynamicSymbols makes a string of each
+	// of the C library's 3,000).
+	var dynsym, dynstr []byte
 	dynRead := false
 	symName := func(i uint32) string {
 		if !dynRead {
-			dyn, _ = ef.DynamicSymbols()
 			dynRead = true
+			if sec := ef.Section(".dynsym"); sec != nil && sec.Type == elf.SHT_DYNSYM && int(sec.Link) < len(ef.Sections) {
+				dynsym, _ = sec.Data()
+				dynstr, _ = ef.Sections[sec.Link].Data()
+			}
 		}
-		if i == 0 || int(i) > len(dyn) {
+		o := uint64(i) * 24 // Elf64_Sym
+		if i == 0 || o+24 > uint64(len(dynsym)) {
 			return ""
 		}
-		return dyn[i-1].Name
+		n := uint64(binary.LittleEndian.Uint32(dynsym[o:]))
+		if n >= uint64(len(dynstr)) {
+			return ""
+		}
+		str := dynstr[n:]
+		if end := bytes.IndexByte(str, 0); end >= 0 {
+			str = str[:end]
+		}
+		return string(str)
 	}
 	byAddr := func(addr uint64) string {
 		i, ok := slices.BinarySearchFunc(syms, addr, func(s model.Symbol, a uint64) int {

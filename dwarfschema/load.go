@@ -70,14 +70,13 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	syms := s.Symbols
-
 	dw, dwPath, err := findDWARF(path, ef, s.BuildID, opt.DebugDirs)
 	if err != nil {
 		return nil, err
 	}
 	if dw == nil {
-		s.Funcs = funcsFromSymbols(nil, syms)
+		s.Symbols = withPLT(ef, s.Symbols)
+		s.Funcs = funcsFromSymbols(nil, s.Symbols)
 		return s, fmt.Errorf("%s: %w: build it with -g, or install its debug symbols "+
 			"(Debian: the -dbgsym package, into /usr/lib/debug)", path, ErrNoDWARF)
 	}
@@ -91,6 +90,9 @@ func Load(path string, opt Options) (*model.Schema, error) {
 			}
 		}
 	}
+	// The PLT stubs' names come from the binary: a debug file has no
+	// code.
+	s.Symbols = withPLT(ef, s.Symbols)
 	s.HasDWARF = true
 	ph.end("open")
 	ci := startCallInfo(dw.dies, s.Symbols) // while the loader walks the DIEs

@@ -54,8 +54,8 @@ func loadSymbols(name string, ef *elf.File) (*model.Schema, error) {
 			syms = append(syms, s.Symbols[i])
 		}
 	}
-	s.Symbols = syms
-	s.Funcs = funcsFromSymbols(nil, syms)
+	s.Symbols = withPLT(ef, syms)
+	s.Funcs = funcsFromSymbols(nil, s.Symbols)
 	return s, nil
 }
 

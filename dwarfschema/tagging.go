@@ -16,6 +16,7 @@ import (
 
 	"github.com/vprof/vprof/dwarfschema/cfg"
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // GNU DWARF 4 extensions for call sites (gcc before DWARF 5).
@@ -216,6 +217,12 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 				}
 				fn := &s.Funcs[f]
 				if len(fn.Ranges) == 0 {
+					continue
+				}
+				// A PLT stub (plt.go) is one jump through the GOT: no
+				// variables, a jump no graph resolves, one block.
+				if symname.IsPLT(fn.Name) {
+					fn.Blocks = []uint64{fn.Ranges[0].Lo}
 					continue
 				}
 				ranges = ranges[:0]

@@ -464,7 +464,10 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 			k += "@" + filepath.Base(file(f.File))
 			disp += " (" + filepath.Base(file(f.File)) + ")"
 		}
-		program := o.Program && !systemFile(file(f.File)) && !headerHelper(&s.Funcs[i], file(f.File))
+		// A PLT stub (memcpy@plt) is code the linker made to reach a
+		// library: it is not ranked, as the program's unnamed code was
+		// not before stubs had names (method.md §4, D290).
+		program := o.Program && !systemFile(file(f.File)) && !headerHelper(&s.Funcs[i], file(f.File)) && !symname.IsPLT(f.Name)
 		oi.funcMap[i] = a.internFunc(k, symname.StripClone(disp), program, file(f.File), f.Line)
 		fi := &a.funcs[oi.funcMap[i]]
 		fi.outOfLine = fi.outOfLine || len(f.Ranges) > 0

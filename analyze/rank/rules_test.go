@@ -104,6 +104,37 @@ func TestSystemFile(t *testing.T) {
 	}
 }
 
+// TestPLTStubNotRanked: a sample in the program's PLT stub of a library
+// function (memcpy@plt, named since D290) is not the program's own code:
+// the stub is not ranked, as the unnamed code it was before was not, and
+// a program function is.
+func TestPLTStubNotRanked(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		ranked bool
+	}{
+		{"memcpy@plt", false},
+		{"memcpy_plt", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := progSchema()
+			s.Funcs = append(s.Funcs, model.Func{Name: tc.name, Display: tc.name, File: -1, Ranges: []model.PCRange{{Lo: 0x1300, Hi: 0x1310}}})
+			a := New(DefaultOptions())
+			feedWith(t, a, Buggy, "b", headerWith(s), []ev{
+				{tid: 1, tick: 1, ms: 3, stack: []uint64{P(0x1304), P(pcWork)}},
+				{tid: 1, tick: 2, stack: []uint64{P(pcWork)}},
+			})
+			res := a.Result()
+			if ranked := slices.Contains(names(res), tc.name); ranked != tc.ranked {
+				t.Fatalf("%s ranked %v, want %v (%v)", tc.name, ranked, tc.ranked, names(res))
+			}
+			if w := findFunc(t, res, "work"); !tc.ranked && (!near(w.PCCost, 4e-3) || len(w.Via) != 1 || w.Via[0].Func != tc.name) {
+				t.Errorf("work: pc %g ms via %+v, want 4 ms via %s", w.PCCost*1e3, w.Via, tc.name)
+			}
+		})
+	}
+}
+
 // TestHeaderHelperInlined: code of a system header inlined into a program
 // function (std::find) is library code: its cost is the program
 // function's, via it, and it is not ranked (D3). So is a helper of the

@@ -62,17 +62,35 @@ func isNumber(s string) bool {
 
 // FuncName is the function a symbol names: without its version
 // (memcpy@GLIBC_2.14, foo@@VER_2) and without clone suffixes (foo.cold).
+// A PLT stub's name (memcpy@plt, named by vprof as objdump and perf do)
+// keeps its suffix: the stub is not the function.
 func FuncName(sym string) string {
 	if i := strings.IndexByte(sym, '@'); i > 0 {
+		if IsPLT(sym) {
+			return StripClone(sym[:len(sym)-len(PLTSuffix)]) + PLTSuffix
+		}
 		sym = sym[:i]
 	}
 	return StripClone(sym)
 }
 
+// PLTSuffix ends the name of a PLT stub: memcpy@plt.
+const PLTSuffix = "@plt"
+
+// IsPLT says whether name is a PLT stub's (ends in PLTSuffix, with a
+// function's name before it).
+func IsPLT(name string) bool {
+	return len(name) > len(PLTSuffix) && strings.HasSuffix(name, PLTSuffix) && strings.IndexByte(name, '@') == len(name)-len(PLTSuffix)
+}
+
 // Demangle returns a symbol's name for people: a C++ name (_Z...), a
 // global constructor or destructor (_GLOBAL__sub_I_...) or a Rust name
 // demangled, with the options given (demangle.NoParams...), and any
-// other name, or one that does not demangle, as it is.
+// other name, or one that does not demangle, as it is. A PLT stub's
+// name is its function's, demangled, with the suffix: std::foo()@plt.
 func Demangle(name string, opts ...demangle.Option) string {
+	if IsPLT(name) {
+		return demangle.Filter(name[:len(name)-len(PLTSuffix)], opts...) + PLTSuffix
+	}
 	return demangle.Filter(name, opts...)
 }

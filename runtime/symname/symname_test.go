@@ -58,6 +58,10 @@ func TestFuncName(t *testing.T) {
 		"foo.constprop.0@@VER_2": "foo",
 		"@weird":                 "@weird",
 		"plain":                  "plain",
+		"memcpy@plt":             "memcpy@plt",
+		"foo.cold@plt":           "foo@plt",
+		"@plt":                   "@plt",
+		"memcpy@GLIBC_2.14@plt":  "memcpy",
 	} {
 		if got := FuncName(in); got != want {
 			t.Errorf("FuncName(%q) = %q, want %q", in, got, want)
@@ -78,6 +82,8 @@ func TestDemangle(t *testing.T) {
 		{"_ZN4shop4CartIiE5totalEl", []demangle.Option{demangle.NoParams, demangle.NoTemplateParams}, "shop::Cart::total"},
 		{"main", nil, "main"},
 		{"_Znot_mangled", nil, "_Znot_mangled"},
+		{"_ZN1A3fooEv@plt", nil, "A::foo()@plt"},
+		{"_ZN4shop4CartIiE5totalEl@plt", []demangle.Option{demangle.NoParams}, "shop::Cart<int>::total@plt"},
 	} {
 		if got := Demangle(tc.in, tc.opts...); got != tc.want {
 			t.Errorf("Demangle(%q, %v) = %q, want %q", tc.in, tc.opts, got, tc.want)

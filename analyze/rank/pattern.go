@@ -56,6 +56,20 @@ func (a *Analyzer) pattern(res *Result, fn *Function, best *VarVerdict) (pattern
 		}
 		return PatternWrong, fmt.Sprintf("%s went wrong (%s) and was read during all of %s, which is all of its slow-run time: the call it decided is the cost (D10, D15)", best.Name, dimName(best), d)
 	}
+	// Rule 8 (D285): D52's reading of a clock needs no call. A function
+	// whose only evidence is a clock's spacing, with no loop or condition
+	// variable read in the slow runs, did the same work longer, and nothing
+	// in it read a value that could have skipped it. It reaches here when
+	// rule 7 found no call it decided: under --component a callee in
+	// another file has no variable verdict (ssl_flush_sessions' component
+	// column), or its time is its own.
+	if best != nil && best.R < a.opt.DefaultDiscount && pattern == "" {
+		if clock := a.onlyClockSpacing(res, fn, best); clock != "" {
+			if c, ok := a.normalOrNoControl(res, fn); ok && c == "" {
+				return PatternMissing, fmt.Sprintf("only clock %s went wrong (%s), which says how long the function's work took, not what it was decided on; it has no loop or condition variable read in the slow runs: the same work as in the normal runs, done longer, with nothing to skip it (D285)", clock, dimName(best))
+			}
+		}
+	}
 	return pattern, reason
 }
 

@@ -809,18 +809,32 @@ func workCallsHelper(n int) []ev {
 // count of events: its delta is its rate) keep D15's wrong constraint, and
 // so does a clock whose function also has a condition gone wrong... which
 // rule 3 classifies first.
+//
+// D285: the same function with a callee that has no variable verdict (as a
+// callee in a file --component leaves out) decided no call D15 can read,
+// and it has no loop or condition variable read in the slow runs: its
+// clock alone reads missing constraint all the same. A count keeps no
+// pattern, and so does a clock beside a condition gone wrong.
 func TestPatternClockSpacing(t *testing.T) {
 	cases := []struct {
 		name, varName, typ string
 		flagWrong          bool // work's condition flag goes wrong in the slow runs
 		want, inReason     string
+		// calleeBare: helper's variable is never read, so it has no
+		// variable verdict (as a callee in a file that --component leaves
+		// out): no call that work decided (D15), and D285 reads the clock.
+		calleeBare bool
 	}{
-		{"a clock held through the call", "tp.time", "long int", false, PatternMissing, "only clock tp.time went wrong ("},
-		{"a clock by its type", "tp.at", "time_t", false, PatternMissing, "only clock tp.at went wrong"},
-		{"a clock's word inside a name", "last_now_ms", "long", false, PatternMissing, "only clock last_now_ms"},
-		{"a count, not a clock", "tp.total", "long int", false, PatternWrong, "read during all of helper"},
-		{"a word that only contains a clock's letters", "tp.times_seen", "long int", false, PatternWrong, "read during all of helper"},
-		{"a clock and a condition gone wrong", "tp.time", "long int", true, PatternWrong, "read during all of helper"},
+		{"a clock held through the call", "tp.time", "long int", false, PatternMissing, "only clock tp.time went wrong (", false},
+		{"a clock by its type", "tp.at", "time_t", false, PatternMissing, "only clock tp.at went wrong", false},
+		{"a clock's word inside a name", "last_now_ms", "long", false, PatternMissing, "only clock last_now_ms", false},
+		{"a count, not a clock", "tp.total", "long int", false, PatternWrong, "read during all of helper", false},
+		{"a word that only contains a clock's letters", "tp.times_seen", "long int", false, PatternWrong, "read during all of helper", false},
+		{"a clock and a condition gone wrong", "tp.time", "long int", true, PatternWrong, "read during all of helper", false},
+		{"a clock, the callee without a verdict", "tp.time", "long int", false, PatternMissing, "(D285)", true},
+		{"a clock by its type, the callee without a verdict", "tp.at", "time_t", false, PatternMissing, "(D285)", true},
+		{"a count, the callee without a verdict", "tp.total", "long int", false, "", "neither a loop nor a condition variable", true},
+		{"a clock and a condition gone wrong, the callee without a verdict", "tp.time", "long int", true, "", "neither a loop nor a condition variable", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -836,6 +850,9 @@ func TestPatternClockSpacing(t *testing.T) {
 			for i := range 60 {
 				clock += 3 + int64(i%7)
 				vals := []model.Value{val(0, vN, int64(i%5)), val(1, vT, clock)}
+				if c.calleeBare {
+					vals = vals[1:]
+				}
 				if c.flagWrong {
 					vals = append(vals, val(1, vFlag, int64(i%4)))
 				}
@@ -849,6 +866,9 @@ func TestPatternClockSpacing(t *testing.T) {
 					clock += 3 + int64(i/20%7)
 				}
 				vals := []model.Value{val(0, vN, int64(100+i%5)), val(1, vT, clock)}
+				if c.calleeBare {
+					vals = vals[1:]
+				}
 				if c.flagWrong {
 					vals = append(vals, val(1, vFlag, int64(i%6))) // wider: 0 < r < 0.8
 				}

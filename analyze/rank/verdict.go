@@ -101,8 +101,8 @@ func (o *Options) dimVerdict(d Dimension, ns, bs *sampleSet) DimVerdict {
 // for a split and its mirror image), so its exact p-value is at least
 // this; its asymptotic approximation, made for larger samples, gives
 // 0.02 for 4 observations wholly apart from 3, where the floor is 2/35
-// (0.057). The result is capped at 1; it is below 0.001 (the p-value's
-// own floor) from 11 observations on.
+// (0.057). The result is capped at 1; the loop stops once it is below
+// 0.001, the p-value's own floor.
 func splitFloor(n, m float64) float64 {
 	a, b := math.Round(n), math.Round(m)
 	if a < 1 || b < 1 {

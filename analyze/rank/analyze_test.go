@@ -251,6 +251,13 @@ func TestDimVerdict(t *testing.T) {
 		{"same distribution", seq(0, 100), seq(0, 100), true, true, 0.8, false, ReasonSame},
 		{"disjoint: H=1, r<0.1 -> 0", seq(0, 100), seq(1000, 1100), true, true, 0, false, ReasonDiffer},
 		{"shifted: r = 1-H", seq(0, 100), seq(60, 160), true, true, shifted, false, ReasonDiffer},
+		// D280: 4 observations wholly below 3 are one of the 2 most
+		// extreme of C(7, 3) = 35 splits (p at least 0.057), whatever the
+		// asymptotic p-value says (0.02); 5 against 3 can be apart
+		// (2/56 = 0.036).
+		{"4 against 3 wholly apart: chance", seq(0, 4), seq(10, 13), true, true, 0.8, false, ReasonSame},
+		{"3 against 4 wholly apart: chance", seq(0, 3), seq(10, 14), true, true, 0.8, false, ReasonSame},
+		{"5 against 3 wholly apart", seq(0, 5), seq(10, 13), true, true, 0, false, ReasonDiffer},
 	}
 	for _, c := range cases {
 		v := o.dimVerdict(DimValue, setOf(c.normal...), setOf(c.buggy...))
@@ -261,6 +268,34 @@ func TestDimVerdict(t *testing.T) {
 	}
 	if shifted < 0.1 || shifted > 0.8 {
 		t.Fatalf("shifted case r = %g: not a partial discount, fix the test", shifted)
+	}
+	// The asymptotic p-value of the 4-against-3 case is below Alpha: the
+	// floor, not the test, makes it "same distribution".
+	if res, err := stats.AndersonKSampDist(stats.NewDist(seq(0, 4)), stats.NewDist(seq(10, 13))); err != nil || res.P >= o.Alpha {
+		t.Fatalf("4 against 3 wholly apart: AD p %g (err %v), want below %g: fix the test", res.P, err, o.Alpha)
+	}
+}
+
+func TestSplitFloor(t *testing.T) {
+	for _, c := range []struct{ n, m, want float64 }{
+		{3, 3, 0.1},        // 2 / C(6, 3)
+		{4, 3, 2.0 / 35},   // C(7, 3) = 35
+		{3, 5, 2.0 / 56},   // below Alpha: a test can find them apart
+		{4, 4, 2.0 / 70},   // C(8, 4) = 70
+		{1, 1, 1},          // 2 / C(2, 1) = 1
+		{0, 10, 1},         // nothing to compare
+		{100, 1000, 0.001}, // far below the p-value's own floor (the loop stops)
+	} {
+		got := splitFloor(c.n, c.m)
+		if c.want == 0.001 {
+			if got > c.want {
+				t.Errorf("splitFloor(%g, %g) = %g, want at most %g", c.n, c.m, got, c.want)
+			}
+			continue
+		}
+		if !near(got, c.want) {
+			t.Errorf("splitFloor(%g, %g) = %g, want %g", c.n, c.m, got, c.want)
+		}
 	}
 }
 

@@ -75,7 +75,12 @@ func (o *Options) dimVerdict(d Dimension, ns, bs *sampleSet) DimVerdict {
 		return v
 	}
 	v.Tested, v.Statistic, v.P = true, res.Statistic, res.P
-	if res.P >= o.Alpha {
+	if floor := splitFloor(v.Normal, v.Buggy); floor >= o.Alpha {
+		// Too few observations for any split of them to be told from
+		// chance (D280): the approximation's p is not what they can give.
+		v.P = max(v.P, floor)
+	}
+	if v.P >= o.Alpha {
 		v.R, v.Reason = o.DefaultDiscount, ReasonSame
 		return v
 	}
@@ -85,6 +90,33 @@ func (o *Options) dimVerdict(d Dimension, ns, bs *sampleSet) DimVerdict {
 		v.R = 0
 	}
 	return v
+}
+
+// splitFloor is the smallest p-value a two-sample test of the ranks of n
+// and m observations can reach (method.md §5, decision D280): of the
+// C(n+m, n) ways to split the pooled observations into groups of those
+// sizes, the two that put one group wholly above the other are the
+// farthest apart, so no split is rarer than 2 / C(n+m, n). The
+// Anderson-Darling statistic depends only on the ranks (and is the same
+// for a split and its mirror image), so its exact p-value is at least
+// this; its asymptotic approximation, made for larger samples, gives
+// 0.02 for 4 observations wholly apart from 3, where the floor is 2/35
+// (0.057). The result is capped at 1; the loop stops once it is below
+// 0.001, the p-value's own floor.
+func splitFloor(n, m float64) float64 {
+	a, b := math.Round(n), math.Round(m)
+	if a < 1 || b < 1 {
+		return 1
+	}
+	// C(a+b, a), built up while 2 / C is above 0.001 (it only grows).
+	c := 1.0
+	for i := 1.0; i <= math.Min(a, b); i++ {
+		c = c * (math.Max(a, b) + i) / i
+		if c > 2000 {
+			break
+		}
+	}
+	return math.Min(1, 2/c)
 }
 
 // VarVerdict is the variable-discounter's result for one variable.

@@ -24,7 +24,7 @@ import (
 // whenever Load's output for the same binary and options changes (a new
 // field, another tagging rule): cached schemas of other versions are then
 // not used.
-const SchemaVersion = 12
+const SchemaVersion = 13
 
 // cacheMagic starts every cache file; the version follows it.
 const cacheMagic = "vprof schema cache "

@@ -620,12 +620,25 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 				continue
 			}
 			fs = l.fieldsOf(pt, c.cpp, memo, fmemo)
+			if fs.self && pv.Name == "this" {
+				// The container's own methods (the library's code,
+				// inlined where the program calls them) get no length:
+				// their this would take the reads of the length that
+				// the caller's field names (this->m_queries.size()).
+				continue
+			}
 			deref = true
 			if t := l.strip(c.typ); t != nil && t.tag == dwarf.TagPointerType {
 				sep = "->"
 			}
 		default:
 			continue
+		}
+		if !deref && fs.vectors {
+			// A vector's length is read behind a pointer only (its two
+			// pointers at once); in a struct in memory its fields are
+			// Locs of their own.
+			fs = fs.scalarsOnly()
 		}
 		exps[k] = expansion{fs, sep, deref}
 		if deref && len(fs.fields) > MaxFields {
@@ -677,7 +690,7 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			names = names[n:]
 			fld := &fblk[0]
 			fblk = fblk[1:]
-			*fld = model.Field{Of: c.v, Offset: f.off, Deref: deref}
+			*fld = model.Field{Of: c.v, Offset: f.off, Deref: deref, Elem: f.elem}
 			fv := model.Var{Name: name, Func: pv.Func, File: pv.File, Line: pv.Line,
 				Type: f.ti.spell, Kind: f.ti.kind, Size: f.ti.size, Static: pv.Static,
 				Field: fld}

@@ -75,12 +75,18 @@ func encodeSchemaBody(s *model.Schema) ([]byte, error) {
 		if v.Field != nil && v.Field.Deref {
 			flags |= 8
 		}
+		if v.Field != nil && v.Field.Elem != 0 {
+			flags |= 16
+		}
 		b = append(b, byte(v.Kind), byte(v.Tags), byte(v.PointeeKind), flags)
 		b = binary.AppendVarint(b, int64(v.Size))
 		b = binary.AppendVarint(b, int64(v.PointeeSize))
 		if v.Field != nil {
 			b = binary.AppendVarint(b, int64(v.Field.Of))
 			b = binary.AppendVarint(b, v.Field.Offset)
+			if v.Field.Elem != 0 {
+				b = binary.AppendVarint(b, v.Field.Elem)
+			}
 		}
 	}
 	b = appendPresence(b, s.Locs == nil, len(s.Locs))
@@ -304,7 +310,7 @@ func decodeSchemaBody(body []byte) (*model.Schema, error) {
 					types[v.Type] = v.Type
 				}
 			}
-			if len(r.b) < 4 || r.b[3] > 15 {
+			if len(r.b) < 4 || r.b[3] > 31 {
 				r.fail("var kind")
 				break
 			}
@@ -321,8 +327,11 @@ func decodeSchemaBody(body []byte) (*model.Schema, error) {
 				fld := &fblk[0]
 				fblk = fblk[1:]
 				*fld = model.Field{Of: model.VarID(r.varint("field of")), Offset: r.varint("field offset"), Deref: flags&8 != 0}
+				if flags&16 != 0 {
+					fld.Elem = r.varint("field element size")
+				}
 				v.Field = fld
-			} else if flags&8 != 0 {
+			} else if flags&24 != 0 {
 				r.fail("var flags")
 			}
 			if r.err != nil {

@@ -33,6 +33,7 @@ func TestSchemaBody(t *testing.T) {
 			{Name: "x", Func: -1, File: 2, Line: 4, Type: "struct s *", Kind: model.KindPointer, Size: 8, Param: true, Tags: model.TagCond | model.TagLoop, PointeeKind: model.KindInt, PointeeSize: 4},
 			{Name: "x->a", Type: "struct s *", Static: true, Field: &model.Field{Of: 0, Offset: -8, Deref: true}},
 			{Name: "y.b", Type: "int", Field: &model.Field{Of: 0, Offset: 1 << 40}},
+			{Name: "x->v.size()", Type: "size_t", Kind: model.KindUint, Size: 8, Field: &model.Field{Of: 0, Offset: 24, Deref: true, Elem: 12}},
 		},
 	}}
 	for i, s := range cases {

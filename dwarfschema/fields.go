@@ -28,9 +28,10 @@ const maxCandFields = 128
 
 // fieldDef is one scalar field of a struct type.
 type fieldDef struct {
-	name string // "n_free", "stat.n_conn"
+	name string // "n_free", "stat.n_conn", "m_queries.size()"
 	off  int64
 	ti   typeInfo
+	elem int64 // a std::vector's length: its element size (model.Field.Elem)
 }
 
 // fieldSet is the scalar fields of a struct type; complete when they cover
@@ -39,6 +40,25 @@ type fieldDef struct {
 type fieldSet struct {
 	fields   []fieldDef
 	complete bool
+	vectors  bool // some field is a vector's length (elem > 0)
+	self     bool // the record is a container: its one field is its length
+	scalars  *fieldSet
+}
+
+// scalarsOnly returns fs without its vector lengths (memoized).
+func (fs *fieldSet) scalarsOnly() *fieldSet {
+	if !fs.vectors {
+		return fs
+	}
+	if fs.scalars == nil {
+		fs.scalars = &fieldSet{complete: fs.complete}
+		for _, f := range fs.fields {
+			if f.elem == 0 {
+				fs.scalars.fields = append(fs.scalars.fields, f)
+			}
+		}
+	}
+	return fs.scalars
 }
 
 // isRecord reports a struct, class or union type.
@@ -88,7 +108,15 @@ func (l *loader) fieldsOf(off dieOff, cpp bool, tmemo map[dieOff]typeInfo, fmemo
 		fs.complete = false
 		return fs
 	}
-	l.addFields(fs, l.definition(t), "", 0, 0, cpp, tmemo)
+	t = l.definition(t)
+	if d, ok := l.containerLen(t); ok {
+		// A pointer or reference to a container itself: `v->size()`.
+		d.name = strings.TrimPrefix(model.ContainerSize, ".")
+		fs.fields = append(fs.fields, d)
+		fs.complete, fs.vectors, fs.self = false, d.elem > 0, true
+		return fs
+	}
+	l.addFields(fs, t, "", 0, 0, cpp, tmemo)
 	if len(fs.fields) == 0 {
 		fs.complete = false
 	}
@@ -116,6 +144,14 @@ func (l *loader) addFields(fs *fieldSet, t *typeRec, prefix string, base int64, 
 				continue
 			}
 			st = l.definition(st)
+			if d, ok := l.containerLen(st); ok && m.name != "" && !m.inherit {
+				// A C++ container member: its length, in place of its
+				// pointers and nested counts (D266).
+				d.name, d.off = prefix+m.name+model.ContainerSize, off+d.off
+				fs.fields = append(fs.fields, d)
+				fs.complete, fs.vectors = false, fs.vectors || d.elem > 0
+				continue
+			}
 			switch {
 			case m.inherit || m.name == "":
 				// A base class's members, and those of an anonymous
@@ -310,7 +346,7 @@ func useExtras(s *model.Schema, read []bool, decl []int32, extras []extraField, 
 			e, v := &extras[xs[i]], &s.Vars[free[i]]
 			v.Name = pv.Name + e.sep + e.def.name
 			v.Type, v.Kind, v.Size = e.def.ti.spell, e.def.ti.kind, e.def.ti.size
-			v.Field.Offset = e.def.off
+			v.Field.Offset, v.Field.Elem = e.def.off, e.def.elem
 			v.Tags = model.Tags(xtags[xs[i]] &^ (cfg.TagStored | cfg.TagCounter | cfg.TagRead))
 			read[free[i]] = true
 			decl[free[i]] = e.decl
@@ -334,4 +370,111 @@ func useExtras(s *model.Schema, read []bool, decl []int32, extras []extraField, 
 		}
 	}
 	return read
+}
+
+// containerKinds names the libstdc++ containers whose length a field
+// holds (method.md §2, D266), by their class template's name in
+// namespace std (or std::__cxx11), with the
+// data member that holds it: a count that the container keeps, or, for
+// std::vector, "" for its begin and end pointers (_M_start, _M_finish).
+// std::deque (a map of blocks) has neither and is left out.
+var containerKinds = []struct{ prefix, count string }{
+	{"vector<", ""},
+	{"basic_string<", "_M_string_length"},
+	{"list<", "_M_size"},
+	{"map<", "_M_node_count"},
+	{"multimap<", "_M_node_count"},
+	{"set<", "_M_node_count"},
+	{"multiset<", "_M_node_count"},
+	{"unordered_map<", "_M_element_count"},
+	{"unordered_multimap<", "_M_element_count"},
+	{"unordered_set<", "_M_element_count"},
+	{"unordered_multiset<", "_M_element_count"},
+}
+
+// maxContainerDepth bounds the nested members and base classes searched
+// for a container's count: std::map keeps it four levels down
+// (_M_t._M_impl._Rb_tree_header._M_node_count).
+const maxContainerDepth = 5
+
+// containerLen recognises a libstdc++ container from DWARF, by its
+// class's name and its members' names (D266), and returns its length
+// field at the container's offset 0 (no name yet): the count member's
+// offset and type, or for a std::vector the offset of _M_start and the
+// element size, _M_finish being the next word. The schema flattens one
+// level of nested structs; a container nests its count two to four, and
+// a vector has none, only pointers, which are compared as null or not:
+// the length that a loop over the container walks was never sampled.
+func (l *loader) containerLen(t *typeRec) (fieldDef, bool) {
+	if t == nil || !isRecord(t) || t.size <= 0 {
+		return fieldDef{}, false
+	}
+	// Qualified (std::vector<...>, std::__cxx11::basic_string<...>).
+	name, ok := strings.CutPrefix(t.name, "std::")
+	if !ok {
+		return fieldDef{}, false
+	}
+	name = strings.TrimPrefix(name, "__cxx11::")
+	for _, k := range containerKinds {
+		if !strings.HasPrefix(name, k.prefix) {
+			continue
+		}
+		if k.count != "" {
+			m, off, ok := l.findMember(t, k.count, 0, 0)
+			if !ok {
+				return fieldDef{}, false
+			}
+			kd, size := l.kindOf(m.typ)
+			if kd != model.KindUint && kd != model.KindInt || size != 8 {
+				return fieldDef{}, false
+			}
+			return fieldDef{off: off, ti: typeInfo{kind: model.KindUint, size: 8, spell: "size_t"}}, true
+		}
+		ms, so, ok1 := l.findMember(t, "_M_start", 0, 0)
+		mf, fo, ok2 := l.findMember(t, "_M_finish", 0, 0)
+		if !ok1 || !ok2 || fo != so+8 {
+			return fieldDef{}, false
+		}
+		ps, pf := l.strip(ms.typ), l.strip(mf.typ)
+		if ps == nil || pf == nil || ps.tag != dwarf.TagPointerType || pf.tag != dwarf.TagPointerType || ps.size > 0 && ps.size != 8 || !ps.hasType {
+			return fieldDef{}, false
+		}
+		et := l.strip(ps.typ)
+		if et != nil && et.size <= 0 {
+			et = l.definition(et)
+		}
+		if et == nil || et.size <= 0 {
+			return fieldDef{}, false
+		}
+		return fieldDef{off: so, ti: typeInfo{kind: model.KindUint, size: 8, spell: "size_t"}, elem: et.size}, true
+	}
+	return fieldDef{}, false
+}
+
+// findMember finds the data member named name in record t or in its
+// members and base classes that are records, depth first, at most
+// maxContainerDepth levels down; off is its offset in t.
+func (l *loader) findMember(t *typeRec, name string, base int64, depth int) (memberRec, int64, bool) {
+	if depth > maxContainerDepth || t == nil {
+		return memberRec{}, 0, false
+	}
+	for _, m := range t.members {
+		if m.bits || !m.hasType {
+			continue
+		}
+		if !m.inherit && m.name == name {
+			return m, base + m.off, true
+		}
+	}
+	for _, m := range t.members {
+		if m.bits || !m.hasType {
+			continue
+		}
+		if st := l.strip(m.typ); isRecord(st) {
+			if r, off, ok := l.findMember(l.definition(st), name, base+m.off, depth+1); ok {
+				return r, off, true
+			}
+		}
+	}
+	return memberRec{}, 0, false
 }

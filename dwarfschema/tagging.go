@@ -171,10 +171,19 @@ func inferTagsWith(s *model.Schema, ef *elf.File, ci *callInfoResult, gl *global
 		for k := len(extras) - 1; k >= 0; k-- {
 			e := extras[k]
 			list = append(list, cfg.FieldVar{Key: cfg.FieldKey{Ptr: int32(e.ptr), Off: e.def.off}, Var: int32(len(s.Vars) + k)})
+			if e.def.elem > 0 {
+				list = append(list, cfg.FieldVar{Key: cfg.FieldKey{Ptr: int32(e.ptr), Off: e.def.off + 8}, Var: int32(len(s.Vars) + k)})
+			}
 		}
 		for i := range s.Vars {
 			if f := s.Vars[i].Field; f != nil && f.Deref {
 				list = append(list, cfg.FieldVar{Key: cfg.FieldKey{Ptr: f.Of, Off: f.Offset}, Var: int32(i)})
+				if f.Elem > 0 {
+					// A vector's length is read where its begin or its
+					// end is: empty() and size() read both, push_back
+					// and erase the end only (D266).
+					list = append(list, cfg.FieldVar{Key: cfg.FieldKey{Ptr: f.Of, Off: f.Offset + 8}, Var: int32(i)})
+				}
 			}
 		}
 		fields = cfg.NewFieldList(list)

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"runtime"
@@ -207,5 +208,30 @@ func TestFieldsBehindLocal(t *testing.T) {
 				t.Errorf("receiver->btype: values %v, want both 1 and 3", seen)
 			}
 		})
+	}
+}
+
+// TestVectorLen: a std::vector's length from its begin and end pointers
+// (D266): whole elements between them, 0 where end is below begin.
+func TestVectorLen(t *testing.T) {
+	word := func(b []byte, x uint64) { binary.LittleEndian.PutUint64(b, x) }
+	for _, c := range []struct {
+		begin, end uint64
+		elem       int64
+		want       uint64
+	}{
+		{0x1000, 0x1000, 16, 0},
+		{0x1000, 0x1030, 16, 3},
+		{0x1000, 0x1008, 8, 1},
+		{0x1000, 0x1000 + 24*7, 24, 7},
+		{0x2000, 0x1000, 8, 0},
+		{0, 0, 4, 0},
+	} {
+		b := make([]byte, 16)
+		word(b, c.begin)
+		word(b[8:], c.end)
+		if got := vectorLen(b, c.elem); got != c.want {
+			t.Errorf("vectorLen(%#x, %#x, %d) = %d, want %d", c.begin, c.end, c.elem, got, c.want)
+		}
 	}
 }

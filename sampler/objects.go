@@ -107,6 +107,7 @@ type derefField struct {
 	off  int64
 	size int32
 	kind model.Kind
+	elem int64 // a vector's length (model.Field.Elem): size is the 16 bytes of its begin and end
 }
 
 // globalRead is one global variable read at every tick.
@@ -337,7 +338,11 @@ func (o *object) prepareFields() {
 	for i := range s.Vars {
 		v := &s.Vars[i]
 		if f := v.Field; f != nil && f.Deref && f.Of >= 0 && int(f.Of) < len(s.Vars) && v.Size > 0 && v.Size <= maxScalar && v.Kind != model.KindAggregate {
-			o.fields[fill[f.Of]] = derefField{v: model.VarID(i), off: f.Offset, size: v.Size, kind: v.Kind}
+			d := derefField{v: model.VarID(i), off: f.Offset, size: v.Size, kind: v.Kind}
+			if f.Elem > 0 && v.Size == 8 {
+				d.size, d.elem = 16, f.Elem
+			}
+			o.fields[fill[f.Of]] = d
 			fill[f.Of]++
 		}
 	}

@@ -687,6 +687,17 @@ type ptrRead struct {
 	kind                 model.Kind
 }
 
+// vectorLen is the element count of a std::vector whose begin and end
+// pointers are b's two words (D266): (end - begin) / elem, 0 where end
+// is below begin (a vector being moved or torn down).
+func vectorLen(b []byte, elem int64) uint64 {
+	begin, end := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+	if end < begin || elem <= 0 {
+		return 0
+	}
+	return (end - begin) / uint64(elem)
+}
+
 // MaxFieldReads bounds the fields read behind pointers in one sample (one
 // thread at one tick, all frames; and the globals of a process at one
 // tick): with dwarfschema.MaxFields per pointer, the per-sample budget of
@@ -784,7 +795,13 @@ func (sm *sampling) readBehind(pid int, vals *[]model.Value, stack bool) {
 		}
 		f := &fr.obj.fields[fr.f]
 		base := (*vals)[fr.idx]
-		*vals = append(*vals, model.Value{Frame: base.Frame, Obj: base.Obj, Var: f.v, Bits: normalise(f.kind, b.bytesOf(fr.off, int(f.size)))})
+		var bits uint64
+		if f.elem > 0 {
+			bits = vectorLen(b.bytesOf(fr.off, 16), f.elem)
+		} else {
+			bits = normalise(f.kind, b.bytesOf(fr.off, int(f.size)))
+		}
+		*vals = append(*vals, model.Value{Frame: base.Frame, Obj: base.Obj, Var: f.v, Bits: bits})
 		sm.vstats.Read++
 		sm.vstats.Fields++
 	}

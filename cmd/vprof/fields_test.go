@@ -47,11 +47,35 @@ int main(int argc, char **argv) {
 }
 `
 
+// vectorCC is queueCC with the work per call in the length of a
+// std::vector member (D266): this->m_items.size().
+const vectorCC = `#include <cstdio>
+#include <cstdlib>
+#include <vector>
+class Queue {
+ public:
+	explicit Queue(long n) : m_items(n, 1), flags(1) {}
+	__attribute__((noipa)) long step() {
+		asm volatile("imul $1000, %0, %%rcx\n1: dec %%rcx\njnz 1b" : : "r"(m_items.size()) : "rcx", "cc");
+		return flags;
+	}
+	std::vector<long> m_items;
+	int flags;
+};
+int main(int argc, char **argv) {
+	Queue q(atol(argv[1]));
+	long t = 0;
+	for (long k = 0; k < atol(argv[2]); k++) t += q.step();
+	std::printf("%ld\n", t);
+}
+`
+
 // TestReportFieldSource records a program twice, the slow run differing
 // from the normal one only in a field behind a struct pointer (the work
 // per call), and checks that vprof report names that field as the source
 // of the slow function's discount: q->pending for a C parameter,
-// this->pending for a C++ method.
+// this->pending for a C++ method, this->m_items.size() for the length of
+// a std::vector member (D266).
 func TestReportFieldSource(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -59,6 +83,7 @@ func TestReportFieldSource(t *testing.T) {
 	}{
 		{"c", "gcc", takeC, "take", "q->pending"},
 		{"c++", "g++", queueCC, `Queue::step\(\)`, "this->pending"},
+		{"vector", "g++", vectorCC, `Queue::step\(\)`, "this->m_items.size()"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := exec.LookPath(c.cc); err != nil {

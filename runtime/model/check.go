@@ -91,6 +91,8 @@ func (s *Schema) CheckValid() error {
 				return invalid(at("vars", i)+".field", "behind a pointer that is not monitored")
 			case f.Deref && s.Vars[f.Of].Kind != KindPointer:
 				return invalid(at("vars", i)+".field", "behind var %d, a %v, not a pointer", f.Of, s.Vars[f.Of].Kind)
+			case f.Elem < 0 || f.Elem > 0 && (!f.Deref || v.Kind != KindUint || v.Size != 8):
+				return invalid(at("vars", i)+".field", "element size %d of a vector length that is not a uint64 behind a pointer", f.Elem)
 			}
 		}
 	}

@@ -203,11 +203,22 @@ type Var struct {
 // pointer's location (register, frame slot, list, entry value) is
 // evaluated once for all its fields. Of is the pointer's VarID (Deref), or
 // the struct's, -1 once the struct itself is not monitored.
+//
+// Elem, when positive, makes the field a std::vector's element count
+// (method.md §2, D266), a field behind a pointer only: the sampler reads
+// the two pointers at Offset and Offset+8 (the vector's begin and end,
+// one read of 16 bytes, one field of the budget) and the value is
+// (end - begin) / Elem, Elem being the element's size in bytes.
 type Field struct {
 	Of     VarID `json:"of"`
 	Offset int64 `json:"offset"`
 	Deref  bool  `json:"deref,omitempty"`
+	Elem   int64 `json:"elem,omitempty"`
 }
+
+// ContainerSize ends the name of a C++ container's length field
+// (method.md §2, D266): `this->m_queries.size()`.
+const ContainerSize = ".size()"
 
 // LocKind says where a variable lives over one PC range.
 type LocKind uint8

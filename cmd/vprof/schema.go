@@ -45,6 +45,9 @@ over the loop (docs/method.md D118). A struct global, a struct local
 and a pointer to a struct give up to 16 of their scalar fields
 (pool.n_free, this->pending): those the function's code reads or writes
 first, then the others in declaration order (D130; --no-fields: none).
+A C++ standard container among them (vector, string, list, map, set,
+the unordered kinds) is one field, its length: this->m_queries.size()
+(D266; a vector's only behind a pointer, as this->v.size()).
 
 --metadata prints instead where each variable lives over each range of
 code: pc_start pc_end variable location offset size basic_type_ptr.

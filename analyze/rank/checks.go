@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/runtime/symname"
 )
 
 // This file holds the checks a report makes of its own inputs: mistakes a
@@ -138,11 +139,23 @@ func (a *Analyzer) debugInfoWarnings() []string {
 			continue
 		}
 		seen[o.path] = true
-		if len(o.schema.Funcs) == 0 {
+		if !namesOwnCode(o.schema) {
 			out = append(out, fmt.Sprintf("%s has neither DWARF debugging information nor a symbol table (stripped): none of its functions can be named or ranked (rebuild it with -g, or install its debug file under /usr/lib/debug/.build-id before recording)", o.path))
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s has no DWARF debugging information: its functions are ranked by their cost alone, with no variables (build with -g)", o.path))
 	}
 	return out
+}
+
+// namesOwnCode reports whether a program's symbols name any code of its
+// own: a stripped program still names its PLT stubs (from .dynsym and the
+// relocations, D290), which are calls into libraries, not its functions.
+func namesOwnCode(s *model.Schema) bool {
+	for i := range s.Funcs {
+		if !symname.IsPLT(s.Funcs[i].Name) {
+			return true
+		}
+	}
+	return false
 }

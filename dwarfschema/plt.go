@@ -2,6 +2,7 @@ package dwarfschema
 
 import (
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"slices"
@@ -68,13 +69,7 @@ func pltSymbols(ef *elf.File, syms []model.Symbol) []model.Symbol {
 	}
 	byAddr := func(addr uint64) string {
 		i, ok := slices.BinarySearchFunc(syms, addr, func(s model.Symbol, a uint64) int {
-			switch {
-			case s.Value < a:
-				return -1
-			case s.Value > a:
-				return 1
-			}
-			return 0
+			return cmp.Compare(s.Value, a)
 		})
 		if !ok {
 			return ""
@@ -207,13 +202,7 @@ func withPLT(ef *elf.File, syms []model.Symbol) []model.Symbol {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b model.Symbol) int {
-		if a.Value != b.Value {
-			if a.Value < b.Value {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
+		return cmp.Or(cmp.Compare(a.Value, b.Value), strings.Compare(a.Name, b.Name))
 	})
 	return out
 }

@@ -17,6 +17,7 @@ import (
 // the run differs, not where (method.md §4, decision D5).
 type stackCover struct {
 	on      []float64                   // per function: seconds with it on the stack
+	onFull  []float64                   // per function: of those, seconds whose stack is whole (wholeStack)
 	stamp   []uint64                    // per function: last sample counted
 	last    []*threadState              // per function: thread of the last sample counted
 	threads []map[*threadState]struct{} // per function: threads it was on
@@ -110,6 +111,7 @@ func (r *Run) onStack(pid int32, s *model.Sample, nf int, w float64, stamp uint6
 	}
 	for len(c.on) < len(a.funcs) {
 		c.on = append(c.on, 0)
+		c.onFull = append(c.onFull, 0)
 		c.stamp = append(c.stamp, 0)
 		c.last = append(c.last, nil)
 		c.threads = append(c.threads, nil)
@@ -141,9 +143,32 @@ func (r *Run) onStack(pid int32, s *model.Sample, nf int, w float64, stamp uint6
 			}
 		}
 	}
+	if r.wholeStack(pid, s, nf, stamp) {
+		ts.full += w
+		for _, f := range c.seen {
+			c.onFull[f] += w
+		}
+	}
 	// Both kinds keep their distinct stacks: the pairs (D10, D12) are
 	// of the slow runs only, a spinning loop (D23) compares the kinds.
 	c.addStack(w)
+}
+
+// wholeStack reports whether the sample's stack reached its thread's
+// entry: its outermost frame is outside the program's source code (the C
+// runtime's _start, which the program's object holds without debug
+// information, the thread library's clone or start_thread, the dynamic
+// loader's entry), where every thread of a C or C++ program starts. A
+// stack whose outermost frame is in a function of the program's source
+// (one with a DWARF source file), or at an address in no object, was cut
+// short (the unwinder stopped early, or the recorded depth ran out): it
+// says nothing about which frames hold it, so a frame's driver share
+// (share) does not count it (decision D291). The profile records no
+// reason why an unwinding stopped; this is what the frames themselves
+// say.
+func (r *Run) wholeStack(pid int32, s *model.Sample, nf int, stamp uint64) bool {
+	fr := r.frame(pid, s, nf-1, stamp)
+	return fr.oi != nil && !(fr.oi.program && fr.chain != nil && r.a.funcs[fr.phys].file != "")
 }
 
 // outside is the time with outer on the stack outside inner, counted
@@ -210,14 +235,24 @@ func (c *stackCover) under(outer, inner int) float64 {
 }
 
 // share is the part of the time of the threads f runs on during which f
-// is on their stack (0 if it never ran).
+// is on their stack (0 if it never ran), counted over the samples whose
+// stack is whole (wholeStack): a stack the unwinder cut short may lack
+// any frame above its outermost one, main included, and would make a
+// driver look like one on part of its thread's time (decision D291).
+// When none of those threads' stacks is whole (a program whose own code
+// starts its threads, or one unwound nowhere to its entry), every sample
+// counts.
 func (c *stackCover) share(f int) float64 {
 	if f >= len(c.on) {
 		return 0
 	}
-	var total float64
+	var total, full float64
 	for ts := range c.threads[f] {
 		total += ts.total
+		full += ts.full
+	}
+	if full > 0 {
+		return c.onFull[f] / full
 	}
 	if total <= 0 {
 		return 0

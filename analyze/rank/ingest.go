@@ -72,7 +72,8 @@ type threadState struct {
 	pid   int32
 	vars  []tvState // by global variable
 	pcs   []runPCs  // by global variable, buggy runs only
-	total float64   // seconds sampled, buggy runs only (driver frames, drivers.go)
+	total float64   // seconds sampled (driver frames, drivers.go)
+	full  float64   // of those, seconds whose stack is whole (wholeStack)
 }
 
 // tvState is one variable on one thread: its last analysed value and the

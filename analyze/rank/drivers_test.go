@@ -151,3 +151,68 @@ func TestSpinningHeadGlobals(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverShareWholeStacks: a driver frame's share of its thread's time
+// counts only the samples whose stack reached the thread's entry (the C
+// runtime's _start, libc's start routine: code outside the program's
+// source). main is on every whole stack of thread 1; in the second normal
+// run half of the stacks stop at work, the unwinder cut short: they say
+// nothing about main, and main stays a driver (without the rule its
+// pooled normal share is 0.75, below NormalDriverShare). A whole stack
+// without main does count against it, and where no stack reaches an entry
+// every sample counts, as before (method.md §4, decision D291).
+func TestDriverShareWholeStacks(t *testing.T) {
+	const (
+		pcStart     = 0x1310 // _start: the program's object, no source file
+		pcStartMain = 0x5210 // __libc_start_main in libc
+	)
+	s := progSchema()
+	s.Funcs = append(s.Funcs, model.Func{Name: "_start", Display: "_start", File: -1, Ranges: []model.PCRange{{Lo: 0x1300, Hi: 0x1340}}})
+	lib := libSchema()
+	lib.Funcs = append(lib.Funcs, model.Func{Name: "__libc_start_main", Display: "__libc_start_main", File: -1, Ranges: []model.PCRange{{Lo: 0x5200, Hi: 0x5300}}})
+	lib.Symbols = append(lib.Symbols, model.Symbol{Name: "__libc_start_main", Value: 0x5200, Size: 0x100})
+	hdr := []any{
+		&model.Object{ID: 0, Path: "/bin/prog", BuildID: "b1", Program: true, Schema: s},
+		&model.Object{ID: 1, Path: "/lib/libc.so.6", BuildID: "c1", Schema: lib},
+		&model.Mapping{PID: 1, Start: progBias + 0x1000, End: progBias + 0x2000, Bias: progBias, Obj: 0},
+		&model.Mapping{PID: 1, Start: libBias + 0x5000, End: libBias + 0x6000, Bias: libBias, Obj: 1},
+		&model.ProcEvent{Kind: model.ProcStart, PID: 1},
+	}
+	// run is n samples of each stack in turn, on thread 1.
+	run := func(n int, stacks ...[]uint64) []ev {
+		var evs []ev
+		for _, st := range stacks {
+			for range n {
+				evs = append(evs, ev{tid: 1, tick: uint64(len(evs)), stack: st})
+			}
+		}
+		return evs
+	}
+	under := func(entry ...uint64) []uint64 { return append([]uint64{P(pcCmp), P(pcWork), P(pcMain)}, entry...) }
+	for _, c := range []struct {
+		name   string
+		whole  []uint64 // main's stack in every run
+		second []uint64 // the second normal run's other half
+		want   bool
+	}{
+		{"cut short below main, entry _start in the program's object", under(P(pcStart)), []uint64{P(pcCmp), P(pcWork)}, true},
+		{"cut short below main, entry in libc", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork)}, true},
+		{"cut short at an address in no object", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork), 0xdead0}, true},
+		{"cut short at the recorded depth, in code of the program", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork), P(pcWork2)}, true},
+		{"a whole stack without main", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork), L(pcStartMain)}, false},
+		{"no stack reaches an entry: every sample counts", under(), []uint64{P(pcCmp), P(pcWork)}, false},
+		{"no stack reaches an entry, main on all", under(), under(), true},
+	} {
+		a := New(DefaultOptions())
+		feedWith(t, a, Normal, "n1", hdr, run(100, c.whole))
+		feedWith(t, a, Normal, "n2", hdr, run(50, c.whole, c.second))
+		feedWith(t, a, Buggy, "b", hdr, run(300, c.whole))
+		main, ok := a.funcIdx["main"]
+		if !ok {
+			t.Fatalf("%s: no function main", c.name)
+		}
+		if got := a.structuralDrivers()[main]; got != c.want {
+			t.Errorf("%s: main a driver: %v, want %v (normal share %.3f)", c.name, got, c.want, a.stkNormal.share(int(main)))
+		}
+	}
+}

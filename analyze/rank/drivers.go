@@ -235,13 +235,14 @@ func (c *stackCover) under(outer, inner int) float64 {
 }
 
 // share is the part of the time of the threads f runs on during which f
-// is on their stack (0 if it never ran), counted over the samples whose
-// stack is whole (wholeStack): a stack the unwinder cut short may lack
-// any frame above its outermost one, main included, and would make a
-// driver look like one on part of its thread's time (decision D291).
-// When none of those threads' stacks is whole (a program whose own code
-// starts its threads, or one unwound nowhere to its entry), every sample
-// counts.
+// is on their stack (0 if it never ran), counted over the samples that
+// say whether f was there: every whole stack (wholeStack), and a stack
+// cut short that shows f. A stack the unwinder cut short shows the
+// frames it has and nothing of those above its outermost one (main
+// included): counting it against f would make a driver look like one on
+// part of its thread's time (decision D291). When none of those threads'
+// stacks is whole (a program whose own code starts its threads, or one
+// unwound nowhere to its entry), every sample counts.
 func (c *stackCover) share(f int) float64 {
 	if f >= len(c.on) {
 		return 0
@@ -252,7 +253,10 @@ func (c *stackCover) share(f int) float64 {
 		full += ts.full
 	}
 	if full > 0 {
-		return c.onFull[f] / full
+		if cut := c.on[f] - c.onFull[f]; cut > 0 {
+			return c.on[f] / (full + cut)
+		}
+		return c.on[f] / full
 	}
 	if total <= 0 {
 		return 0

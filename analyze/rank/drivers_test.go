@@ -159,8 +159,9 @@ func TestSpinningHeadGlobals(t *testing.T) {
 // run half of the stacks stop at work, the unwinder cut short: they say
 // nothing about main, and main stays a driver (without the rule its
 // pooled normal share is 0.75, below NormalDriverShare). A whole stack
-// without main does count against it, and where no stack reaches an entry
-// every sample counts, as before (method.md §4, decision D291).
+// without main does count against it, a stack cut short that shows main
+// counts for it, and where no stack reaches an entry every sample counts,
+// as before (method.md §4, decision D291).
 func TestDriverShareWholeStacks(t *testing.T) {
 	const (
 		pcStart     = 0x1310 // _start: the program's object, no source file
@@ -193,19 +194,23 @@ func TestDriverShareWholeStacks(t *testing.T) {
 		name   string
 		whole  []uint64 // main's stack in every run
 		second []uint64 // the second normal run's other half
+		shown  []uint64 // 400 more samples of the second normal run, when set
 		want   bool
 	}{
-		{"cut short below main, entry _start in the program's object", under(P(pcStart)), []uint64{P(pcCmp), P(pcWork)}, true},
-		{"cut short below main, entry in libc", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork)}, true},
-		{"cut short at an address in no object", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork), 0xdead0}, true},
-		{"cut short at the recorded depth, in code of the program", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork), P(pcWork2)}, true},
-		{"a whole stack without main", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork), L(pcStartMain)}, false},
-		{"no stack reaches an entry: every sample counts", under(), []uint64{P(pcCmp), P(pcWork)}, false},
-		{"no stack reaches an entry, main on all", under(), under(), true},
+		{"cut short below main, entry _start in the program's object", under(P(pcStart)), []uint64{P(pcCmp), P(pcWork)}, nil, true},
+		{"cut short below main, entry in libc", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork)}, nil, true},
+		{"cut short at an address in no object", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork), 0xdead0}, nil, true},
+		{"cut short at the recorded depth, in code of the program", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork), P(pcWork2)}, nil, true},
+		{"a whole stack without main", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork), L(pcStartMain)}, nil, false},
+		{"no stack reaches an entry: every sample counts", under(), []uint64{P(pcCmp), P(pcWork)}, nil, false},
+		{"no stack reaches an entry, main on all", under(), under(), nil, true},
+		// Stacks cut short that show main count for it: 550 of 600 samples
+		// that say where main was (a whole stack without main counts).
+		{"stacks cut short that show main", under(L(pcStartMain)), []uint64{P(pcCmp), P(pcWork), L(pcStartMain)}, under(), true},
 	} {
 		a := New(DefaultOptions())
 		feedWith(t, a, Normal, "n1", hdr, run(100, c.whole))
-		feedWith(t, a, Normal, "n2", hdr, run(50, c.whole, c.second))
+		feedWith(t, a, Normal, "n2", hdr, append(run(50, c.whole, c.second), run(400, c.shown)...))
 		feedWith(t, a, Buggy, "b", hdr, run(300, c.whole))
 		main, ok := a.funcIdx["main"]
 		if !ok {

@@ -93,6 +93,9 @@ type typeRec struct {
 	// members of a struct, class or union, in declaration order: data
 	// members and (C++) base classes.
 	members []memberRec
+	// lazy: a C struct or union whose members the walk skipped; read
+	// (readMembers) only for the records a variable's fields can reach.
+	lazy bool
 }
 
 // memberRec is a data member (DW_TAG_member) or a base class
@@ -281,14 +284,18 @@ func (l *loader) qualify(prefix, name string) string {
 
 // read walks the DIEs of the file and of its supplementary file into the
 // loader's records (build turns them into the schema).
-func (l *loader) read() error {
-	var err error
+func (l *loader) read() (err error) {
 	if l.units, err = readUnitHeaders(l.w.info, 0); err != nil {
 		return err
 	}
 	if err := l.walk(); err != nil {
 		return err
 	}
+	defer func() {
+		if err == nil && !l.opt.NoFields {
+			err = l.neededMembers()
+		}
+	}()
 	if sup := l.w.sup; sup != nil {
 		// The supplementary file's partial units: types, declarations and
 		// abstract functions shared by the main file's units. Walked last,
@@ -624,10 +631,13 @@ func (l *loader) walkUnits(a, b int) (stop int, err error) {
 			l.types.add(tr)
 			if cu < 0 || !l.cus[cu].cpp {
 				// C: members only; nested definitions are at file scope.
+				// They are read after the walk, for the records that
+				// variables' fields can reach (neededMembers): a C
+				// program's units each repeat the definitions of its
+				// headers' structs, most never a variable's.
 				if e.children {
-					if err := l.cMembers(r, l.types.at(l.types.len()-1), &budget); err != nil {
-						return -1, err
-					}
+					l.types.at(l.types.len() - 1).lazy = true
+					r.skipChildren()
 				}
 				continue
 			}

@@ -3,6 +3,8 @@ package dwarfschema
 import (
 	"cmp"
 	"debug/dwarf"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -477,4 +479,89 @@ func (l *loader) findMember(t *typeRec, name string, base int64, depth int) (mem
 		}
 	}
 	return memberRec{}, 0, false
+}
+
+// neededMembers reads the members the walk skipped (typeRec.lazy) of the
+// records that expandFields can reach: those of a variable's type or its
+// pointee (fieldsOf), their definitions by name (definition), and the
+// records among their members, at any depth (addFields' nested structs,
+// containerLen's findMember). A superset of what build reads, so that
+// build sees the members the eager walk gave; the rest of a C program's
+// repeated struct definitions are never decoded. It runs after the walk,
+// while the sections are still held.
+func (l *loader) neededMembers() error {
+	var queue []*typeRec
+	seen := map[*typeRec]bool{}
+	add := func(t *typeRec) {
+		if isRecord(t) && !seen[t] {
+			seen[t] = true
+			queue = append(queue, t)
+		}
+	}
+	root := func(off dieOff) {
+		t := l.strip(off)
+		if t == nil {
+			return
+		}
+		switch t.tag {
+		case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
+			if t.hasType {
+				add(l.strip(t.typ))
+			}
+		default:
+			add(t)
+		}
+	}
+	for i := range l.vars.len() {
+		if vr := l.vars.at(i); vr.hasType {
+			root(vr.typ)
+		}
+	}
+	for len(queue) > 0 {
+		t := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if err := l.readMembers(t); err != nil {
+			return err
+		}
+		if d := l.definition(t); d != t {
+			add(d)
+		}
+		for _, m := range t.members {
+			if m.hasType {
+				add(l.strip(m.typ))
+			}
+		}
+	}
+	return nil
+}
+
+// readMembers reads the members of a record the walk skipped.
+func (l *loader) readMembers(t *typeRec) error {
+	if !t.lazy {
+		return nil
+	}
+	t.lazy = false
+	w, base := l.w, l.base
+	defer func() { l.w, l.base = w, base }()
+	if t.off >= supBase {
+		if l.w.sup == nil {
+			return nil
+		}
+		l.w, l.base = l.w.sup, supBase
+	} else {
+		l.base = 0
+	}
+	r := l.w.dies.reader(0, math.MaxUint64)
+	if !r.seek(uint64(t.off - l.base)) {
+		return nil
+	}
+	e, err := r.next()
+	if err != nil {
+		return fmt.Errorf("reading DWARF: %w", err)
+	}
+	if e == nil || l.base+dieOff(e.off) != t.off || !e.children {
+		return nil
+	}
+	budget := len(l.w.info) + 1
+	return l.cMembers(r, t, &budget)
 }

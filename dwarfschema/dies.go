@@ -87,15 +87,16 @@ type typeRec struct {
 	tag     dwarf.Tag
 	hasType bool
 	enc     uint8
-	size    int64 // -1 unknown
-	name    string
-	dims    []int64 // array_type: element counts per dimension (-1 unknown)
-	// members of a struct, class or union, in declaration order: data
-	// members and (C++) base classes.
-	members []memberRec
 	// lazy: a C struct or union whose members the walk skipped; read
 	// (readMembers) only for the records a variable's fields can reach.
 	lazy bool
+	seen bool  // visited by neededMembers
+	size int64 // -1 unknown
+	name string
+	dims []int64 // array_type: element counts per dimension (-1 unknown)
+	// members of a struct, class or union, in declaration order: data
+	// members and (C++) base classes.
+	members []memberRec
 }
 
 // memberRec is a data member (DW_TAG_member) or a base class
@@ -913,6 +914,15 @@ func (l *loader) lines(lt *lineTable, fileMap []int32, compDir string) error {
 		lastStmt = le.IsStmt
 		rows.add(row)
 	}
+}
+
+// cLang reports a DW_AT_language of C: C89, C, C99, C11, C17.
+func cLang(lang int64) bool {
+	switch lang {
+	case 0x01, 0x02, 0x0c, 0x1d, 0x2c:
+		return true
+	}
+	return false
 }
 
 // cppLang reports a DW_AT_language of C++: C++, C++03, C++11, C++14.

@@ -487,21 +487,24 @@ func (l *loader) findMember(t *typeRec, name string, base int64, depth int) (mem
 // records among their members, at any depth (addFields' nested structs,
 // containerLen's findMember). A superset of what build reads, so that
 // build sees the members the eager walk gave; the rest of a C program's
-// repeated struct definitions are never decoded. It runs after the walk,
-// while the sections are still held.
+// repeated struct definitions are never decoded (nginx: 4,343 of 6,175).
+// It runs after the walk, while the sections are still held.
 func (l *loader) neededMembers() error {
 	var queue []*typeRec
-	seen := map[*typeRec]bool{}
 	add := func(t *typeRec) {
-		if isRecord(t) && !seen[t] {
-			seen[t] = true
+		if isRecord(t) && !t.seen {
+			t.seen = true
 			queue = append(queue, t)
 		}
 	}
-	root := func(off dieOff) {
-		t := l.strip(off)
+	for i := range l.vars.len() {
+		vr := l.vars.at(i)
+		if !vr.hasType {
+			continue
+		}
+		t := l.strip(vr.typ)
 		if t == nil {
-			return
+			continue
 		}
 		switch t.tag {
 		case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
@@ -512,16 +515,14 @@ func (l *loader) neededMembers() error {
 			add(t)
 		}
 	}
-	for i := range l.vars.len() {
-		if vr := l.vars.at(i); vr.hasType {
-			root(vr.typ)
-		}
-	}
+	var rd [2]*dieReader // of the main file, of the supplementary file
 	for len(queue) > 0 {
 		t := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		if err := l.readMembers(t); err != nil {
-			return err
+		if t.lazy {
+			if err := l.readMembers(t, &rd); err != nil {
+				return err
+			}
 		}
 		if d := l.definition(t); d != t {
 			add(d)
@@ -532,26 +533,30 @@ func (l *loader) neededMembers() error {
 			}
 		}
 	}
+	for i := range l.types.len() {
+		l.types.at(i).seen = false
+	}
 	return nil
 }
 
-// readMembers reads the members of a record the walk skipped.
-func (l *loader) readMembers(t *typeRec) error {
-	if !t.lazy {
-		return nil
-	}
+// readMembers reads the members of a record the walk skipped, with rd's
+// reader of its file (made on first use).
+func (l *loader) readMembers(t *typeRec, rd *[2]*dieReader) error {
 	t.lazy = false
 	w, base := l.w, l.base
 	defer func() { l.w, l.base = w, base }()
+	k := 0
+	l.base = 0
 	if t.off >= supBase {
 		if l.w.sup == nil {
 			return nil
 		}
-		l.w, l.base = l.w.sup, supBase
-	} else {
-		l.base = 0
+		k, l.w, l.base = 1, l.w.sup, supBase
 	}
-	r := l.w.dies.reader(0, math.MaxUint64)
+	if rd[k] == nil {
+		rd[k] = l.w.dies.reader(0, math.MaxUint64)
+	}
+	r := rd[k]
 	if !r.seek(uint64(t.off - l.base)) {
 		return nil
 	}

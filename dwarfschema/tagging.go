@@ -615,6 +615,12 @@ func scanCalls(d *dieData, syms []model.Symbol, from, stop uint64) (*callScan, e
 		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
 			lang, ok := e.int(dwarf.AttrLanguage)
 			cUnit = ok && cLang(lang)
+		case dwarf.TagSubroutineType:
+			// A function type's parameters belong to no subprogram
+			// (c.params is looked up by a subprogram's parameters and
+			// their abstract origins): skipped.
+			r.skipChildren()
+			continue
 		case dwarf.TagSubprogram:
 			si := csSub{}
 			si.origin, _ = e.offset(dwarf.AttrAbstractOrigin)

@@ -637,7 +637,14 @@ func (l *loader) walkUnits(a, b int) (stop int, err error) {
 				// program's units each repeat the definitions of its
 				// headers' structs, most never a variable's.
 				if e.children {
-					l.types.at(l.types.len() - 1).lazy = true
+					t := l.types.at(l.types.len() - 1)
+					if eagerMembers {
+						if err := l.cMembers(r, t, &budget); err != nil {
+							return -1, err
+						}
+						continue
+					}
+					t.lazy = true
 					r.skipChildren()
 				}
 				continue

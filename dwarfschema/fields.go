@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/vprof/vprof/dwarfschema/cfg"
 	"github.com/vprof/vprof/runtime/model"
@@ -481,6 +482,14 @@ func (l *loader) findMember(t *typeRec, name string, base int64, depth int) (mem
 	return memberRec{}, 0, false
 }
 
+// Test hooks: eagerMembers makes the walk read every C record's members
+// (as before neededMembers), scanEveryEntry makes the call-site scan read
+// every entry; lazyLeft counts the records whose members were never read.
+var (
+	eagerMembers, scanEveryEntry bool
+	lazyLeft                     atomic.Int64
+)
+
 // neededMembers reads the members the walk skipped (typeRec.lazy) of the
 // records that expandFields can reach: those of a variable's type or its
 // pointee (fieldsOf), their definitions by name (definition), and the
@@ -533,9 +542,15 @@ func (l *loader) neededMembers() error {
 			}
 		}
 	}
+	left := 0
 	for i := range l.types.len() {
-		l.types.at(i).seen = false
+		t := l.types.at(i)
+		t.seen = false
+		if t.lazy {
+			left++
+		}
 	}
+	lazyLeft.Add(int64(left))
 	return nil
 }
 

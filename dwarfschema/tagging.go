@@ -619,8 +619,10 @@ func scanCalls(d *dieData, syms []model.Symbol, from, stop uint64) (*callScan, e
 			// A function type's parameters belong to no subprogram
 			// (c.params is looked up by a subprogram's parameters and
 			// their abstract origins): skipped.
-			r.skipChildren()
-			continue
+			if !scanEveryEntry {
+				r.skipChildren()
+				continue
+			}
 		case dwarf.TagSubprogram:
 			si := csSub{}
 			si.origin, _ = e.offset(dwarf.AttrAbstractOrigin)
@@ -700,7 +702,7 @@ func scanCalls(d *dieData, syms []model.Symbol, from, stop uint64) (*callScan, e
 			t.enc, _ = e.int(dwarf.AttrEncoding)
 			t.size, _ = e.int(dwarf.AttrByteSize)
 			c.types.add(e.off, t)
-			if cUnit && e.tag != dwarf.TagArrayType {
+			if cUnit && e.tag != dwarf.TagArrayType && !scanEveryEntry {
 				// In C a struct's or union's children are its members
 				// (gcc defines nested types at file scope; clang nests
 				// only anonymous ones, which no parameter names) and an

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // perfRec builds ring-buffer records as the kernel writes them.
@@ -487,6 +488,39 @@ func TestPerfWindowGrows(t *testing.T) {
 	}
 	if bottom < 100 || full*10 < bottom*9 {
 		t.Errorf("%d of %d samples in bottom unwind through 49 frames of descend to main", full, bottom)
+	}
+}
+
+// TestPerfStackPastHole: a frame whose locals hold a page never touched
+// (the kernel's stack copy stops there) and change right below it (so the
+// copy's end no longer matches the live stack when the sample is read):
+// the hole is read in once, and the copies that follow hold the frames
+// above it, main included. Without that, nearly every stack stopped at
+// reader.
+func TestPerfStackPastHole(t *testing.T) {
+	perfOK(t)
+	exe := buildC(t, "hole", "-g")
+	res, p := record(t, Config{Args: []string{exe, "400"}, Sampler: SamplerPerf})
+	whole, spin := 0, 0
+	for _, s := range p.samples {
+		if len(s.funcs) == 0 || s.funcs[0] != "spin" {
+			continue
+		}
+		spin++
+		if hasChain(s.funcs, []string{"spin", "reader", "main"}) {
+			whole++
+		}
+	}
+	t.Logf("%d of %d samples in spin reach main; steps: %d copies cut short, %d read past live, %d refused, %d holes read in",
+		whole, spin, res.Steps.CutShort, res.Steps.CutLive, res.Steps.CutRefused, res.Steps.FaultIns)
+	if spin < 100 || whole*10 < spin*9 {
+		t.Errorf("%d of %d samples in spin unwind through reader to main, want 90%%", whole, spin)
+	}
+	if res.Steps.FaultIns == 0 {
+		t.Errorf("no hole read in (%d copies cut short)", res.Steps.CutShort)
+	}
+	if u := res.Unwind; u.Stops[unwind.StopOutermost]*10 < uint64(len(p.samples))*9 {
+		t.Errorf("stops by reason %v: fewer than 90%% of %d stacks whole", u.Stops, len(p.samples))
 	}
 }
 

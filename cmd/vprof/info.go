@@ -252,6 +252,9 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		if trailer.LostTicks > 0 {
 			fmt.Fprintf(stdout, "lost ticks:   %d\n", trailer.LostTicks)
 		}
+		if len(trailer.CutStacks) > 0 {
+			fmt.Fprintf(stdout, "stacks cut:   %s (unwound short of their entry frame)\n", joinCutStacks(trailer.CutStacks))
+		}
 		switch {
 		case trailer.CountError != "":
 			fmt.Fprintf(stdout, "calls:        not counted: %s\n", trailer.CountError)
@@ -364,4 +367,20 @@ func fmtBits(k model.Kind, b uint64) string {
 		return fmt.Sprintf("%#x", b)
 	}
 	return fmt.Sprint(b)
+}
+
+// joinCutStacks lists the stacks cut short by reason, most first.
+func joinCutStacks(m map[string]int64) string {
+	why := make([]string, 0, len(m))
+	var n int64
+	for k, v := range m {
+		why = append(why, k)
+		n += v
+	}
+	sort.Slice(why, func(i, j int) bool { return m[why[i]] > m[why[j]] || m[why[i]] == m[why[j]] && why[i] < why[j] })
+	parts := make([]string, len(why))
+	for i, k := range why {
+		parts[i] = fmt.Sprintf("%d %s", m[k], k)
+	}
+	return fmt.Sprintf("%d: %s", n, strings.Join(parts, ", "))
 }

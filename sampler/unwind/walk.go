@@ -106,7 +106,7 @@ type Stats struct {
 type Stop uint8
 
 const (
-	StopOutermost  Stop = iota // the CFI leaves the return address undefined (_start, a thread's clone), or it is 0
+	StopOutermost  Stop = iota // the CFI leaves the return address undefined (_start, a thread's clone), it is 0, or no CFI and %rbp 0
 	StopUnreadable             // the memory holding the return address (or the CFA) could not be read
 	StopNoCFI                  // no CFI for the PC, and no usable frame pointer
 	StopSP                     // the caller's stack pointer is not above the frame's: a corrupt step
@@ -223,6 +223,11 @@ func (s *Space) step(f *Frame, mem Memory, next *Regs, st *Stats) Stop {
 	// address above it.
 	bp, ok := f.Regs.Get(RBP)
 	sp := f.Regs.R[RSP]
+	if ok && bp == 0 {
+		// The ABI's mark of the deepest frame (the dynamic loader's
+		// entry, which has no CFI, sets it so).
+		return StopOutermost
+	}
 	if !ok || bp < sp || bp-sp > maxFrameSize || bp%8 != 0 {
 		return StopNoCFI
 	}

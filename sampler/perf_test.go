@@ -296,6 +296,58 @@ func TestSnapshotRedZone(t *testing.T) {
 	}
 }
 
+// TestSnapshotFaultIn: a read past a copy cut short at a page never
+// touched reads that page in (mapped now: the kernel's next copies go
+// past it), once per copy end and thread; the read itself is refused when
+// the copy's end has changed since the tick.
+func TestSnapshotFaultIn(t *testing.T) {
+	const pg = 4096
+	mem, err := unix.Mmap(-1, 0, 4*pg, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+	resident := func() []byte {
+		v := make([]byte, 4)
+		if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&v[0]))); e != 0 {
+			t.Fatal(e)
+		}
+		for i := range v {
+			v[i] &= 1
+		}
+		return v
+	}
+	for i := redZone; i < pg; i++ {
+		mem[i] = byte(i) // page 0: the frames copied; pages 1-3 never touched
+	}
+	if r := resident(); !bytes.Equal(r, []byte{1, 0, 0, 0}) {
+		t.Skipf("pages resident before the test: %v", r)
+	}
+	sp := uint64(uintptr(unsafe.Pointer(&mem[redZone])))
+	copied := append([]byte(nil), mem[redZone:pg]...) // the kernel stopped at page 1
+	mem[pg-1]++                                       // the copy's end changed since the tick
+	var m stackMem
+	var s snapState
+	var lastCut uint64
+	m.snapshot(os.Getpid(), sp, copied, false, &s)
+	s.lastCut = &lastCut
+	ret := sp + uint64(2*pg) // a return address two pages up
+	if _, ok := m.Read(ret, 8); ok {
+		t.Errorf("read past a copy cut short whose end changed: not refused")
+	}
+	if r := resident(); s.faultIns != 1 || !bytes.Equal(r, []byte{1, 1, 1, 0}) {
+		t.Errorf("after the read: %d hole reads, pages resident %v, want 1 and [1 1 1 0]", s.faultIns, r)
+	}
+	// The next sample of the same drain, cut at the same address: not
+	// read again.
+	m.snapshot(os.Getpid(), sp, copied, false, &s)
+	s.lastCut = &lastCut
+	m.Read(ret, 8)
+	if s.faultIns != 1 {
+		t.Errorf("same copy end read in again: %d hole reads", s.faultIns)
+	}
+}
+
 // perfOK skips a test that needs the perf sampler where the kernel does
 // not allow it.
 func perfOK(t *testing.T) {

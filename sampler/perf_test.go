@@ -266,10 +266,20 @@ func TestSnapshotRedZone(t *testing.T) {
 	if v, ok := m.Read(sp+16, 8); !ok || v != binary.LittleEndian.Uint64(copied[16:]) {
 		t.Errorf("window read %#x %v", v, ok)
 	}
-	// Past the window, in the stack it stands for: refused, a miss.
-	if _, ok := m.Read(sp+300, 8); ok || m.misses != 1 {
-		t.Errorf("read past a full window: ok %v, misses %d", ok, m.misses)
+	// Past a full window, in the stack it stands for: a miss (the window
+	// grows), read live while the copy's end matches the live stack,
+	// refused once it does not.
+	binary.LittleEndian.PutUint64(live[redZone+300:], 0xdeadca11)
+	if v, ok := m.Read(sp+300, 8); !ok || v != 0xdeadca11 || m.misses != 1 {
+		t.Errorf("read past a full window, its end intact: %#x %v, misses %d", v, ok, m.misses)
 	}
+	m.snapshot(os.Getpid(), sp, copied, true, &s)
+	live[redZone+250]++
+	if _, ok := m.Read(sp+300, 8); ok || m.misses != 1 {
+		t.Errorf("read past a full window, its end changed: ok %v, misses %d", ok, m.misses)
+	}
+	live[redZone+250]--
+	m.snapshot(os.Getpid(), sp, copied, true, &s)
 	// Far away (heap, globals): read live.
 	heap := mem[len(mem)-8:] // far above the window: not its stack
 	binary.LittleEndian.PutUint64(heap, 0xfeedface)

@@ -29,10 +29,12 @@ import (
 //     ap_process_config). So the hole is also read once (faultIn): a read
 //     of an untouched page maps the shared zero page, no memory of the
 //     program's, and the kernel's next copies go past it whole;
-//   - the rest of the stack the window could have held (up to
-//     perfMaxStack above the SP) is not read at all: the frames there may
-//     be gone. A read past a full window counts as a window miss, which
-//     grows the thread's window (perfRefit);
+//   - past a full window (a stack deeper than the thread's window), the
+//     same: the frames above are read live while the copy's last 64 bytes
+//     still match the live stack, else not at all (they may be gone). Such
+//     a read counts as a window miss, which grows the thread's window
+//     (perfRefit). Before, they were never read: every sample between a
+//     deeper call and the re-opened events lost its outer frames (D295);
 //   - anything else (heap, globals, deeper stack) is read live.
 
 // rzCheck is how much of the copy above the SP must match the live stack
@@ -135,17 +137,19 @@ func (m *stackMem) snapRefuse(addr uint64, size int) bool {
 	if end <= m.base-redZone || addr >= m.base+perfMaxStack {
 		return false // not this stack's: heap, globals, deeper frames
 	}
-	if !m.snap.full && addr >= m.base+uint64(m.n) {
+	if addr >= m.base+uint64(m.n) {
+		if m.snap.full {
+			m.misses++ // the window grows
+		}
 		intact := m.snapTailIntact()
-		m.faultIn(end)
+		if !m.snap.full {
+			m.faultIn(end)
+		}
 		if intact {
 			m.snap.live++
-			return false // past a copy cut short: read live (see the top)
+			return false // past the copy, its end intact: read live (see the top)
 		}
 		m.snap.refused++
-	}
-	if m.snap.full && addr >= m.base+uint64(m.n) {
-		m.misses++
 	}
 	m.faults++
 	return true

@@ -448,7 +448,7 @@ func (sm *sampling) perfEvents(t *thread, stack int) (*perfThread, error) {
 	pb := sm.perf
 	pt := &perfThread{stack: stack, ev: make([]*perfEvent, 0, len(pb.rings))}
 	if t.perf != nil {
-		pt.lastTick, pt.shrunkAt = t.perf.lastTick, t.perf.shrunkAt
+		pt.lastTick, pt.shrunkAt, pt.faultedCut = t.perf.lastTick, t.perf.shrunkAt, t.perf.faultedCut
 	}
 	fail := func(what string, err error) (*perfThread, error) {
 		for _, e := range pt.ev {

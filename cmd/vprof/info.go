@@ -20,8 +20,10 @@ Usage: vprof info [flags] FILE
 Prints what a profile holds: the target (path, arguments, build-id),
 how it was recorded (clock, interval, depth, stack), its processes with
 their exit status, threads, objects, duration and counts of samples and
-value samples. For a profile cut short (vprof record killed), it says how
-much was recovered; every complete block before the cut is usable.
+value samples, and how many stacks were unwound short of their entry
+frame, by reason ("stacks cut", when some were). For a profile cut short
+(vprof record killed), it says how much was recovered; every complete
+block before the cut is usable.
 
 --samples N also prints the first N samples: thread, weight, call stack
 (function names) and values (variable = value, per frame).

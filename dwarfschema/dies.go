@@ -87,9 +87,13 @@ type typeRec struct {
 	tag     dwarf.Tag
 	hasType bool
 	enc     uint8
-	size    int64 // -1 unknown
-	name    string
-	dims    []int64 // array_type: element counts per dimension (-1 unknown)
+	// lazy: a C struct or union whose members the walk skipped; read
+	// (readMembers) only for the records a variable's fields can reach.
+	lazy bool
+	seen bool  // visited by neededMembers
+	size int64 // -1 unknown
+	name string
+	dims []int64 // array_type: element counts per dimension (-1 unknown)
 	// members of a struct, class or union, in declaration order: data
 	// members and (C++) base classes.
 	members []memberRec
@@ -281,14 +285,18 @@ func (l *loader) qualify(prefix, name string) string {
 
 // read walks the DIEs of the file and of its supplementary file into the
 // loader's records (build turns them into the schema).
-func (l *loader) read() error {
-	var err error
+func (l *loader) read() (err error) {
 	if l.units, err = readUnitHeaders(l.w.info, 0); err != nil {
 		return err
 	}
 	if err := l.walk(); err != nil {
 		return err
 	}
+	defer func() {
+		if err == nil && !l.opt.NoFields {
+			err = l.neededMembers()
+		}
+	}()
 	if sup := l.w.sup; sup != nil {
 		// The supplementary file's partial units: types, declarations and
 		// abstract functions shared by the main file's units. Walked last,
@@ -624,10 +632,20 @@ func (l *loader) walkUnits(a, b int) (stop int, err error) {
 			l.types.add(tr)
 			if cu < 0 || !l.cus[cu].cpp {
 				// C: members only; nested definitions are at file scope.
+				// They are read after the walk, for the records that
+				// variables' fields can reach (neededMembers): a C
+				// program's units each repeat the definitions of its
+				// headers' structs, most never a variable's.
 				if e.children {
-					if err := l.cMembers(r, l.types.at(l.types.len()-1), &budget); err != nil {
-						return -1, err
+					t := l.types.at(l.types.len() - 1)
+					if eagerMembers {
+						if err := l.cMembers(r, t, &budget); err != nil {
+							return -1, err
+						}
+						continue
 					}
+					t.lazy = true
+					r.skipChildren()
 				}
 				continue
 			}
@@ -903,6 +921,15 @@ func (l *loader) lines(lt *lineTable, fileMap []int32, compDir string) error {
 		lastStmt = le.IsStmt
 		rows.add(row)
 	}
+}
+
+// cLang reports a DW_AT_language of C: C89, C, C99, C11, C17.
+func cLang(lang int64) bool {
+	switch lang {
+	case 0x01, 0x02, 0x0c, 0x1d, 0x2c:
+		return true
+	}
+	return false
 }
 
 // cppLang reports a DW_AT_language of C++: C++, C++03, C++11, C++14.

@@ -3,8 +3,11 @@ package dwarfschema
 import (
 	"cmp"
 	"debug/dwarf"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/vprof/vprof/dwarfschema/cfg"
 	"github.com/vprof/vprof/runtime/model"
@@ -477,4 +480,108 @@ func (l *loader) findMember(t *typeRec, name string, base int64, depth int) (mem
 		}
 	}
 	return memberRec{}, 0, false
+}
+
+// Test hooks: eagerMembers makes the walk read every C record's members
+// (as before neededMembers), scanEveryEntry makes the call-site scan read
+// every entry; lazyLeft counts the records whose members were never read.
+var (
+	eagerMembers, scanEveryEntry bool
+	lazyLeft                     atomic.Int64
+)
+
+// neededMembers reads the members the walk skipped (typeRec.lazy) of the
+// records that expandFields can reach: those of a variable's type or its
+// pointee (fieldsOf), their definitions by name (definition), and the
+// records among their members, at any depth (addFields' nested structs,
+// containerLen's findMember). A superset of what build reads, so that
+// build sees the members the eager walk gave; the rest of a C program's
+// repeated struct definitions are never decoded (nginx: 4,343 of 6,175).
+// It runs after the walk, while the sections are still held.
+func (l *loader) neededMembers() error {
+	var queue []*typeRec
+	add := func(t *typeRec) {
+		if isRecord(t) && !t.seen {
+			t.seen = true
+			queue = append(queue, t)
+		}
+	}
+	for i := range l.vars.len() {
+		vr := l.vars.at(i)
+		if !vr.hasType {
+			continue
+		}
+		t := l.strip(vr.typ)
+		if t == nil {
+			continue
+		}
+		switch t.tag {
+		case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
+			if t.hasType {
+				add(l.strip(t.typ))
+			}
+		default:
+			add(t)
+		}
+	}
+	var rd [2]*dieReader // of the main file, of the supplementary file
+	for len(queue) > 0 {
+		t := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if t.lazy {
+			if err := l.readMembers(t, &rd); err != nil {
+				return err
+			}
+		}
+		if d := l.definition(t); d != t {
+			add(d)
+		}
+		for _, m := range t.members {
+			if m.hasType {
+				add(l.strip(m.typ))
+			}
+		}
+	}
+	left := 0
+	for i := range l.types.len() {
+		t := l.types.at(i)
+		t.seen = false
+		if t.lazy {
+			left++
+		}
+	}
+	lazyLeft.Add(int64(left))
+	return nil
+}
+
+// readMembers reads the members of a record the walk skipped, with rd's
+// reader of its file (made on first use).
+func (l *loader) readMembers(t *typeRec, rd *[2]*dieReader) error {
+	t.lazy = false
+	w, base := l.w, l.base
+	defer func() { l.w, l.base = w, base }()
+	k := 0
+	l.base = 0
+	if t.off >= supBase {
+		if l.w.sup == nil {
+			return nil
+		}
+		k, l.w, l.base = 1, l.w.sup, supBase
+	}
+	if rd[k] == nil {
+		rd[k] = l.w.dies.reader(0, math.MaxUint64)
+	}
+	r := rd[k]
+	if !r.seek(uint64(t.off - l.base)) {
+		return nil
+	}
+	e, err := r.next()
+	if err != nil {
+		return fmt.Errorf("reading DWARF: %w", err)
+	}
+	if e == nil || l.base+dieOff(e.off) != t.off || !e.children {
+		return nil
+	}
+	budget := len(l.w.info) + 1
+	return l.cMembers(r, t, &budget)
 }

@@ -126,6 +126,9 @@ type perfThread struct {
 	stack    int    // their stack window
 	lastTick uint64 // tick of its last sample (ticks of a thread increase)
 	shrunkAt int64
+	// faultedCut is the last end of a stack copy cut short that the
+	// stack was read past (stackMem.faultIn).
+	faultedCut uint64
 }
 
 // perfUnavailable is why the perf backend cannot be used.
@@ -445,7 +448,7 @@ func (sm *sampling) perfEvents(t *thread, stack int) (*perfThread, error) {
 	pb := sm.perf
 	pt := &perfThread{stack: stack, ev: make([]*perfEvent, 0, len(pb.rings))}
 	if t.perf != nil {
-		pt.lastTick, pt.shrunkAt = t.perf.lastTick, t.perf.shrunkAt
+		pt.lastTick, pt.shrunkAt, pt.faultedCut = t.perf.lastTick, t.perf.shrunkAt, t.perf.faultedCut
 	}
 	fail := func(what string, err error) (*perfThread, error) {
 		for _, e := range pt.ev {
@@ -765,6 +768,9 @@ func (sm *sampling) perfSample(rec *perfRecord) {
 	tick := uint64(max(when, 0)/int64(sm.cfg.Interval)) + 1
 	pt := t.perf
 	if pt != nil {
+		pb.snap.lastCut = &pt.faultedCut
+	}
+	if pt != nil {
 		tick = max(tick, pt.lastTick+1)
 		pt.lastTick = tick
 	}
@@ -783,6 +789,17 @@ func (sm *sampling) perfSample(rec *perfRecord) {
 	sm.cur = c
 	sm.finishSample(t, weight, when, model.Running, -1)
 	sm.tickN = saved
+	if !pb.snap.full {
+		sm.steps.CutShort++
+		if pb.snap.live > 0 {
+			sm.steps.CutLive++
+		}
+		if pb.snap.refused > 0 {
+			sm.steps.CutRefused++
+		}
+	}
+	sm.steps.FaultIns += uint64(pb.snap.faultIns)
+	pb.snap.faultIns = 0
 	if !read {
 		pb.globalsRead = append(pb.globalsRead, p)
 	}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vprof/vprof/runtime/model"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // perfRec builds ring-buffer records as the kernel writes them.
@@ -265,10 +266,20 @@ func TestSnapshotRedZone(t *testing.T) {
 	if v, ok := m.Read(sp+16, 8); !ok || v != binary.LittleEndian.Uint64(copied[16:]) {
 		t.Errorf("window read %#x %v", v, ok)
 	}
-	// Past the window, in the stack it stands for: refused, a miss.
-	if _, ok := m.Read(sp+300, 8); ok || m.misses != 1 {
-		t.Errorf("read past a full window: ok %v, misses %d", ok, m.misses)
+	// Past a full window, in the stack it stands for: a miss (the window
+	// grows), read live while the copy's end matches the live stack,
+	// refused once it does not.
+	binary.LittleEndian.PutUint64(live[redZone+300:], 0xdeadca11)
+	if v, ok := m.Read(sp+300, 8); !ok || v != 0xdeadca11 || m.misses != 1 {
+		t.Errorf("read past a full window, its end intact: %#x %v, misses %d", v, ok, m.misses)
 	}
+	m.snapshot(os.Getpid(), sp, copied, true, &s)
+	live[redZone+250]++
+	if _, ok := m.Read(sp+300, 8); ok || m.misses != 1 {
+		t.Errorf("read past a full window, its end changed: ok %v, misses %d", ok, m.misses)
+	}
+	live[redZone+250]--
+	m.snapshot(os.Getpid(), sp, copied, true, &s)
 	// Far away (heap, globals): read live.
 	heap := mem[len(mem)-8:] // far above the window: not its stack
 	binary.LittleEndian.PutUint64(heap, 0xfeedface)
@@ -292,6 +303,58 @@ func TestSnapshotRedZone(t *testing.T) {
 	live[redZone+250]++
 	if _, ok := m.Read(sp+300, 8); ok || m.misses != 0 {
 		t.Errorf("read past a copy cut short, its end changed: ok %v, misses %d", ok, m.misses)
+	}
+}
+
+// TestSnapshotFaultIn: a read past a copy cut short at a page never
+// touched reads that page in (mapped now: the kernel's next copies go
+// past it), once per copy end and thread; the read itself is refused when
+// the copy's end has changed since the tick.
+func TestSnapshotFaultIn(t *testing.T) {
+	const pg = 4096
+	mem, err := unix.Mmap(-1, 0, 4*pg, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+	resident := func() []byte {
+		v := make([]byte, 4)
+		if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&v[0]))); e != 0 {
+			t.Fatal(e)
+		}
+		for i := range v {
+			v[i] &= 1
+		}
+		return v
+	}
+	for i := redZone; i < pg; i++ {
+		mem[i] = byte(i) // page 0: the frames copied; pages 1-3 never touched
+	}
+	if r := resident(); !bytes.Equal(r, []byte{1, 0, 0, 0}) {
+		t.Skipf("pages resident before the test: %v", r)
+	}
+	sp := uint64(uintptr(unsafe.Pointer(&mem[redZone])))
+	copied := append([]byte(nil), mem[redZone:pg]...) // the kernel stopped at page 1
+	mem[pg-1]++                                       // the copy's end changed since the tick
+	var m stackMem
+	var s snapState
+	var lastCut uint64
+	m.snapshot(os.Getpid(), sp, copied, false, &s)
+	s.lastCut = &lastCut
+	ret := sp + uint64(2*pg) // a return address two pages up
+	if _, ok := m.Read(ret, 8); ok {
+		t.Errorf("read past a copy cut short whose end changed: not refused")
+	}
+	if r := resident(); s.faultIns != 1 || !bytes.Equal(r, []byte{1, 1, 1, 0}) {
+		t.Errorf("after the read: %d hole reads, pages resident %v, want 1 and [1 1 1 0]", s.faultIns, r)
+	}
+	// The next sample of the same drain, cut at the same address: not
+	// read again.
+	m.snapshot(os.Getpid(), sp, copied, false, &s)
+	s.lastCut = &lastCut
+	m.Read(ret, 8)
+	if s.faultIns != 1 {
+		t.Errorf("same copy end read in again: %d hole reads", s.faultIns)
 	}
 }
 
@@ -487,6 +550,39 @@ func TestPerfWindowGrows(t *testing.T) {
 	}
 	if bottom < 100 || full*10 < bottom*9 {
 		t.Errorf("%d of %d samples in bottom unwind through 49 frames of descend to main", full, bottom)
+	}
+}
+
+// TestPerfStackPastHole: a frame whose locals hold a page never touched
+// (the kernel's stack copy stops there) and change right below it (so the
+// copy's end no longer matches the live stack when the sample is read):
+// the hole is read in once, and the copies that follow hold the frames
+// above it, main included. Without that, nearly every stack stopped at
+// reader.
+func TestPerfStackPastHole(t *testing.T) {
+	perfOK(t)
+	exe := buildC(t, "hole", "-g")
+	res, p := record(t, Config{Args: []string{exe, "400"}, Sampler: SamplerPerf})
+	whole, spin := 0, 0
+	for _, s := range p.samples {
+		if len(s.funcs) == 0 || s.funcs[0] != "spin" {
+			continue
+		}
+		spin++
+		if hasChain(s.funcs, []string{"spin", "reader", "main"}) {
+			whole++
+		}
+	}
+	t.Logf("%d of %d samples in spin reach main; steps: %d copies cut short, %d read past live, %d refused, %d holes read in",
+		whole, spin, res.Steps.CutShort, res.Steps.CutLive, res.Steps.CutRefused, res.Steps.FaultIns)
+	if spin < 100 || whole*10 < spin*9 {
+		t.Errorf("%d of %d samples in spin unwind through reader to main, want 90%%", whole, spin)
+	}
+	if res.Steps.FaultIns == 0 {
+		t.Errorf("no hole read in (%d copies cut short)", res.Steps.CutShort)
+	}
+	if u := res.Unwind; u.Stops[unwind.StopOutermost]*10 < uint64(len(p.samples))*9 {
+		t.Errorf("stops by reason %v: fewer than 90%% of %d stacks whole", u.Stops, len(p.samples))
 	}
 }
 

@@ -19,11 +19,22 @@ import (
 //     tick, so it stops at a stack page never touched, as in the unused
 //     tail of a large local buffer), the frames above are read live, if
 //     the copy's last 64 bytes still match the live stack: the frame that
-//     holds them is still there, and so are its callers;
-//   - the rest of the stack the window could have held (up to
-//     perfMaxStack above the SP) is not read at all: the frames there may
-//     be gone. A read past a full window counts as a window miss, which
-//     grows the thread's window (perfRefit);
+//     holds them is still there, and so are its callers. Those bytes are
+//     often the frame's own locals, though: where the hole's page begins
+//     right after the written start of a buffer that changes at each
+//     iteration (a line read, a word parsed), they no longer match a few
+//     milliseconds later, and the frames above were lost on most samples
+//     of such a run (the stack's random offset decides where the pages
+//     begin: 1 run in 18 of vhost_lookup, half its stacks cut at
+//     ap_process_config). So the hole is also read once (faultIn): a read
+//     of an untouched page maps the shared zero page, no memory of the
+//     program's, and the kernel's next copies go past it whole;
+//   - past a full window (a stack deeper than the thread's window), the
+//     same: the frames above are read live while the copy's last 64 bytes
+//     still match the live stack, else not at all (they may be gone). Such
+//     a read counts as a window miss, which grows the thread's window
+//     (perfRefit). Before, they were never read: every sample between a
+//     deeper call and the re-opened events lost its outer frames (D295);
 //   - anything else (heap, globals, deeper stack) is read live.
 
 // rzCheck is how much of the copy above the SP must match the live stack
@@ -40,6 +51,16 @@ type snapState struct {
 	rzOK   int8 // 0: red zone not read yet, 1: read and the frame is intact, -1: unusable
 	iov    [1]unix.Iovec
 	riov   [1]unix.RemoteIovec
+	// Reads past a copy cut short that were refused (its end changed
+	// since the tick) in this sample, and the hole reads made (faultIn).
+	refused, faultIns int
+	// faulted is the end of what faultIn read in this sample (0: none);
+	// lastCut, when set, is the thread's last copy end that faultIn read
+	// past (perfThread.faultedCut): a copy cut again at the same address
+	// was not helped (the end of the mapping), so it is not read again.
+	faulted uint64
+	lastCut *uint64
+	hole    []byte
 }
 
 // snapshot points m at a perf sample's stack copy of process pid, taken
@@ -47,6 +68,7 @@ type snapState struct {
 func (m *stackMem) snapshot(pid int, sp uint64, stack []byte, full bool, s *snapState) {
 	m.pid, m.base, m.buf, m.n, m.misses, m.faults = pid, sp, stack, len(stack), 0, 0
 	s.full, s.rzOK, s.tailOK = full, 0, 0
+	s.live, s.refused, s.faulted, s.lastCut = 0, 0, 0, nil
 	m.snap = s
 }
 
@@ -115,13 +137,54 @@ func (m *stackMem) snapRefuse(addr uint64, size int) bool {
 	if end <= m.base-redZone || addr >= m.base+perfMaxStack {
 		return false // not this stack's: heap, globals, deeper frames
 	}
-	if !m.snap.full && addr >= m.base+uint64(m.n) && m.snapTailIntact() {
-		m.snap.live++
-		return false // past a copy cut short: read live (see the top)
-	}
-	if m.snap.full && addr >= m.base+uint64(m.n) {
-		m.misses++
+	if addr >= m.base+uint64(m.n) {
+		if m.snap.full {
+			m.misses++ // the window grows
+		}
+		intact := m.snapTailIntact()
+		if !m.snap.full {
+			m.faultIn(end)
+		}
+		if intact {
+			m.snap.live++
+			return false // past the copy, its end intact: read live (see the top)
+		}
+		m.snap.refused++
 	}
 	m.faults++
 	return true
+}
+
+// faultIn reads the stack from where the kernel's copy stopped up to end
+// (page-rounded), once per copy end and thread: the reads map the pages
+// that were never touched (the zero page, for a read; the program sees
+// nothing of it), so the next samples' copies hold the frames past them
+// as they were at the tick, with no check needed. Only what a frame's
+// unwinding asked for is read: stack, by its call-frame information.
+func (m *stackMem) faultIn(end uint64) {
+	s := m.snap
+	cut := m.base + uint64(m.n)
+	if end <= s.faulted || end <= cut {
+		return
+	}
+	if s.lastCut != nil {
+		if *s.lastCut == cut && s.faulted == 0 {
+			return // read past once already: the copy still stops there
+		}
+		*s.lastCut = cut
+	}
+	lo := max(cut, s.faulted)
+	hi := min((end+staticPageSize-1)&^(staticPageSize-1), m.base+perfMaxStack)
+	s.faulted = hi
+	if hi <= lo {
+		return
+	}
+	if len(s.hole) < perfMaxStack {
+		s.hole = make([]byte, perfMaxStack+staticPageSize)
+	}
+	s.iov[0] = unix.Iovec{Base: &s.hole[0]}
+	s.iov[0].SetLen(int(hi - lo))
+	s.riov[0] = unix.RemoteIovec{Base: uintptr(lo), Len: int(hi - lo)}
+	readv(m.pid, s.iov[:], s.riov[:]) // a fault ends it: what it read is mapped
+	s.faultIns++
 }

@@ -153,6 +153,12 @@ type StepStats struct {
 	// Reads of the program's static data while draining (staticpages.go):
 	StaticPages uint64 // pages copied whole, once per drain
 	StaticReads uint64 // reads answered from those copies without a system call
+	// Samples whose stack copy the kernel cut short (at a page never
+	// touched, or the stack's end), of which some frame was read past
+	// the copy's end live (its end intact) or refused (changed since the
+	// tick: the stack is cut there); FaultIns, the reads of such holes
+	// that let the next copies go past them (perfmem.go).
+	CutShort, CutLive, CutRefused, FaultIns uint64
 }
 
 // LaunchStats is where the wall time went while vprof launched the

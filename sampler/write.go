@@ -9,6 +9,7 @@ import (
 
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/runtime/proffile"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 // profWriter is the profile a recording writes and the counts of what it
@@ -193,6 +194,14 @@ func (r *Recorder) result(end int64, sampler string) (*Result, error) {
 		Detached:        !r.tr.firstExited,
 	}
 	tr.Counts, tr.CountError = r.counts()
+	for why := unwind.Stop(0); why < unwind.NumStops; why++ {
+		if n := sm.ustats.Stops[why]; n > 0 && why != unwind.StopOutermost {
+			if tr.CutStacks == nil {
+				tr.CutStacks = map[string]int64{}
+			}
+			tr.CutStacks[why.String()] = int64(n)
+		}
+	}
 	res := &Result{
 		Path:      r.cfg.Output,
 		Sampler:   sampler,

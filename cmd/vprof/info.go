@@ -20,8 +20,10 @@ Usage: vprof info [flags] FILE
 Prints what a profile holds: the target (path, arguments, build-id),
 how it was recorded (clock, interval, depth, stack), its processes with
 their exit status, threads, objects, duration and counts of samples and
-value samples. For a profile cut short (vprof record killed), it says how
-much was recovered; every complete block before the cut is usable.
+value samples, and how many stacks were unwound short of their entry
+frame, by reason ("stacks cut", when some were). For a profile cut short
+(vprof record killed), it says how much was recovered; every complete
+block before the cut is usable.
 
 --samples N also prints the first N samples: thread, weight, call stack
 (function names) and values (variable = value, per frame).
@@ -252,6 +254,9 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		if trailer.LostTicks > 0 {
 			fmt.Fprintf(stdout, "lost ticks:   %d\n", trailer.LostTicks)
 		}
+		if len(trailer.CutStacks) > 0 {
+			fmt.Fprintf(stdout, "stacks cut:   %s (unwound short of their entry frame)\n", joinCutStacks(trailer.CutStacks))
+		}
 		switch {
 		case trailer.CountError != "":
 			fmt.Fprintf(stdout, "calls:        not counted: %s\n", trailer.CountError)
@@ -364,4 +369,20 @@ func fmtBits(k model.Kind, b uint64) string {
 		return fmt.Sprintf("%#x", b)
 	}
 	return fmt.Sprint(b)
+}
+
+// joinCutStacks lists the stacks cut short by reason, most first.
+func joinCutStacks(m map[string]int64) string {
+	why := make([]string, 0, len(m))
+	var n int64
+	for k, v := range m {
+		why = append(why, k)
+		n += v
+	}
+	sort.Slice(why, func(i, j int) bool { return m[why[i]] > m[why[j]] || m[why[i]] == m[why[j]] && why[i] < why[j] })
+	parts := make([]string, len(why))
+	for i, k := range why {
+		parts[i] = fmt.Sprintf("%d %s", m[k], k)
+	}
+	return fmt.Sprintf("%d: %s", n, strings.Join(parts, ", "))
 }

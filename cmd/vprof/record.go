@@ -20,6 +20,7 @@ import (
 	"github.com/vprof/vprof/runtime/model"
 	"github.com/vprof/vprof/sampler"
 	"github.com/vprof/vprof/sampler/callcount"
+	"github.com/vprof/vprof/sampler/unwind"
 )
 
 const recordHelp = `
@@ -380,6 +381,7 @@ func printSummary(w io.Writer, res *sampler.Result) {
 		fmt.Fprintf(w, "  blocked threads: %d samples, %d with registers (%d stops: one per wait in a call the kernel restarts unseen)\n",
 			b.Samples, b.WithRegs, b.Stops)
 	}
+	printStackStops(w, res)
 	s := res.Steps
 	n := s.Full + s.Light
 	if res.Sampler == sampler.SamplerPerf {
@@ -546,4 +548,31 @@ func writeResult(path string, res *sampler.Result) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// printStackStops says how many stacks were unwound short of their entry
+// frame, and why, when some were.
+func printStackStops(w io.Writer, res *sampler.Result) {
+	u := res.Unwind
+	var all uint64
+	for _, n := range u.Stops {
+		all += n
+	}
+	cut := all - u.Stops[unwind.StopOutermost]
+	if cut == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  stacks cut short of their entry frame: %d of %d (%.1f%%):", cut, all, 100*float64(cut)/float64(all))
+	sep := " "
+	for r := unwind.Stop(0); r < unwind.NumStops; r++ {
+		if n := u.Stops[r]; n > 0 && r != unwind.StopOutermost {
+			fmt.Fprintf(w, "%s%d %s", sep, n, r)
+			sep = ", "
+		}
+	}
+	fmt.Fprintln(w)
+	if s := res.Steps; s.CutRefused > 0 || s.FaultIns > 0 {
+		fmt.Fprintf(w, "  perf stack copies cut short (at a stack page never touched): %d samples read past the copy live, %d refused (its end changed since the tick), %d holes read in\n",
+			s.CutLive, s.CutRefused, s.FaultIns)
+	}
 }

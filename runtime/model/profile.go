@@ -163,6 +163,12 @@ type Trailer struct {
 	// could not be counted, and CountError says why.
 	Counts     []CallCount `json:"counts,omitempty"`
 	CountError string      `json:"count_error,omitempty"`
+	// CutStacks counts the stacks unwound short of their entry frame
+	// (_start, a thread's clone), by why the unwinding stopped ("return
+	// address unreadable", "no CFI nor frame pointer", "stack pointer not
+	// growing", "frame limit"); none when every stack was whole, and in
+	// profiles recorded before it was counted.
+	CutStacks map[string]int64 `json:"cut_stacks,omitempty"`
 }
 
 // CallCount is how many times one function was entered during the run

@@ -442,7 +442,8 @@ func TestTrailerRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := model.Trailer{EndNS: 2e9, Samples: 900, ValueSamples: 4000, UnreadableReads: 3, LostTicks: 2,
-		BlockedSamples: 600, BlockedRegs: 580, ExitStatus: 1, Detached: true}
+		BlockedSamples: 600, BlockedRegs: 580, ExitStatus: 1, Detached: true,
+		CutStacks: map[string]int64{"return address unreadable": 7, "frame limit": 2}}
 	if err := w.Close(want); err != nil {
 		t.Fatal(err)
 	}

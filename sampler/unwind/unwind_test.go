@@ -226,6 +226,38 @@ func TestWalkThroughLibc(t *testing.T) {
 	}
 }
 
+// TestWalkStops: why a walk ends, per case: a whole stack ends at the
+// outermost frame; the others are cut short, and say why.
+func TestWalkStops(t *testing.T) {
+	snap, _ := runSelfSnap(t)
+	sp, _, _ := spaceFromMaps(t, snap.maps)
+	short := &sliceMem{base: snap.stack.base, b: snap.stack.b[:16]}
+	noBP := snap.regs
+	noBP.Valid &^= 1 << RBP
+	zeroBP := snap.regs
+	zeroBP.Set(RBP, 0) // the ABI's mark of the deepest frame
+	for _, c := range []struct {
+		name   string
+		space  *Space
+		regs   *Regs
+		mem    Memory
+		frames int
+		want   Stop
+	}{
+		{"whole", sp, &snap.regs, &snap.stack, 64, StopOutermost},
+		{"frame limit", sp, &snap.regs, &snap.stack, 3, StopDepth},
+		{"stack unreadable", sp, &snap.regs, short, 64, StopUnreadable},
+		{"no mapping, no frame pointer", &Space{}, &noBP, &snap.stack, 64, StopNoCFI},
+		{"no mapping, frame pointer 0", &Space{}, &zeroBP, &snap.stack, 64, StopOutermost},
+	} {
+		var st Stats
+		n := c.space.Walk(c.regs, c.mem, make([]Frame, c.frames), &st)
+		if st.Last != c.want || st.Stops[c.want] != 1 {
+			t.Errorf("%s: %d frames, stop %q (counts %v), want %q", c.name, n, st.Last, st.Stops, c.want)
+		}
+	}
+}
+
 // BenchmarkWalk is a cached unwind of the qsort-comparator stack
 // (about ten frames through libc).
 func BenchmarkWalk(b *testing.B) {

@@ -92,9 +92,43 @@ func (f *Frame) LookupPC() uint64 {
 	return f.PC - 1
 }
 
-// Stats counts how frames were unwound.
+// Stats counts how frames were unwound, and why walks stopped.
 type Stats struct {
 	CFI, FramePointer, NoMapping uint64
+	// Stops counts the walks by the reason they stopped (Stop); Last is
+	// the last walk's.
+	Stops [NumStops]uint64
+	Last  Stop
+}
+
+// Stop is why a walk ended. StopOutermost is a whole stack; the others
+// cut it short of its entry frame.
+type Stop uint8
+
+const (
+	StopOutermost  Stop = iota // the CFI leaves the return address undefined (_start, a thread's clone), it is 0, or no CFI and %rbp 0
+	StopUnreadable             // the memory holding the return address (or the CFA) could not be read
+	StopNoCFI                  // no CFI for the PC, and no usable frame pointer
+	StopSP                     // the caller's stack pointer is not above the frame's: a corrupt step
+	StopDepth                  // the frame limit (frames full)
+	NumStops
+)
+
+// String names the reason.
+func (s Stop) String() string {
+	switch s {
+	case StopOutermost:
+		return "outermost frame"
+	case StopUnreadable:
+		return "return address unreadable"
+	case StopNoCFI:
+		return "no CFI nor frame pointer"
+	case StopSP:
+		return "stack pointer not growing"
+	case StopDepth:
+		return "frame limit"
+	}
+	return "unknown"
 }
 
 // maxFrameSize bounds how far the stack pointer may move in one frame
@@ -113,6 +147,7 @@ func (s *Space) Walk(regs *Regs, mem Memory, frames []Frame, st *Stats) int {
 	n := 0
 	frames[0].Regs = *regs
 	exact := true
+	stop := StopDepth
 	for n < len(frames) {
 		f := &frames[n] // f.Regs was set by the previous step (or above)
 		n++
@@ -127,16 +162,23 @@ func (s *Space) Walk(regs *Regs, mem Memory, frames []Frame, st *Stats) int {
 			break
 		}
 		next := &frames[n].Regs
-		if !s.step(f, mem, next, st) {
+		if stop = s.step(f, mem, next, st); stop != NumStops {
 			break
 		}
+		stop = StopDepth
 		if next.R[RIP] == 0 {
+			stop = StopOutermost
 			break
 		}
 		if !f.Signal && next.R[RSP] <= f.Regs.R[RSP] {
+			stop = StopSP
 			break
 		}
 		exact = f.Signal
+	}
+	if st != nil {
+		st.Stops[stop]++
+		st.Last = stop
 	}
 	return n
 }
@@ -152,19 +194,26 @@ func (s *Space) cfaOnly(f *Frame, mem Memory) {
 	}
 }
 
-// step computes the caller registers of f into next.
-func (s *Space) step(f *Frame, mem Memory, next *Regs, st *Stats) bool {
+// step computes the caller registers of f into next. It returns NumStops
+// when it did, else why not.
+func (s *Space) step(f *Frame, mem Memory, next *Regs, st *Stats) Stop {
 	if f.Map != nil && f.Map.Table != nil {
 		if row := f.Map.Table.Lookup(f.LookupPC() - f.Map.Bias); row != nil {
 			cfa, ok := row.ComputeCFA(&f.Regs, mem)
 			if !ok {
-				return false
+				return StopUnreadable
 			}
 			f.CFA, f.HasCFA, f.Signal = cfa, true, row.Signal
 			if st != nil {
 				st.CFI++
 			}
-			return row.Step(&f.Regs, cfa, mem, next)
+			if row.Step(&f.Regs, cfa, mem, next) {
+				return NumStops
+			}
+			if row.Regs[RIP].Kind == RuleUndefined {
+				return StopOutermost
+			}
+			return StopUnreadable
 		}
 	}
 	if f.Map == nil && st != nil {
@@ -174,13 +223,18 @@ func (s *Space) step(f *Frame, mem Memory, next *Regs, st *Stats) bool {
 	// address above it.
 	bp, ok := f.Regs.Get(RBP)
 	sp := f.Regs.R[RSP]
+	if ok && bp == 0 {
+		// The ABI's mark of the deepest frame (the dynamic loader's
+		// entry, which has no CFI, sets it so).
+		return StopOutermost
+	}
 	if !ok || bp < sp || bp-sp > maxFrameSize || bp%8 != 0 {
-		return false
+		return StopNoCFI
 	}
 	ra, ok1 := mem.Read(bp+8, 8)
 	savedBP, ok2 := mem.Read(bp, 8)
 	if !ok1 || !ok2 {
-		return false
+		return StopUnreadable
 	}
 	f.CFA, f.HasCFA, f.FP = bp+16, true, true
 	if st != nil {
@@ -190,5 +244,5 @@ func (s *Space) step(f *Frame, mem Memory, next *Regs, st *Stats) bool {
 	next.Set(RIP, ra)
 	next.Set(RSP, bp+16)
 	next.Set(RBP, savedBP)
-	return true
+	return NumStops
 }

@@ -40,15 +40,17 @@ func TestAbsentByChance(t *testing.T) {
 	}
 }
 
-// TestAbsentAtFrameShare: a local absent from the normal runs (or seen
-// there once or twice) is judged at its frame's share of their samples
-// where the frame ran there (decision D297): work runs in 100 normal
-// samples and 600 slow ones, and a local of work read in 9 of the 600 is
-// expected about 1.5 times in the normal runs at that share, so its
+// TestAbsentAtFrameShare: a local read during a sliver of its frame's
+// time (less than 1 - SoleCallee, D246), absent from the normal runs (or
+// seen there once or twice), is judged at its frame's share of their
+// samples where the frame ran there (decision D297): work runs in 100
+// normal samples and 600 slow ones, and a local of work read in 9 of the
+// 600 is expected about 1.5 times in the normal runs at that share, so its
 // absence there is the frame's shorter time (no verdict), though at the
 // runs' share (600 samples of each kind, D37) it would have shown 9
-// times. A frame that never ran in the normal runs keeps the runs' share:
-// its variables' presence is its own.
+// times. A frame that never ran in the normal runs, or ran there at fewer
+// than MinSamples events, keeps the runs' share, and so does a variable
+// read over more of its frame's time: their presence is the frame's own.
 func TestAbsentAtFrameShare(t *testing.T) {
 	for _, c := range []struct {
 		name             string
@@ -57,9 +59,11 @@ func TestAbsentAtFrameShare(t *testing.T) {
 		reason           string
 	}{
 		{"9 of 600, work in 100 normal samples", 9, 0, 100, ReasonTooFew},
-		{"30 of 600, work in 100 normal samples", 30, 0, 100, ReasonBuggyOnly},
+		{"25 of 600, work in 200 normal samples", 25, 0, 200, ReasonBuggyOnly},
 		{"9 of 600, work in 600 normal samples", 9, 0, 600, ReasonBuggyOnly},
 		{"9 of 600, work never in the normal runs", 9, 0, 0, ReasonBuggyOnly},
+		{"9 of 600, work in 2 normal samples", 9, 0, 2, ReasonBuggyOnly},
+		{"300 of 600 (no sliver), work in 4 normal samples", 300, 0, 4, ReasonBuggyOnly},
 		{"12 of 600 and 1 normal, work in 100 normal samples", 12, 1, 100, ReasonTooFew},
 		{"12 of 600 and 1 normal, work in 600 normal samples", 12, 1, 600, ReasonRare},
 	} {

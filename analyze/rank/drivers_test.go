@@ -69,9 +69,19 @@ func TestSpinningDriver(t *testing.T) {
 		// cmp, without variables, is discounted by the hist-discounter
 		// (it ranks alike in both runs); helper's own growth ranks first.
 		{"a small spin beside a slowdown elsewhere", append(loop(20, 30, 0, 1), elsewhere(100)...), 10, "helper", true, false},
+		// The loop spins and each turn's work grows too (set 17's
+		// keepalive_spin: the in-flight list its retry check walks at
+		// every turn is longer): the loop's own part 5 times the normal
+		// runs', the work below it 1.8 times; the own part's growth is
+		// a fifth of the extra time (share 0.2, odds 2.8: D298; a
+		// quarter, D88's share, missed it).
+		{"the loop spins while each turn's work grows", loop(180, 25, 0, 2), -1, "work", false, true},
 	} {
 		a := New(DefaultOptions())
 		normal := append(loop(20, 20, 1000, 1), elsewhere(c.normalElse)...)
+		if c.normalElse < 0 {
+			normal = loop(100, 5, 1000, 1) // the turns' work takes most of the loop's time in the normal runs too
+		}
 		feed(t, a, Normal, "n", normal)
 		feed(t, a, Buggy, "b", c.buggy)
 		res := a.Result()

@@ -69,9 +69,19 @@ func TestSpinningDriver(t *testing.T) {
 		// cmp, without variables, is discounted by the hist-discounter
 		// (it ranks alike in both runs); helper's own growth ranks first.
 		{"a small spin beside a slowdown elsewhere", append(loop(20, 30, 0, 1), elsewhere(100)...), 10, "helper", true, false},
+		// The loop spins and each turn's work grows too (set 17's
+		// keepalive_spin: the in-flight list its retry check walks at
+		// every turn is longer): the loop's own part 5 times the normal
+		// runs', the work below it 1.8 times; the own part's growth is
+		// a fifth of the extra time (share 0.2, odds 2.8: D298; a
+		// quarter, D88's share, missed it).
+		{"the loop spins while each turn's work grows", loop(180, 25, 0, 2), -1, "work", false, true},
 	} {
 		a := New(DefaultOptions())
 		normal := append(loop(20, 20, 1000, 1), elsewhere(c.normalElse)...)
+		if c.normalElse < 0 {
+			normal = loop(100, 5, 1000, 1) // the turns' work takes most of the loop's time in the normal runs too
+		}
 		feed(t, a, Normal, "n", normal)
 		feed(t, a, Buggy, "b", c.buggy)
 		res := a.Result()
@@ -218,6 +228,58 @@ func TestDriverShareWholeStacks(t *testing.T) {
 		}
 		if got := a.structuralDrivers()[main]; got != c.want {
 			t.Errorf("%s: main a driver: %v, want %v (normal share %.3f)", c.name, got, c.want, a.stkNormal.share(int(main)))
+		}
+	}
+}
+
+// TestSpinningSettingCallee: a loop spins (main and work are on every
+// sample of thread 1, work's own part, a select that returns at once
+// (memcpy), grows 5 times and the work below it, cmp, not at all) and a
+// callee it makes at every turn, helper, runs 8 times longer: the loop
+// turns more often. helper's strongest evidence is n, one value through
+// each run, another in each kind (a setting, D160's kind), which says
+// that the run differs, not where; the loop's head (work, whose flag went
+// wrong) holds what makes it spin. Its calibrated cost is below helper's
+// (the loop's levels hold cmp's unchanged work too), so helper goes just
+// below it (decision D299; without the rule helper ranks first, as set
+// 24's keepalive_spin had mosquitto_loop_misc above its root cause). A
+// callee whose n changes within each slow run (a value of its own, not
+// a setting) keeps its place.
+func TestSpinningSettingCallee(t *testing.T) {
+	idle := []uint64{L(pcMemcpy), P(pcWork), P(pcMain)} // work's own: the loop
+	busy := []uint64{P(pcCmp), P(pcWork), P(pcMain)}    // work below it that does not grow
+	turn := []uint64{P(pcHelper), P(pcWork), P(pcMain)} // the turn's callee
+	for _, c := range []struct {
+		name    string
+		varying bool // helper's n changes within each slow run
+		want    string
+	}{
+		{"the callee's evidence is a setting", false, "work"},
+		{"the callee's evidence changes within the run", true, "helper"},
+	} {
+		loop := func(nIdle, nBusy, nTurn int, x int64, vary bool) []ev {
+			var evs []ev
+			for range nIdle {
+				addEv(&evs, idle, val(1, vFlag, x))
+			}
+			for range nBusy {
+				addEv(&evs, busy, val(1, vFlag, x))
+			}
+			for i := range nTurn {
+				n := x
+				if vary {
+					n = x + int64(i%7)
+				}
+				addEv(&evs, turn, val(0, vN, n), val(1, vFlag, x))
+			}
+			return evs
+		}
+		a := New(DefaultOptions())
+		feed(t, a, Normal, "n", loop(5, 100, 5, 1000, false))
+		feed(t, a, Buggy, "b", loop(25, 100, 40, 0, c.varying))
+		res := a.Result()
+		if len(res.Functions) == 0 || res.Functions[0].Name != c.want {
+			t.Errorf("%s: ranked %v, want %s first", c.name, names(res), c.want)
 		}
 	}
 }

@@ -24,6 +24,7 @@ type Run struct {
 	objs     []*objInfo // by proffile Object.ID
 
 	pc, vc, self []float64            // per global function, seconds
+	vn           []float64            // per global function: the sampling events counted in vc (D297)
 	via          map[[2]int32]float64 // (program function, library function it called): seconds; made by End from viaW
 	viaW         []float64            // seconds per via key, in order of first appearance
 	viaKeys      [][2]int32           //
@@ -149,6 +150,7 @@ func (r *Run) growFuncs() {
 	for len(r.pc) < n {
 		r.pc = append(r.pc, 0)
 		r.vc = append(r.vc, 0)
+		r.vn = append(r.vn, 0)
 		r.self = append(r.self, 0)
 	}
 }
@@ -515,6 +517,7 @@ func (r *Run) value(pid int32, s *model.Sample, v *model.Value, nf int, w float6
 			if a.funcStamp[f] != stamp && !r.wait {
 				a.funcStamp[f] = stamp
 				r.vc[f] += w
+				r.vn[f]++
 			}
 			rec.obj, rec.link = fr.oi.idx, fr.link
 			if fr.prog && oi.global[v.Var] {

@@ -142,30 +142,32 @@ type VarVerdict struct {
 // duration, delta, value.
 var tieOrder = [numDims]Dimension{DimDuration, DimDelta, DimValue}
 
-// absentByChance reports whether a variable seen in buggy samples of the
-// slow runs and never in the normal runs would have been seen fewer than
-// MinSamples times in the normal runs at the same share of their samples
-// (method.md §5, decision D37): its absence there is what their length
-// gives, not evidence that it ran only when slow.
-func (a *Analyzer) absentByChance(buggy float64) bool {
-	if a.total[Normal] <= 0 || a.total[Buggy] <= 0 {
-		return false
-	}
-	return buggy*a.total[Normal]/a.total[Buggy] < float64(a.opt.MinSamples)
+// absentByChance reports whether variable v (its index; -1: judged at the
+// runs' share alone), seen in buggy samples of the slow runs and never in
+// the normal runs, would have been seen fewer than MinSamples times in the
+// normal runs at the same share of their samples (method.md §5, decision
+// D37), or of its frame's (absentRatio, D297): its absence there is what
+// their length, or its frame's time there, gives, not evidence that it
+// ran only when slow.
+func (a *Analyzer) absentByChance(v int32, buggy float64) bool {
+	ratio, ok := a.absentRatio(v)
+	return ok && buggy*ratio < float64(a.opt.MinSamples)
 }
 
-// rareByChance reports whether a variable seen normal times in the normal
-// runs (1 or 2: fewer than MinSamples) and buggy times in the slow runs
-// would be seen that rarely or more rarely in the normal runs with a like
-// chance at Alpha or more, if it took the same share of their samples as
-// of the slow runs' (method.md §5, decision D61): the count of a Poisson
-// law whose mean is buggy at the normal runs' share, at most normal. For
-// 0 this is D37's bound (absentByChance: e^-3 is 0.0498).
-func (a *Analyzer) rareByChance(normal, buggy float64) bool {
-	if normal < 1 || a.total[Normal] <= 0 || a.total[Buggy] <= 0 {
+// rareByChance reports whether variable v (as absentByChance), seen
+// normal times in the normal runs (1 or 2: fewer than MinSamples) and
+// buggy times in the slow runs, would be seen that rarely or more rarely
+// in the normal runs with a like chance at Alpha or more, if it took the
+// same share of their samples as of the slow runs' (method.md §5, decision
+// D61), or of its frame's (absentRatio, D297): the count of a Poisson law
+// whose mean is buggy at that share, at most normal. For 0 this is D37's
+// bound (absentByChance: e^-3 is 0.0498).
+func (a *Analyzer) rareByChance(v int32, normal, buggy float64) bool {
+	ratio, ok := a.absentRatio(v)
+	if normal < 1 || !ok {
 		return false
 	}
-	lambda := buggy * a.total[Normal] / a.total[Buggy]
+	lambda := buggy * ratio
 	var p, term float64 = 0, math.Exp(-lambda)
 	for k := 0; float64(k) <= normal; k++ {
 		if k > 0 {
@@ -174,6 +176,45 @@ func (a *Analyzer) rareByChance(normal, buggy float64) bool {
 		p += term
 	}
 	return p >= a.opt.Alpha
+}
+
+// absentRatio returns how many normal-run samples one slow-run sample of
+// variable v stands for when its absence from the normal runs is judged:
+// the normal runs' samples over the slow runs' (D37); for a sliver (a
+// local or parameter read during less than 1 - SoleCallee of the
+// slow-run time in which its function's variables were read, D246) whose
+// frame had its variables read at MinSamples sampling events or more in
+// the normal runs, the frame's events there over its events in the slow
+// runs when that is smaller (decision D297). A frame that ran six times
+// longer in the slow runs gives a variable in scope for a sliver of it (a
+// local of two lines before a loop) a few slow samples and, at the same
+// share of the frame, about none in the normal runs: its absence there is
+// the frame's shorter time, not a path taken only when slow. A variable
+// read over more of its frame's time carries the frame's own presence (a
+// loop that ran far more often when slow), and so do the variables of a
+// frame that never ran in the normal runs, or ran there at fewer events
+// than a verdict needs: they keep the runs' share. ok is false when
+// either kind has no samples.
+func (a *Analyzer) absentRatio(v int32) (ratio float64, ok bool) {
+	if a.total[Normal] <= 0 || a.total[Buggy] <= 0 {
+		return 0, false
+	}
+	ratio = a.total[Normal] / a.total[Buggy]
+	if v < 0 || int(v) >= len(a.vars) || a.vars[v].fn < 0 {
+		return ratio, true
+	}
+	fn := a.vars[v].fn
+	var ev, read [2]float64
+	for _, r := range a.runs {
+		if int(fn) < len(r.vn) {
+			ev[r.Kind] += r.vn[fn]
+			read[r.Kind] += r.vc[fn]
+		}
+	}
+	if ev[Normal] >= float64(a.opt.MinSamples) && ev[Buggy] > 0 && a.sliverVar(v, read[Buggy]) {
+		ratio = min(ratio, ev[Normal]/ev[Buggy])
+	}
+	return ratio, true
 }
 
 // varVerdict computes r(v), method.md §5.
@@ -186,7 +227,7 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 		vv.Function = a.funcs[vi.fn].display
 	}
 	switch {
-	case vv.Normal == 0 && vv.Buggy >= float64(o.MinSamples) && a.absentByChance(vv.Buggy):
+	case vv.Normal == 0 && vv.Buggy >= float64(o.MinSamples) && a.absentByChance(i, vv.Buggy):
 		vv.Reason = ReasonTooFew // D37
 		return vv
 	case vv.Normal == 0 && vv.Buggy >= float64(o.MinSamples):
@@ -195,7 +236,7 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 	case vv.Buggy == 0 && vv.Normal > 0:
 		vv.OK, vv.R, vv.Default, vv.Reason = true, o.DefaultDiscount, true, ReasonNormOnly
 		return vv
-	case vv.Normal < float64(o.MinSamples) && vv.Buggy >= float64(o.MinSamples) && a.rareByChance(vv.Normal, vv.Buggy):
+	case vv.Normal < float64(o.MinSamples) && vv.Buggy >= float64(o.MinSamples) && a.rareByChance(i, vv.Normal, vv.Buggy):
 		// Rare when normal only as rare as chance makes it at the normal
 		// runs' length (D61): no verdict.
 		vv.Reason = ReasonTooFew

@@ -49,7 +49,7 @@ type Options struct {
 }
 
 // walkGCPercent is the collector's goal (GOGC) while the DIEs are walked.
-const walkGCPercent = 400
+const walkGCPercent = 200
 
 // ErrNoDWARF is wrapped by Load's error for a binary without debugging
 // information; the Schema returned with it still lists functions from the
@@ -100,10 +100,11 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	ph.end("open")
 	// The walk's records are all read by build, and the collections in
 	// the middle of the walk (at 22, 45 and 79 MB of heap on
-	// redis-server) free little of what they mark: a goal of 5x what is
-	// live, not 2x, leaves one. The heap at the walk's end is the same
-	// (it is mostly records, dropped by the collection after it), and
-	// build's, not the walk's, is the peak.
+	// redis-server) free little of what they mark: a goal of 3x what is
+	// live, not 2x, leaves one (at 33 MB). The heap at the walk's end
+	// stays under build's peak (redis-server 85 MB against 90; gold 404
+	// MB against 427, where main's walk reached 474 and GOGC 400's 515:
+	// 7% more peak RSS; docs/benchmarks.md, hschema7).
 	oldWalk := debug.SetGCPercent(walkGCPercent)
 	ci := startCallInfo(dw.dies, s.Symbols) // while the loader walks the DIEs
 	l := newLoader(s, opt, dw)

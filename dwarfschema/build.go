@@ -514,9 +514,12 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 	for i, k := range order {
 		r := &recs[k]
 		v := &s.Vars[r.v]
+		// Field by field into the zeroed array: a whole Loc stored at
+		// once is a bulk write barrier over it while the collector
+		// runs, one pointer write here (Expr).
 		loc := &locs[i]
-		*loc = model.Loc{Var: r.v, PCStart: r.lo, PCEnd: r.hi, Kind: r.kind, Reg: r.reg,
-			Expr: l.exprList[r.expr], Size: v.Size, BasicTypePtr: v.PointeeKind != 0}
+		loc.Var, loc.PCStart, loc.PCEnd, loc.Kind, loc.Reg = r.v, r.lo, r.hi, r.kind, r.reg
+		loc.Expr, loc.Size, loc.BasicTypePtr = l.exprList[r.expr], v.Size, v.PointeeKind != 0
 		switch r.kind {
 		case model.LocAddr:
 			loc.Addr = r.val
@@ -656,7 +659,7 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 	for k, c := range cands {
 		if e := exps[k]; e.deref && len(e.fs.fields) > MaxFields {
 			for fi := MaxFields; fi < len(e.fs.fields); fi++ {
-				l.extras = append(l.extras, extraField{ptr: c.v, def: &e.fs.fields[fi], decl: int32(fi), sep: e.sep})
+				l.extras = append(l.extras, extraField{ptr: c.v, def: &e.fs.fields[fi], decl: int32(fi), arrow: e.sep == "->"})
 			}
 		}
 	}
@@ -690,18 +693,22 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 			names = names[n:]
 			fld := &fblk[0]
 			fblk = fblk[1:]
-			*fld = model.Field{Of: c.v, Offset: f.off, Deref: deref, Elem: f.elem}
-			fv := model.Var{Name: name, Func: pv.Func, File: pv.File, Line: pv.Line,
-				Type: f.ti.spell, Kind: f.ti.kind, Size: f.ti.size, Static: pv.Static,
-				Field: fld}
+			fld.Of, fld.Offset, fld.Deref, fld.Elem = c.v, f.off, deref, f.elem
+			// Field by field into the zeroed capacity (s.Vars does not
+			// grow here): a whole Var appended is a bulk write barrier
+			// over it while the collector runs, three pointer writes here.
+			id := model.VarID(len(s.Vars))
+			s.Vars = s.Vars[:id+1]
+			fv := &s.Vars[id]
+			fv.Name, fv.Func, fv.File, fv.Line = name, pv.Func, pv.File, pv.Line
+			fv.Type, fv.Kind, fv.Size, fv.Static = f.ti.spell, f.ti.kind, f.ti.size, pv.Static
+			fv.Field = fld
 			if !deref {
 				// A pointer field of a struct global: its pointee is read
 				// like any pointer global's. Behind a pointer, one level
 				// of memory is the budget.
 				fv.PointeeKind, fv.PointeeSize = f.ti.pkind, f.ti.psize
 			}
-			id := model.VarID(len(s.Vars))
-			s.Vars = append(s.Vars, fv)
 			if fi > 0 {
 				if int(id) >= len(l.fieldDecl) {
 					if cap(l.fieldDecl) < cap(s.Vars) { // once, to the Vars' final size

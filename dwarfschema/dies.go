@@ -218,9 +218,20 @@ type loader struct {
 // decl-th of its struct's scalar fields.
 type extraField struct {
 	ptr  model.VarID
-	def  *fieldDef
 	decl int32
-	sep  string
+	def  *fieldDef
+	// arrow: named ptr->field, not ptr.field (a reference). A flag, not
+	// the separator string: one pointer fewer for the collector to scan
+	// in each of these (80,000 on redis-server), and 24 bytes, not 40.
+	arrow bool
+}
+
+// sep is the separator of the field's name after its pointer's.
+func (e *extraField) sep() string {
+	if e.arrow {
+		return "->"
+	}
+	return "."
 }
 
 func newLoader(s *model.Schema, opt Options, w *dwarfFile) *loader {

@@ -347,7 +347,7 @@ func useExtras(s *model.Schema, read []bool, decl []int32, extras []extraField, 
 		pv := &s.Vars[ptr]
 		for i := 0; i < len(xs) && i < len(free); i++ {
 			e, v := &extras[xs[i]], &s.Vars[free[i]]
-			v.Name = pv.Name + e.sep + e.def.name
+			v.Name = pv.Name + e.sep() + e.def.name
 			v.Type, v.Kind, v.Size = e.def.ti.spell, e.def.ti.kind, e.def.ti.size
 			v.Field.Offset, v.Field.Elem = e.def.off, e.def.elem
 			v.Tags = model.Tags(xtags[xs[i]] &^ (cfg.TagStored | cfg.TagCounter | cfg.TagRead))

@@ -51,6 +51,22 @@ type Options struct {
 // walkGCPercent is the collector's goal (GOGC) while the DIEs are walked.
 const walkGCPercent = 200
 
+// gcGoal sets the collector's goal (GOGC) to percent for one step of Load
+// and returns what puts the old goal back. Where collections are off or
+// paused (GOGC=off, or a recording's start, which pauses them under a
+// heap limit until the first collection the limit forces: sampler/gc.go)
+// it changes nothing: putting the pause's -1 back after a collection in
+// the step had ended the pause would leave collections off, with no
+// limit, for the rest of the recording.
+func gcGoal(percent int) (restore func()) {
+	old := debug.SetGCPercent(percent)
+	if old < 0 {
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(old) }
+}
+
 // ErrNoDWARF is wrapped by Load's error for a binary without debugging
 // information; the Schema returned with it still lists functions from the
 // symbol table.
@@ -105,12 +121,12 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	// stays under build's peak (redis-server 85 MB against 90; gold 404
 	// MB against 427, where main's walk reached 474 and GOGC 400's 515:
 	// 7% more peak RSS; docs/benchmarks.md, hschema7).
-	oldWalk := debug.SetGCPercent(walkGCPercent)
+	restoreGC := gcGoal(walkGCPercent)
 	ci := startCallInfo(dw.dies, s.Symbols) // while the loader walks the DIEs
 	l := newLoader(s, opt, dw)
 	err = l.read()
 	<-ci.done // dw is closed on return, and released below
-	debug.SetGCPercent(oldWalk)
+	restoreGC()
 	ph.end("walk")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dwPath, err)
@@ -133,9 +149,9 @@ func Load(path string, opt Options) (*model.Schema, error) {
 	// peak. A goal of 1.5x what is live there, not 2x, keeps vprof's
 	// peak RSS under gdb -readnow's on redis-server (65 MB against 68,
 	// for 0.05 s more CPU; gold: 484 MB against 586 at GOGC 100).
-	old := debug.SetGCPercent(50)
+	restoreGC = gcGoal(50)
 	err = l.build()
-	debug.SetGCPercent(old)
+	restoreGC()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dwPath, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -22,20 +21,7 @@ func TestWalkRunsSame(t *testing.T) {
 	for _, name := range []string{"values", "vhost_lookup", "lru_scan", "stats_recalc", "overlap_sort", "query_cache_full", "dali_unsubscribe"} {
 		bins[name] = testprogs.Path(t, name)
 	}
-	if _, err := exec.LookPath("dwz"); err == nil {
-		d := t.TempDir()
-		run := func(args ...string) {
-			t.Helper()
-			if b, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-				t.Fatalf("%v: %v\n%s", args, err, b)
-			}
-		}
-		for _, name := range []string{"overlap_sort", "stats_recalc"} {
-			one := filepath.Join(d, name+".dwz")
-			run("cp", bins[name], one)
-			run("dwz", one) // partial units in the file itself
-			bins[name+"/dwz"] = one
-		}
+	if d := t.TempDir(); dwzCopies(t, d, bins, []string{"overlap_sort", "stats_recalc"}, "overlap_sort") {
 		// Lambdas in member functions defined out of their class: dwz
 		// moves the class, with the functions' declarations, to a
 		// partial unit at the start of the file, and a run that names
@@ -46,14 +32,9 @@ func TestWalkRunsSame(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		run("g++", "-g", "-O1", "-o", lam, filepath.Join(d, "a.cpp"), filepath.Join(d, "b.cpp"), filepath.Join(d, "c.cpp"), filepath.Join(d, "d.cpp"))
-		run("dwz", lam)
+		runTool(t, "g++", "-g", "-O1", "-o", lam, filepath.Join(d, "a.cpp"), filepath.Join(d, "b.cpp"), filepath.Join(d, "c.cpp"), filepath.Join(d, "d.cpp"))
+		runTool(t, "dwz", lam)
 		bins["lambdas/dwz"] = lam
-		a, b, sup := filepath.Join(d, "a"), filepath.Join(d, "b"), filepath.Join(d, "common.debug")
-		run("cp", bins["overlap_sort"], a)
-		run("cp", bins["overlap_sort"], b)
-		run("dwz", "-m", sup, "-M", sup, a, b)
-		bins["overlap_sort/dwz-sup"] = b
 	}
 	if b := os.Getenv("VPROF_BENCH_BINARY"); b != "" {
 		bins["VPROF_BENCH_BINARY"] = b

@@ -91,17 +91,7 @@ func TestSkippedEntriesSame(t *testing.T) {
 			bins["anon/"+cc] = out
 		}
 	}
-	if _, err := exec.LookPath("dwz"); err == nil {
-		one := filepath.Join(d, "vhost_lookup.dwz")
-		run("cp", bins["vhost_lookup"], one)
-		run("dwz", one)
-		bins["vhost_lookup/dwz"] = one
-		a, b, sup := filepath.Join(d, "a"), filepath.Join(d, "b"), filepath.Join(d, "common.debug")
-		run("cp", bins["lru_scan"], a)
-		run("cp", bins["lru_scan"], b)
-		run("dwz", "-m", sup, "-M", sup, a, b)
-		bins["lru_scan/dwz-sup"] = b
-	}
+	dwzCopies(t, d, bins, []string{"vhost_lookup"}, "lru_scan")
 	if b := os.Getenv("VPROF_BENCH_BINARY"); b != "" {
 		bins["VPROF_BENCH_BINARY"] = b
 	}

@@ -322,17 +322,27 @@ func TestCallerDecides(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		own       int // slow samples of work outside helper
+		normalOwn int // normal samples of work outside helper
 		readEvery int // work's flag is read at every readEvery-th helper sample
 		want      string
 	}{
-		{"all of its time", 0, 1, "work"},
-		{"time of its own", 60, 1, "helper"},
-		{"evidence during half", 0, 2, "helper"},
+		{"all of its time", 0, 0, 1, "work"},
+		{"time of its own", 60, 0, 1, "helper"},
+		// Work's own time is steady (as long in the normal run as in the
+		// slow one): its extra time is all helper's, but work is still a
+		// frame above other work, and D10 asks the share of time on the
+		// stack (D321: the share of extra time, tried, gave handlers whose
+		// other work is steady the places of the callees below them).
+		{"time of its own, steady", 10, 10, 1, "helper"},
+		{"evidence during half", 0, 0, 2, "helper"},
 	} {
 		a := New(DefaultOptions())
 		var normal, buggy []ev
 		inHelper := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
 		normal = workCallsHelper(40)
+		for i := range c.normalOwn {
+			addEv(&normal, []uint64{P(pcWork), P(pcMain)}, val(0, vFlag, int64(i%4)))
+		}
 		for i := range 150 {
 			vals := []model.Value{val(0, vN, int64(100+i%5))} // r = 0
 			if i%c.readEvery == 0 {

@@ -30,9 +30,11 @@
 // Root cause: valhalla::thor::CostMatrix::Clear() (costmatrix.cpp), its loop
 // over the reached maps (ROOT CAUSE): the constraint the label vectors get
 // (their size against the reservation) is missing for the maps. The time is
-// in libc's memset under std::unordered_map::clear(), inlined into Clear().
-// Key variables: label_reservation, reached (Clear). Pattern: missing
-// constraint.
+// in libc's memset under std::unordered_map::clear() (libstdc++'s
+// _Hashtable::clear, a template instance out of line), called by Clear().
+// Key variables: reached (the map whose bucket count is the anomaly) and
+// this->max_reserved_labels_count_ (the reservation the maps are not held
+// to), in Clear. Pattern: missing constraint.
 //
 // Files, as in valhalla's src/: costmatrix.cpp and costmatrix.h (thor: the
 // root cause), matrix_action.cpp and worker.h (thor: the action and the

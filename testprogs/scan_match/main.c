@@ -12,11 +12,11 @@
  * costs up to C(n, k) tries on a string of n characters ("set aaa...ab x;
  * keys a*a*a*...a" blocked the server for 7.46 s, #5660). The fix adds the
  * missing constraint: a flag, skipLongerMatches, set when the rest of the
- * pattern matched nowhere, which makes every enclosing star give up at once
- * (and a nesting limit of 1000). The maintainers' view in #5660: patterns come
- * from the application, "if there are usages of Redis where the pattern comes
- * from untrusted input, it's definitely a completely broken usage": the
- * pattern is input the server does not choose.
+ * pattern matched nowhere, which makes every enclosing star give up at once.
+ * The maintainers' view in #5660: patterns come from the application, "if
+ * there are usages of Redis where the pattern comes from untrusted input,
+ * it's definitely a completely broken usage": the pattern is input the server
+ * does not choose.
  *
  * Here: a Redis server holds a shop's catalogue (16,384 product keys named by
  * the products' titles, such as product:kitchen:stainless-steel-electric-
@@ -29,8 +29,8 @@
  * product:*kettle* (one star each side); buggy: typo-tolerant ("fuzzy")
  * search, which puts a star between the letters of the term,
  * product:*k*e*t*t*l*e* : a title that holds many of those letters costs the
- * matcher hundreds to thousands of recursive calls, against about 80 for the
- * substring pattern (15 times as many over the 12 terms, each searched twice).
+ * matcher hundreds to thousands of recursive calls; over the 24 searches, 694
+ * calls a key scanned against 63 for the substring patterns (11 times).
  *
  * Root cause: stringmatchlen() (util.c), its '*' loop (ROOT CAUSE), a
  * recursive function (its frames repeat on the stack). Key variables:

@@ -38,8 +38,8 @@
 // in libc's memset under std::unordered_map::clear() (libstdc++'s
 // _Hashtable::clear, a template instance out of line), called by Clear().
 // Key variables: reached (the map whose bucket count is the anomaly) and
-// this->max_reserved_labels_count_ (the reservation the maps are not held
-// to), in Clear. Pattern: missing constraint.
+// labels.size() (what the vectors are held to and the maps are not), in
+// Clear. Pattern: missing constraint.
 //
 // Files, as in valhalla's src/: costmatrix.cpp and costmatrix.h (thor: the
 // root cause), matrix_action.cpp and worker.h (thor: the action and the

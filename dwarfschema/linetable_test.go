@@ -52,7 +52,7 @@ func compareLineTable(t *testing.T, d *dwarf.Data, cu *dwarf.Entry, asize int, s
 	var lt *lineTable
 	var err error
 	if hasStmt && secs.line != nil {
-		lt, err = newLineTable(secs.line, stmt, secs.str, secs.lineStr, asize, compDir)
+		lt, err = newLineTable(secs.line, stmt, secs.str, secs.lineStr, asize, compDir, nil)
 		if errors.Is(err, errLineCount) {
 			return 0 // debug/dwarf would allocate the count given
 		}
@@ -425,7 +425,7 @@ func BenchmarkLineTables(b *testing.B) {
 		var row lineRow
 		for b.Loop() {
 			for _, u := range units {
-				lt, err := newLineTable(secs.line, u.stmt, secs.str, secs.lineStr, u.asize, u.compDir)
+				lt, err := newLineTable(secs.line, u.stmt, secs.str, secs.lineStr, u.asize, u.compDir, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"unsafe"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/go-delve/delve/pkg/dwarf/op"
@@ -498,7 +499,11 @@ func (l *loader) expr(b []byte) int32 {
 		return i
 	}
 	i := l.newExpr(b)
-	l.exprs[string(l.exprList[i])] = i
+	// The key is the copy's bytes, not a string copy of them (12,000
+	// allocations per load of redis-server): newExpr's blocks are never
+	// written where an expression was cut.
+	e := l.exprList[i]
+	l.exprs[unsafe.String(unsafe.SliceData(e), len(e))] = i
 	return i
 }
 

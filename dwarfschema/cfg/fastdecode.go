@@ -74,7 +74,7 @@ type argBoxes struct {
 }
 
 const (
-	argBoxBits  = 9
+	argBoxBits  = 11
 	argBoxSlots = 1 << argBoxBits
 )
 

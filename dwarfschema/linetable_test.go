@@ -33,8 +33,9 @@ func lineSectionsOf(tb testing.TB, ef *elf.File) lineSections {
 // compareLineTable reads the line table of unit cu both ways and reports
 // the first difference; it returns the rows compared. A panic of
 // debug/dwarf's reader (it indexes with unchecked numbers of the input)
-// leaves only the requirement that lineTable does not panic.
-func compareLineTable(t *testing.T, d *dwarf.Data, cu *dwarf.Entry, asize int, secs lineSections) (rows int) {
+// leaves only the requirement that lineTable does not panic. paths is
+// the loader's cache of names and joined paths (nil: none).
+func compareLineTable(t *testing.T, d *dwarf.Data, cu *dwarf.Entry, asize int, secs lineSections, paths *linePaths) (rows int) {
 	t.Helper()
 	var stmt int64
 	hasStmt := false
@@ -52,7 +53,7 @@ func compareLineTable(t *testing.T, d *dwarf.Data, cu *dwarf.Entry, asize int, s
 	var lt *lineTable
 	var err error
 	if hasStmt && secs.line != nil {
-		lt, err = newLineTable(secs.line, stmt, secs.str, secs.lineStr, asize, compDir)
+		lt, err = newLineTable(secs.line, stmt, secs.str, secs.lineStr, asize, compDir, paths)
 		if errors.Is(err, errLineCount) {
 			return 0 // debug/dwarf would allocate the count given
 		}
@@ -158,7 +159,8 @@ func compareLineTable(t *testing.T, d *dwarf.Data, cu *dwarf.Entry, asize int, s
 	}
 }
 
-// compareLineTables compares every compile unit's line table of ef.
+// compareLineTables compares every compile unit's line table of ef, read
+// as the loader reads them: with one linePaths for all units.
 func compareLineTables(t *testing.T, ef *elf.File) (units, rows int) {
 	t.Helper()
 	d, err := ef.DWARF()
@@ -166,6 +168,7 @@ func compareLineTables(t *testing.T, ef *elf.File) (units, rows int) {
 		t.Fatal(err)
 	}
 	secs := lineSectionsOf(t, ef)
+	paths := newLinePaths()
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -176,7 +179,7 @@ func compareLineTables(t *testing.T, ef *elf.File) (units, rows int) {
 			break
 		}
 		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
-			rows += compareLineTable(t, d, e, r.AddressSize(), secs)
+			rows += compareLineTable(t, d, e, r.AddressSize(), secs, paths)
 			units++
 		}
 		r.SkipChildren()
@@ -294,7 +297,7 @@ func FuzzLineTable(f *testing.F) {
 		if err != nil || cu == nil {
 			t.Fatalf("the unit made for the test: %v", err)
 		}
-		compareLineTable(t, d, cu, int(asize), lineSections{line, str, lineStr})
+		compareLineTable(t, d, cu, int(asize), lineSections{line, str, lineStr}, nil)
 	})
 }
 
@@ -341,7 +344,7 @@ func TestLineTableSmall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := compareLineTable(t, d, cu, 8, lineSections{line: line})
+			n := compareLineTable(t, d, cu, 8, lineSections{line: line}, nil)
 			t.Logf("%d rows", n)
 		})
 	}
@@ -425,7 +428,7 @@ func BenchmarkLineTables(b *testing.B) {
 		var row lineRow
 		for b.Loop() {
 			for _, u := range units {
-				lt, err := newLineTable(secs.line, u.stmt, secs.str, secs.lineStr, u.asize, u.compDir)
+				lt, err := newLineTable(secs.line, u.stmt, secs.str, secs.lineStr, u.asize, u.compDir, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

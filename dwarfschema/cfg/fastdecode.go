@@ -22,7 +22,13 @@ func decodeFast(src []byte) (x86asm.Inst, bool) {
 // decodeFastInto is decodeFast into *in, which must be zero; on failure
 // *in is left in an unspecified state.
 func decodeFastInto(in *x86asm.Inst, src []byte) bool {
-	d := fastDecoder{src: src, in: in}
+	return decodeFastBoxed(in, src, nil)
+}
+
+// decodeFastBoxed is decodeFastInto, taking the boxed memory operands and
+// branch displacements from box (nil: boxed anew each time).
+func decodeFastBoxed(in *x86asm.Inst, src []byte, box *argBoxes) bool {
+	d := fastDecoder{src: src, in: in, box: box}
 	if !d.decode() {
 		return false
 	}
@@ -44,6 +50,55 @@ type fastDecoder struct {
 	mod, reg, rm byte
 	mem          x86asm.Mem
 	dispOff      int // position of a RIP-relative displacement
+	box          *argBoxes
+}
+
+// argBoxes keeps the operands a decoder has boxed, for reuse. An
+// x86asm.Arg holding a Mem (16 bytes) or a Rel of 256 or more is a heap
+// allocation each time one is made: over a C server's code, some
+// 150,000 of them per load, a third of all of Load's allocations (on
+// redis-server), most of them the same few frame and structure slots
+// ([rsp+0x18], [rbx+0x8]) and branch distances again. A boxed value is
+// never written, so one box can stand in every Inst that holds the same
+// operand. Direct-mapped, by a hash of the operand: a miss boxes it anew
+// and takes the slot.
+type argBoxes struct {
+	mem [argBoxSlots]struct {
+		m x86asm.Mem
+		a x86asm.Arg
+	}
+	rel [argBoxSlots]struct {
+		r x86asm.Rel
+		a x86asm.Arg
+	}
+}
+
+const (
+	argBoxBits  = 11
+	argBoxSlots = 1 << argBoxBits
+)
+
+func (c *argBoxes) memArg(m x86asm.Mem) x86asm.Arg {
+	if c == nil {
+		return m
+	}
+	h := uint64(m.Disp)*0x9e3779b97f4a7c15 ^ (uint64(m.Base)|uint64(m.Index)<<8|uint64(m.Scale)<<16|uint64(m.Segment)<<24)*0xff51afd7ed558ccd
+	e := &c.mem[h>>(64-argBoxBits)]
+	if e.a == nil || e.m != m {
+		e.m, e.a = m, m
+	}
+	return e.a
+}
+
+func (c *argBoxes) relArg(r x86asm.Rel) x86asm.Arg {
+	if c == nil || uint32(r) < 256 { // small ones are not allocated
+		return r
+	}
+	e := &c.rel[(uint64(uint32(r))*0x9e3779b97f4a7c15)>>(64-argBoxBits)]
+	if e.a == nil || e.r != r {
+		e.r, e.a = r, r
+	}
+	return e.a
 }
 
 var (
@@ -177,7 +232,7 @@ func (d *fastDecoder) rmArg(size int) x86asm.Arg {
 		return d.gpr(d.rm, size)
 	}
 	d.in.MemBytes = size / 8
-	return d.mem
+	return d.box.memArg(d.mem)
 }
 
 // ripDone finishes a RIP-relative operand: its displacement is PC-relative.
@@ -322,7 +377,7 @@ func (d *fastDecoder) decode() bool {
 			return false
 		}
 		in.Op = jccOps[b&15]
-		d.arg(x86asm.Rel(v))
+		d.arg(d.box.relArg(x86asm.Rel(v)))
 		in.PCRel, in.PCRelOff = 1, d.pos-1
 	case b == 0x80 || b == 0x81 || b == 0x83:
 		sz := size
@@ -385,7 +440,7 @@ func (d *fastDecoder) decode() bool {
 		}
 		in.Op = x86asm.LEA
 		d.arg(d.gpr(d.reg, size))
-		d.arg(d.mem)
+		d.arg(d.box.memArg(d.mem))
 		d.ripDone()
 	case b == 0x90:
 		if d.hasREX || d.opsize16 {
@@ -492,7 +547,7 @@ func (d *fastDecoder) decode() bool {
 		if b == 0xe8 {
 			in.Op = x86asm.CALL
 		}
-		d.arg(x86asm.Rel(v))
+		d.arg(d.box.relArg(x86asm.Rel(v)))
 		in.PCRel, in.PCRelOff = n, d.pos-n
 	case b == 0xf6 || b == 0xf7:
 		sz := size
@@ -582,7 +637,7 @@ func (d *fastDecoder) decode0F(size int, wide bool) bool {
 			return false
 		}
 		in.Op = jccOps[b&15]
-		d.arg(x86asm.Rel(v))
+		d.arg(d.box.relArg(x86asm.Rel(v)))
 		in.PCRel, in.PCRelOff = 4, d.pos-4
 	case b >= 0x90 && b <= 0x9f:
 		if wide || !d.modrm() {

@@ -73,6 +73,75 @@ func TestDecodeFastMatchesX86asm(t *testing.T) {
 	}
 }
 
+// TestDecodeBoxedSame: instructions decoded with shared boxes (argBoxes,
+// one for a whole .text, as a Builder keeps it across functions) are
+// those decoded without, and stay so after every later decode (a box is
+// never written once shared); decoding the same code again allocates
+// nothing, where boxing anew allocates for each memory operand.
+func TestDecodeBoxedSame(t *testing.T) {
+	paths := []string{compileC(t, cfgSrc, "-O2"), compileC(t, cfgSrc, "-O0")}
+	for _, p := range []string{"/usr/bin/as", "../../testprogs/bin/cascade_delete"} {
+		if _, err := os.Stat(p); err == nil {
+			paths = append(paths, p)
+		}
+	}
+	for _, path := range paths {
+		f, err := elf.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, err := f.Section(".text").Data()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		code = code[:min(len(code), 1<<18)]
+		var box argBoxes
+		var boxed, plain []Inst
+		decodeRange(&boxed, 0x1000, code, &box)
+		decodeRange(&plain, 0x1000, code, nil)
+		var again []Inst
+		decodeRange(&again, 0x1000, code, &box) // overwrites slots the first pass left
+		if len(boxed) != len(plain) || len(again) != len(plain) {
+			t.Fatalf("%s: %d instructions boxed, %d again, %d not", path, len(boxed), len(again), len(plain))
+		}
+		bad := 0
+		for i := range plain {
+			if !sameDecode(boxed[i].Inst, plain[i].Inst) || !sameDecode(again[i].Inst, plain[i].Inst) {
+				if bad++; bad < 10 {
+					t.Errorf("%s+%#x: boxed %v, again %v, not boxed %v", path, plain[i].PC, boxed[i].Inst, again[i].Inst, plain[i].Inst)
+				}
+			}
+		}
+		// A short run of code, as one function's: all its operands fit
+		// the slots, so a second decode finds them there.
+		short := code[:min(len(code), 256)]
+		var insts []Inst
+		decodeRange(&insts, 0x1000, short, &box)
+		mems := 0
+		for _, in := range insts {
+			for _, a := range in.Args {
+				if _, ok := a.(x86asm.Mem); ok {
+					mems++
+				}
+			}
+		}
+		withBox := testing.AllocsPerRun(10, func() {
+			insts = insts[:0]
+			decodeRange(&insts, 0x1000, short, &box)
+		})
+		without := testing.AllocsPerRun(10, func() {
+			insts = insts[:0]
+			decodeRange(&insts, 0x1000, short, nil)
+		})
+		t.Logf("%s: %d instructions; the first %d bytes (%d memory operands): %.0f allocations with boxes, %.0f without",
+			filepath.Base(path), len(plain), len(short), mems, withBox, without)
+		if mems > 0 && (withBox >= without || withBox > float64(mems)/4) {
+			t.Errorf("%s: %.0f allocations with boxes, %.0f without, for %d memory operands", path, withBox, without, mems)
+		}
+	}
+}
+
 func FuzzDecodeFast(f *testing.F) {
 	for _, s := range [][]byte{
 		{0x89, 0x7c, 0x24, 0x0c}, {0x48, 0x8d, 0x15, 0x44, 0x0d, 0, 0}, {0x48, 0x63, 0x04, 0xba},
@@ -109,10 +178,12 @@ func BenchmarkDecode(b *testing.B) {
 	}
 	code = code[:min(len(code), 1<<18)]
 	var insts []Inst
+	var box argBoxes
 	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			insts = insts[:0]
-			decodeRange(&insts, 0, code)
+			decodeRange(&insts, 0, code, &box)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(insts)), "ns/inst")
 	})

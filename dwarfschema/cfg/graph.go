@@ -116,6 +116,7 @@ type Builder struct {
 	bodies   []int32
 	exits    []Edge
 	loopOffs []int32
+	box      argBoxes // the decoder's boxed operands, kept across graphs
 }
 
 // edgeSpan is a block's successors in Graph.edges.
@@ -168,7 +169,7 @@ func (b *Builder) Build(img *Image, ranges []Range) (*Graph, error) {
 		if code == nil {
 			return nil, fmt.Errorf("cfg: code at [%#x, %#x) is not in a mapped section", r.Lo, r.Hi)
 		}
-		g.BadBytes += decodeRange(&g.Insts, r.Lo, code)
+		g.BadBytes += decodeRange(&g.Insts, r.Lo, code, &b.box)
 	}
 	b.blocks(img)
 	b.dominators()
@@ -193,8 +194,9 @@ func normalize(rs []Range) []Range {
 }
 
 // decodeRange appends the instructions of code (at address pc) to insts
-// and returns the number of bytes that did not decode.
-func decodeRange(insts *[]Inst, pc uint64, code []byte) (bad int) {
+// and returns the number of bytes that did not decode. box, if not nil,
+// keeps the boxed operands for reuse.
+func decodeRange(insts *[]Inst, pc uint64, code []byte, box *argBoxes) (bad int) {
 	for off := 0; off < len(code); {
 		// Decode in place: an Inst is some 200 bytes.
 		*insts = append(*insts, Inst{PC: pc + uint64(off)})
@@ -204,7 +206,7 @@ func decodeRange(insts *[]Inst, pc uint64, code []byte) (bad int) {
 			// x86asm does not know endbr64/endbr32 (f3 0f 1e fa/fb): they
 			// are no-ops for dataflow.
 			*in = x86asm.Inst{Op: x86asm.NOP, Len: 4, Mode: 64}
-		case decodeFastInto(in, code[off:]):
+		case decodeFastBoxed(in, code[off:], box):
 		default:
 			var err error
 			*in, err = x86asm.Decode(code[off:], 64)

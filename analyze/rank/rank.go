@@ -666,7 +666,8 @@ const CallerEvidence = 0.9
 // several anomalies meet) is left alone, and so is one whose time is the
 // callee's by construction (recursion, a tail call: heldcall.go, D35). Of
 // several such callers of one callee the outermost (most stack time) is
-// taken.
+// taken; a caller that took its callee's place keeps it against its own
+// caller (D318).
 func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	c := &a.stk
 	best := map[int]int{} // callee row -> outermost qualifying caller row
@@ -794,7 +795,10 @@ const MergeShare = 0.25
 // below DefaultDiscount. When two such callees of A are neither under the
 // other, A's inclusive cost is the sum of two anomalies and larger than
 // either by construction, whatever its own evidence: A's calibrated cost
-// is capped just below the larger of theirs.
+// is capped just below the larger of theirs. Two callees that already
+// meet in a callee M of A that is all of A's time (SoleCallee both ways
+// down) meet in M, not in A: M is capped, and A, one piece of work with
+// M, is left to D10 (D317).
 func (a *Analyzer) mergingCallers(fns []Function, drivers []bool) {
 	c := &a.stk
 	under := map[int][]int{} // caller row -> callee rows that count

@@ -666,7 +666,8 @@ const CallerEvidence = 0.9
 // several anomalies meet) is left alone, and so is one whose time is the
 // callee's by construction (recursion, a tail call: heldcall.go, D35). Of
 // several such callers of one callee the outermost (most stack time) is
-// taken.
+// taken; a caller that took its callee's place keeps it against its own
+// caller (D318).
 func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	c := &a.stk
 	best := map[int]int{} // callee row -> outermost qualifying caller row
@@ -700,8 +701,15 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 	slices.SortFunc(ids, func(x, y int) int {
 		return cmp.Or(cmp.Compare(fns[y].Calibrated, fns[x].Calibrated), cmp.Compare(x, y))
 	})
+	took := map[int]bool{} // rows that took a callee's place here
 	for _, id := range ids {
 		ia := best[id]
+		if took[id] {
+			// It took its own callee's place, for which its caller did
+			// not qualify (else that caller, further out, would have
+			// been the callee's choice): it keeps it (D318).
+			continue
+		}
 		hi, lo := fns[id].Calibrated, fns[ia].Calibrated
 		if hi < lo || hi <= 0 {
 			continue // the caller already ranks above
@@ -714,8 +722,33 @@ func (a *Analyzer) callerDecides(fns []Function, drivers []bool, nBuggy int) {
 		}
 		fns[ia].Calibrated, fns[id].Calibrated = hi, lo
 		fns[ia].Placed = "in the place of " + fns[id].Name + ", all of its time and run under it, which it decided to call (D10)"
+		took[ia] = true
 		fns[id].Placed = "in the place of its caller " + fns[ia].Name + ", which decided to call it (D10)"
 	}
+}
+
+// soleCallees returns the functions that run under A for SoleCallee of
+// A's slow-run stack time (A's whole work, one level or more down).
+func (c *stackCover) soleCallees(A int) []int {
+	var out []int
+	for M := range c.on {
+		if M != A && c.on[M] >= SoleCallee*c.on[A] && c.on[M] <= c.on[A] && c.on[A] > 0 && c.outside(A, M) >= SoleCallee*c.on[A] {
+			out = append(out, M)
+		}
+	}
+	return out
+}
+
+// meetIn reports whether x and y both run under one of the functions ms
+// for SoleCallee of their stack time: where they meet (method.md §7,
+// D317).
+func (c *stackCover) meetIn(ms []int, x, y int) bool {
+	for _, M := range ms {
+		if M != x && M != y && c.outside(M, x) >= SoleCallee*c.on[x] && c.outside(M, y) >= SoleCallee*c.on[y] {
+			return true
+		}
+	}
+	return false
 }
 
 // stackPair is one (caller, callee) pair of the slow runs' stacks whose
@@ -762,7 +795,10 @@ const MergeShare = 0.25
 // below DefaultDiscount. When two such callees of A are neither under the
 // other, A's inclusive cost is the sum of two anomalies and larger than
 // either by construction, whatever its own evidence: A's calibrated cost
-// is capped just below the larger of theirs.
+// is capped just below the larger of theirs. Two callees that already
+// meet in a callee M of A that is all of A's time (SoleCallee both ways
+// down) meet in M, not in A: M is capped, and A, one piece of work with
+// M, is left to D10 (D317).
 func (a *Analyzer) mergingCallers(fns []Function, drivers []bool) {
 	c := &a.stk
 	under := map[int][]int{} // caller row -> callee rows that count
@@ -786,11 +822,19 @@ func (a *Analyzer) mergingCallers(fns []Function, drivers []bool) {
 	var caps []capTo
 	for ia, ds := range under {
 		best, by := -1.0, -1
+		var sole []int // A's callees that hold SoleCallee of its time (D317)
+		soleDone := false
 		for i, x := range ds {
 			fx := int(a.funcIdx[fns[x].Key])
 			for _, y := range ds[i+1:] {
 				fy := int(a.funcIdx[fns[y].Key])
 				if c.under(fx, fy) < (1-SoleCallee)*c.on[fy] && c.under(fy, fx) < (1-SoleCallee)*c.on[fx] {
+					if !soleDone {
+						sole, soleDone = c.soleCallees(int(a.funcIdx[fns[ia].Key])), true
+					}
+					if c.meetIn(sole, fx, fy) {
+						continue // they meet in a callee that is all of A's time: that one is capped (D317)
+					}
 					for _, z := range [2]int{x, y} {
 						if fns[z].Calibrated > best || fns[z].Calibrated == best && fns[z].Name < fns[by].Name {
 							best, by = fns[z].Calibrated, z

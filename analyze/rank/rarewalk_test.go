@@ -138,3 +138,54 @@ func hasDim(vv *VarVerdict, d Dimension, reason string) bool {
 	}
 	return false
 }
+
+// TestRareAlikeWalk: a loop index whose values a test found alike (each
+// walk covers the same items) but which was read far more often in the
+// slow runs, read less than a tenth as often for the runs' length in the
+// normal runs and beyond chance, gets "rare when normal" with r its share
+// ratio, 0 below ValidDiscount, as D4 gives the same variable seen once or
+// twice there (method.md §5, decision D334); so a third normal sample does
+// not turn r from 0 to DefaultDiscount. At a tenth or more of the slow
+// runs' share it keeps "same distribution"; values found different keep
+// that verdict; a variable that is no loop's keeps its test's verdict.
+func TestRareAlikeWalk(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		v            int32
+		normal, slow int // samples of v, of 200 per run
+		shift        int64
+		want         string
+	}{
+		{"two normal samples: D4", vI, 2, 150, 0, ReasonRare},
+		{"three normal samples, values alike", vI, 3, 150, 0, ReasonRare},
+		{"five normal samples, values alike", vI, 5, 150, 0, ReasonRare},
+		{"a tenth of the slow share or more", vI, 18, 150, 0, ReasonSame},
+		{"the same share", vI, 100, 100, 0, ReasonSame},
+		{"three normal samples, values different", vI, 3, 150, 40, ReasonDiffer},
+		{"no loop's variable", vFlag, 3, 150, 0, ReasonSame},
+	} {
+		a := New(DefaultOptions())
+		walk := []uint64{P(pcWork), P(pcMain)}
+		run := func(n int, shift int64) []ev {
+			var evs []ev
+			for i := range n {
+				addEv(&evs, walk, val(0, c.v, shift+int64(i*3%8)))
+			}
+			for len(evs) < 200 {
+				addEv(&evs, []uint64{P(pcMain)})
+			}
+			return evs
+		}
+		feed(t, a, Normal, "n", run(c.normal, 0))
+		feed(t, a, Buggy, "b", run(c.slow, c.shift))
+		res := a.Result()
+		vv := findVar(t, res, "work", map[int32]string{vI: "i", vFlag: "flag"}[c.v])
+		if got := vv.Reason == ReasonRare || vv.Reason == ReasonDiffer; got && vv.Reason != c.want || !got && (c.want != ReasonSame || vv.R != DefaultOptions().DefaultDiscount) {
+			t.Errorf("%s: %s r %g (%s), want %s; dims %+v", c.name, vv.Name, vv.R, vv.Reason, c.want, vv.Dims)
+			continue
+		}
+		if c.want == ReasonRare && !near(vv.R, 0) {
+			t.Errorf("%s: r %g, want 0 (share ratio below ValidDiscount)", c.name, vv.R)
+		}
+	}
+}

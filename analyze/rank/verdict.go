@@ -306,14 +306,8 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 		return vv
 	}
 	vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = true, best.R, best.Dim, true, best.Default, best.Reason
-	if vi.tags&model.TagLoop != 0 && best.R >= o.DefaultDiscount {
-		presence := vi.mode == modePtrNull
-		if !((best.Default || presence) && a.rareWalk(&vv, presence, false)) {
-			// Its values were compared and found alike: each walk
-			// covered the same items. How often it was read can still
-			// say that the loop turned far more often when slow (D334).
-			a.rareWalk(&vv, presence, true)
-		}
+	if vi.tags&model.TagLoop != 0 && (best.Default || vi.mode == modePtrNull && best.R >= o.DefaultDiscount) {
+		a.rareWalk(&vv, vi.mode == modePtrNull)
 	}
 	return vv
 }
@@ -333,19 +327,12 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 // that finds nothing says no more. So does one that finds a difference
 // by less than DefaultDiscount's margin (D275): its null share is where
 // its walks ended, a little rarer when each walk goes further, which is
-// how often it was read seen from the other side. With alike, a loop
-// variable of any kind whose every tested dimension found its values alike
-// (r at DefaultDiscount or more) gets it too, but only when its share ratio
-// is below ValidDiscount (decision D334): read less than a tenth as often,
-// for the runs' length, in the normal runs, where D4 would give 0 to the
-// same variable seen once or twice there. That its few normal values fall
-// among its slow ones says that each walk covered the same items, not that
-// the loop turned as often; without the bound a third normal sample would
-// turn r from 0 to DefaultDiscount. It reports whether it gave the verdict.
-func (a *Analyzer) rareWalk(vv *VarVerdict, presence, alike bool) bool {
+// how often it was read seen from the other side. It reports whether it
+// gave the verdict.
+func (a *Analyzer) rareWalk(vv *VarVerdict, presence bool) bool {
 	o := &a.opt
 	for j := range vv.Dims {
-		if dv := &vv.Dims[j]; dv.OK && !dv.Default && !((presence || alike) && dv.R >= o.DefaultDiscount) {
+		if dv := &vv.Dims[j]; dv.OK && !dv.Default && !(presence && dv.R >= o.DefaultDiscount) {
 			return false
 		}
 	}
@@ -354,9 +341,6 @@ func (a *Analyzer) rareWalk(vv *VarVerdict, presence, alike bool) bool {
 	}
 	share := (vv.Normal / a.total[Normal]) / (vv.Buggy / a.total[Buggy])
 	if share >= o.DefaultDiscount || poissonAtMost(vv.Normal, vv.Buggy*a.total[Normal]/a.total[Buggy]) >= o.Alpha {
-		return false
-	}
-	if alike && share >= o.ValidDiscount {
 		return false
 	}
 	vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = share, DimValue, true, false, ReasonRare

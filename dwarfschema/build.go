@@ -395,17 +395,29 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 			}
 		}
 	}
-	// A struct local in memory somewhere (a frame slot, a register +
-	// offset) has its fields there; one held only in registers or pieces
-	// has none: they are not listed.
-	var inMem []bool
+	// A struct local's field is placed where the struct is in memory (a
+	// frame slot, a register + offset: at the struct's location + its
+	// offset) and where one piece of the struct in registers holds it
+	// (fieldLoc, D325); a field placed nowhere is not listed.
+	var placed []bool
 	for _, ch := range l.locs.chunks {
 		for i := range ch {
-			if v := vid[ch[i].v]; v >= 0 && inMemFields[v] != nil && memLoc(ch[i].kind) {
-				if inMem == nil {
-					inMem = make([]bool, len(s.Vars))
+			v := vid[ch[i].v]
+			if v < 0 || inMemFields[v] == nil {
+				continue
+			}
+			if placed == nil {
+				placed = make([]bool, len(s.Vars))
+			}
+			for _, fv := range inMemFields[v] {
+				if placed[fv] {
+					continue
 				}
-				inMem[v] = true
+				if memLoc(ch[i].kind) {
+					placed[fv] = true
+				} else if f := s.Vars[fv].Field; f != nil {
+					_, placed[fv] = l.fieldLoc(ch[i], f.Offset, int64(s.Vars[fv].Size))
+				}
 			}
 		}
 	}
@@ -413,7 +425,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		// A field is placed by its struct or pointer (which precedes it).
 		if f := s.Vars[i].Field; f != nil {
 			hasLoc[i] = hasLoc[f.Of]
-			if !f.Deref && s.Vars[f.Of].Func != model.NoFunc && !s.Vars[f.Of].Static && (inMem == nil || !inMem[f.Of]) {
+			if !f.Deref && s.Vars[f.Of].Func != model.NoFunc && !s.Vars[f.Of].Static && (placed == nil || !placed[i]) {
 				hasLoc[i] = false
 				s.Vars[i].Func = model.NoFunc // dropped below, with the globals without storage
 			}
@@ -471,9 +483,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		for i := range ch {
 			if v := vid[ch[i].v]; v >= 0 {
 				n++
-				if memLoc(ch[i].kind) {
-					n += len(inMemFields[v])
-				}
+				n += len(inMemFields[v]) // at most: fieldLoc may place fewer
 			}
 		}
 	}
@@ -487,6 +497,18 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 			r.v = newV[v]
 			recs = append(recs, r)
 			if !memLoc(r.kind) {
+				// The struct in registers or pieces: each field where
+				// one piece holds it (fieldLoc), else nowhere here.
+				for _, fv := range inMemFields[v] {
+					nv := newV[fv]
+					if nv < 0 || int(nv) >= len(s.Vars) || s.Vars[nv].Field == nil {
+						continue
+					}
+					if f, ok := l.fieldLoc(r, s.Vars[nv].Field.Offset, int64(s.Vars[nv].Size)); ok {
+						f.v = nv
+						recs = append(recs, f)
+					}
+				}
 				continue
 			}
 			// The fields of a struct in memory (at a fixed address, in

@@ -212,8 +212,15 @@ func (l *loader) pointeeRecord(off dieOff) (dieOff, bool) {
 // the tagger): then it has the struct's tags on top of its own; a field
 // only callees fill (an out-parameter: a brigade, a link's attributes
 // filled by the call it is passed to) holds their results, not values
-// the function made, and is not monitored (method.md D30).
+// the function made, and is not monitored (method.md D30). That holds
+// where the struct lies in memory, whose address a callee can be given;
+// a field of a struct parameter passed by value (its caller's value, an
+// input of the function as a scalar parameter is) or of a struct local
+// held only in registers (no callee can fill them) that the function
+// does not store keeps its own tags, as a field behind a pointer does
+// (method.md D325): `match.match_length` compared by the function.
 func inheritFieldTags(s *model.Schema, stored []bool) {
+	var inMem []bool // struct locals with a location in memory
 	for i := range s.Vars {
 		f := s.Vars[i].Field
 		if f == nil || f.Of < 0 || f.Deref {
@@ -221,6 +228,20 @@ func inheritFieldTags(s *model.Schema, stored []bool) {
 		}
 		if of := &s.Vars[f.Of]; of.Func != model.NoFunc && !of.Static {
 			if i >= len(stored) || !stored[i] {
+				if of.Param {
+					continue
+				}
+				if inMem == nil {
+					inMem = make([]bool, len(s.Vars))
+					for k := range s.Locs {
+						if memLoc(s.Locs[k].Kind) {
+							inMem[s.Locs[k].Var] = true
+						}
+					}
+				}
+				if !inMem[f.Of] {
+					continue
+				}
 				s.Vars[i].Tags = 0
 				continue
 			}

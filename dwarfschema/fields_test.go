@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vprof/vprof/runtime/dwarfexpr"
 	"github.com/vprof/vprof/runtime/model"
 )
 
@@ -290,7 +291,7 @@ func checkFieldsWithGDB(t *testing.T, bin string, s *model.Schema, exprs map[str
 // fieldsLocalC has a struct local that flush fills and passes by address
 // to a call (in a frame slot: its fields are read there), one that only a
 // callee fills (drain's out: no fields), and one that gcc keeps in
-// registers (no memory: no fields, its hash stays).
+// registers (pieces: its fields where one piece holds them, D325).
 const fieldsLocalC = `#include <stdio.h>
 struct param { void *ctx; long time; long *cache; };
 struct pair { long a, b; };
@@ -395,18 +396,61 @@ func TestFieldsLocal(t *testing.T) {
 			t.Errorf("drain's %s (filled by fill, never stored by drain) is monitored: %+v", name, fv)
 		}
 	}
-	// A struct in registers only: no fields.
+	// A struct in registers (pieces): each field where one piece holds
+	// it, the piece's register, over the struct's code (D325); nowhere
+	// where its piece is computed (q.b = 2 * n: DW_OP_breg5 0, DW_OP_lit1,
+	// DW_OP_shl) or empty.
 	pairs, _ := funcByName(s, "pairs")
-	for _, v := range s.Vars {
-		if v.Func == pairs && strings.HasPrefix(v.Name, "q.") {
-			if qv, _ := varByName(s, pairs, "q"); qv >= 0 {
-				for _, l := range locsOf(s, qv) {
-					if l.Kind == model.LocFrame || l.Kind == model.LocRegOff {
-						return // gcc put it in memory after all: fields are right
-					}
+	qv, q := varByName(s, pairs, "q")
+	if q == nil {
+		t.Fatal("pairs' q is not monitored")
+	}
+	ql := locsOf(s, qv)
+	for _, c := range []struct {
+		name  string
+		piece int
+	}{{"q.a", 0}, {"q.b", 1}} {
+		fv, f := varByName(s, pairs, c.name)
+		if f == nil {
+			t.Errorf("pairs' %s: not monitored", c.name)
+			continue
+		}
+		n := 0
+		for _, pl := range ql {
+			if pl.Kind == model.LocFrame || pl.Kind == model.LocRegOff {
+				continue // gcc put it in memory: as above
+			}
+			// The operations of each 8-byte piece.
+			var pieces [][]string
+			var cur []string
+			for _, p := range strings.Split(dwarfexpr.Format(pl.Expr), "; ") {
+				if p == "DW_OP_piece: 8" {
+					pieces, cur = append(pieces, cur), nil
+					continue
+				}
+				cur = append(cur, p)
+			}
+			want := "" // not one register piece: no location here
+			if len(pieces) == 2 && len(pieces[c.piece]) == 1 && strings.HasPrefix(pieces[c.piece][0], "DW_OP_reg") {
+				want = pieces[c.piece][0]
+			}
+			var got *model.Loc
+			for _, l := range locsOf(s, fv) {
+				if l.PCStart == pl.PCStart && l.PCEnd == pl.PCEnd {
+					got = &l
 				}
 			}
-			t.Errorf("pairs' %s: a field of a struct held in registers only", v.Name)
+			switch {
+			case want == "" && got != nil:
+				t.Errorf("pairs' %s: at %s where q is %s", c.name, dwarfexpr.Format(got.Expr), dwarfexpr.Format(pl.Expr))
+			case want != "" && (got == nil || got.Kind != model.LocReg || dwarfexpr.Format(got.Expr) != want):
+				t.Errorf("pairs' %s: %+v where q is %s, want %s", c.name, got, dwarfexpr.Format(pl.Expr), want)
+			case want != "":
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("pairs' %s: in no register piece of q (%d locations)", c.name, len(ql))
 		}
 	}
 }

@@ -78,6 +78,40 @@ func TestFields(t *testing.T) {
 	}
 }
 
+// TestFieldsInRegisters reads the field of a struct local held in
+// registers (testdata/structregs.c, method.md §2, D325): walk's q.hi, the
+// register of its second piece (r12 across the calls of step, walk a
+// caller frame), is argv[1] + 0..7 in every sample, with both samplers.
+// Before D325 a struct in pieces had no fields.
+func TestFieldsInRegisters(t *testing.T) {
+	for _, sampler := range []string{SamplerPtrace, SamplerPerf} {
+		t.Run(sampler, func(t *testing.T) {
+			if sampler == SamplerPerf {
+				perfOK(t)
+			}
+			exe := buildC(t, "structregs", "-g")
+			res, p := record(t, Config{Args: []string{exe, "5000", "30000"}, Depth: 3, Sampler: sampler})
+			if res.ExitStatus != 0 {
+				t.Fatalf("exit status %d", res.ExitStatus)
+			}
+			his := p.values("walk", "q.hi")
+			if len(his) < 20 {
+				t.Fatalf("q.hi: %d values (read %d, unavailable %d)", len(his), res.Values.Read, res.Values.Unavailable)
+			}
+			seen := map[int64]bool{}
+			for _, v := range his {
+				if x := int64(v.Bits); x < 5000 || x > 5007 {
+					t.Fatalf("q.hi = %d in frame %d, want 5000..5007", x, v.Frame)
+				}
+				seen[int64(v.Bits)] = true
+			}
+			if len(seen) < 2 {
+				t.Errorf("q.hi: values %v, want several of 5000..5007", seen)
+			}
+		})
+	}
+}
+
 // TestReadBehind reads fields behind a pointer into this process's own
 // memory, without allocating once warm; past MaxFieldReads a sample reads
 // no more.

@@ -45,6 +45,9 @@ over the loop (docs/method.md D118). A struct global, a struct local
 and a pointer to a struct give up to 16 of their scalar fields
 (pool.n_free, this->pending): those the function's code reads or writes
 first, then the others in declaration order (D130; --no-fields: none).
+A struct local or a struct parameter passed by value gives them where
+it lies in memory and, held in registers, where one register or piece
+holds the whole field (match.match_length; D325): never a guessed place.
 A C++ standard container among them (vector, string, list, map, set,
 the unordered kinds) is one field, its length: this->m_queries.size()
 (D266; a vector's only behind a pointer, as this->v.size()).

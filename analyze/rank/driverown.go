@@ -27,8 +27,12 @@ package rank
 // read while its own instructions run.
 
 // ReasonAboveWork is the reason of a driver frame's DefaultDiscount when
-// no verdict of what it held remains (D313).
-const ReasonAboveWork = "a driver frame above its work: its settings and the durations and deltas of its variables are that work's; nothing it held within a run went wrong (D313)"
+// no verdict of what it held remains (D313); PatternAboveWork says why it
+// has no pattern.
+const (
+	ReasonAboveWork  = "driver above its work (D313)"
+	PatternAboveWork = "a driver frame above its work: its settings and the durations and deltas of its variables are that work's, and nothing it held within a run went wrong (D313)"
+)
 
 // markAboveWork sets a.aboveWork: per function, whether it is a driver
 // frame (drivers: structural, not spinning) whose own part (the driver

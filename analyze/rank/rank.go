@@ -300,7 +300,7 @@ func (a *Analyzer) Result() *Result {
 		vv := a.bestOf(res, fn)
 		if vv == nil {
 			if top {
-				fn.PatternReason = fn.Reason // a driver above its work (D313)
+				fn.PatternReason = PatternAboveWork
 			}
 			continue
 		}

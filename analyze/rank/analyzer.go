@@ -261,6 +261,9 @@ type Analyzer struct {
 	// Per function (drivers.go, D209): every variable of it that went
 	// wrong is a global (or a field behind one).
 	globalsOnly []bool
+	// Per function (driverown.go, D313): a driver frame whose loop does
+	// not spin, with most of its slow-run stack time in the work below it.
+	aboveWork []bool
 
 	libNames libNames // library code named from debug files (wake.go, D44)
 

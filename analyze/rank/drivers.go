@@ -380,34 +380,7 @@ func (a *Analyzer) spinning(drv []bool) []bool {
 	if nb == 0 || nn == 0 {
 		return out
 	}
-	// Per kind, means over its runs: on, seconds with f on the stack;
-	// own, of those, seconds whose innermost program frame is a driver
-	// frame; total, every sample.
-	type part struct {
-		on, own []float64
-		total   float64
-	}
-	measure := func(c *stackCover, runs float64) part {
-		p := part{on: make([]float64, len(drv)), own: make([]float64, len(drv))}
-		for _, e := range c.lists {
-			p.total += e.w / runs
-			if len(e.funcs) == 0 {
-				continue
-			}
-			self := int(e.funcs[0]) < len(drv) && drv[e.funcs[0]]
-			for _, f := range e.funcs {
-				if int(f) >= len(drv) || !drv[f] {
-					continue
-				}
-				p.on[f] += e.w / runs
-				if self {
-					p.own[f] += e.w / runs
-				}
-			}
-		}
-		return p
-	}
-	b, n := measure(&a.stk, nb), measure(&a.stkNormal, nn)
+	b, n := driverParts(&a.stk, drv, nb), driverParts(&a.stkNormal, drv, nn)
 	extra := b.total - n.total
 	for f := range drv {
 		if !drv[f] {
@@ -419,6 +392,38 @@ func (a *Analyzer) spinning(drv []bool) []bool {
 			belowN > 0 && ownB*belowN >= SpinOdds*ownN*belowB
 	}
 	return out
+}
+
+// parts is a kind's stack time around the driver frames, means over its
+// runs: on, seconds with the driver on the stack; own, of those, seconds
+// whose innermost program frame is a driver frame (the instructions of
+// drivers and the library calls they make); total, every sample.
+type parts struct {
+	on, own []float64
+	total   float64
+}
+
+// driverParts measures parts in stack cover c of runs runs, for the
+// driver frames drv.
+func driverParts(c *stackCover, drv []bool, runs float64) parts {
+	p := parts{on: make([]float64, len(drv)), own: make([]float64, len(drv))}
+	for _, e := range c.lists {
+		p.total += e.w / runs
+		if len(e.funcs) == 0 {
+			continue
+		}
+		self := int(e.funcs[0]) < len(drv) && drv[e.funcs[0]]
+		for _, f := range e.funcs {
+			if int(f) >= len(drv) || !drv[f] {
+				continue
+			}
+			p.on[f] += e.w / runs
+			if self {
+				p.own[f] += e.w / runs
+			}
+		}
+	}
+	return p
 }
 
 // spinningLoop gives the head of a spinning loop the place of its

@@ -283,3 +283,85 @@ func TestSpinningSettingCallee(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverAboveWork: main is on every sample of both kinds (a driver
+// frame, D5) and its loop does not spin (its own part and the work below
+// it, helper, grow alike: five times). helper's variable looks normal
+// (r = DefaultDiscount: more of the same work). What went wrong in main
+// decides whether its own instructions outrank helper (D313): a setting
+// (the global g, one value through each run, different between kinds)
+// and the durations and deltas of a value it held while helper ran say
+// nothing of them, so main gets DefaultDiscount and helper ranks first;
+// a value it held within the run that went wrong keeps its verdict, and
+// so does a driver that is itself most of the work (its own part four
+// fifths of its stack time: its variables are read while its own
+// instructions run). The first two cases fail without the rule (main
+// first, r 0); the last fails when the rule leaves out the own part.
+func TestDriverAboveWork(t *testing.T) {
+	own := []uint64{P(pcMain)}               // main's own loop
+	work := []uint64{P(pcHelper), P(pcMain)} // the work below it
+	type mainVals func(slow bool, i int) []model.Value
+	setting := func(f uint8) mainVals {
+		return func(slow bool, i int) []model.Value {
+			g := int64(1000)
+			if slow {
+				g = 5000
+			}
+			return []model.Value{val(f, vG, g)}
+		}
+	}
+	// held is g cycling through 1..10, changing every 2 samples
+	// in the normal runs and every 10 in the slow ones (its values alike,
+	// each held five times longer), or offset by 100 when slow (what it
+	// held went wrong).
+	held := func(f uint8, offset bool) mainVals {
+		return func(slow bool, i int) []model.Value {
+			x, every := int64(1), 2
+			if slow && !offset {
+				every = 10
+			}
+			if slow && offset {
+				x = 101
+			}
+			return []model.Value{val(f, vG, x+int64(i/every%10))}
+		}
+	}
+	for _, c := range []struct {
+		name       string
+		ownPerTurn int // of every 5 samples, how many are main's own
+		vals       func(f uint8) mainVals
+		want       string
+		wantR      float64 // main's discount
+	}{
+		{"a setting", 1, setting, "helper", 0.8},
+		{"durations of a value held while the work ran", 1, func(f uint8) mainVals { return held(f, false) }, "helper", 0.8},
+		{"a value it held went wrong", 1, func(f uint8) mainVals { return held(f, true) }, "main", 0},
+		{"a driver that is most of the work", 4, setting, "main", 0},
+	} {
+		gen := func(slow bool, turns int) []ev {
+			var evs []ev
+			i := 0
+			for range turns {
+				for k := range 5 {
+					if k < c.ownPerTurn {
+						addEv(&evs, own, c.vals(0)(slow, i)...)
+					} else {
+						addEv(&evs, work, append(c.vals(1)(slow, i), val(0, vN, int64(i%10)))...)
+					}
+					i++
+				}
+			}
+			return evs
+		}
+		a := New(DefaultOptions())
+		feed(t, a, Normal, "n", gen(false, 40))
+		feed(t, a, Buggy, "b", gen(true, 200))
+		res := a.Result()
+		if len(res.Functions) == 0 || res.Functions[0].Name != c.want {
+			t.Errorf("%s: ranked %v, want %s first", c.name, names(res), c.want)
+		}
+		if m := findFunc(t, res, "main"); !near(m.Discount, c.wantR) {
+			t.Errorf("%s: main r %g (%s %s: %s), want %g", c.name, m.Discount, m.Variable, m.Dimension, m.Reason, c.wantR)
+		}
+	}
+}

@@ -163,6 +163,7 @@ func (a *Analyzer) Result() *Result {
 	selfOf := func(r *Run, f int) float64 { return r.self[f] }
 
 	drivers := a.drivers()
+	a.markAboveWork(drivers) // driverown.go, D313
 	// A function's cost in one run (method.md §4): the larger of its PC
 	// cost and its variable-based cost; a driver frame's, its PC cost.
 	costOf := func(r *Run, f int) float64 {
@@ -202,11 +203,15 @@ func (a *Analyzer) Result() *Result {
 			PlainRank: plain[f], File: fi.file, Line: fi.line,
 			Vars: funcVars[f],
 		}
-		if best := vstarOf(res, funcVars[f]); best != nil {
+		// A driver frame above its work is judged by what it held within
+		// a run (driverown.go, D313).
+		if best := a.vstarFor(res, int32(f), funcVars[f]); best != nil {
 			fn.Discount, fn.Source, fn.Variable, fn.Reason = best.R, SourceVariable, best.Name, best.Reason
 			if best.HasDim {
 				fn.Dimension = best.Dim.String()
 			}
+		} else if vstarOf(res, funcVars[f]) != nil {
+			fn.Discount, fn.Source, fn.Reason = o.DefaultDiscount, SourceVariable, ReasonAboveWork
 		} else {
 			// Hist-discounter (method.md §6).
 			rb, rn := make([]int32, len(buggy)), make([]int32, len(normal))
@@ -294,6 +299,9 @@ func (a *Analyzer) Result() *Result {
 		f := a.funcIdx[fn.Key]
 		vv := a.bestOf(res, fn)
 		if vv == nil {
+			if top {
+				fn.PatternReason = PatternAboveWork
+			}
 			continue
 		}
 		if vv.HasDim {
@@ -340,13 +348,7 @@ func (a *Analyzer) nextLocations(res *Result, fn *Function, vv *VarVerdict, f in
 
 // bestOf returns the verdict that gave fn its discount.
 func (a *Analyzer) bestOf(res *Result, fn *Function) *VarVerdict {
-	var best *VarVerdict
-	for _, j := range fn.Vars {
-		if vv := &res.Variables[j]; vv.OK && (best == nil || better(vv, best)) {
-			best = vv
-		}
-	}
-	return best
+	return a.vstarFor(res, a.funcIdx[fn.Key], fn.Vars)
 }
 
 const noPatternHist = "no variable verdict (hist-discounter): nothing to classify"

@@ -68,7 +68,7 @@ func (a *Analyzer) pairView(res *Result, nBuggy int) (restore func()) {
 		}
 		sv = append(sv, saved{i, fn.Vars, fn.Discount})
 		fn.Vars, fn.Discount = kept, a.opt.DefaultDiscount
-		if best := vstarOf(res, kept); best != nil {
+		if best := a.vstarFor(res, f, kept); best != nil {
 			fn.Discount = best.R
 		}
 	}

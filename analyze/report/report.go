@@ -371,7 +371,10 @@ func Explain(w io.Writer, res *rank.Result, name, format string) error {
 			if !d.Exact {
 				r.Note += " (reservoir)"
 			}
-			if vv.OK && vv.HasDim && vv.Dim == d.Dim && f.Source == rank.SourceVariable && vv.Name == f.Variable {
+			// r(f) is v*'s strongest dimension, or, for a driver frame
+			// judged by what it held (D313), the dimension named.
+			if vv.OK && f.Source == rank.SourceVariable && vv.Name == f.Variable && (vv.HasDim && vv.Dim == d.Dim && vv.R == f.Discount ||
+				vv.R != f.Discount && d.OK && d.Dim.String() == f.Dimension && d.R == f.Discount) {
 				r.Note += "  <- r(f)"
 			}
 			rows = append(rows, r)

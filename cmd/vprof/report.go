@@ -36,7 +36,9 @@ placements a frame's local read during less than a twentieth of the
 time its variables were read (a value computed after a call returned,
 one case of a dispatcher) is none of its evidence (D246);
 a caller where two anomalous callees meet ranks just below the better of
-them, and a frame that repeats nothing of its own (a dispatcher, a
+them (only the frame where they meet: a caller above it that does nothing
+else is left to D10, D317; a caller that took its callee's place keeps it,
+D318), and a frame that repeats nothing of its own (a dispatcher, a
 request handler) above two or more walks whose loops went wrong ranks
 below the least costly of them (D204); a caller seen only in the slow runs, with no loop, all of whose
 time is one anomalous callee ranks just below it (it only passed

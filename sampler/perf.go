@@ -769,8 +769,6 @@ func (sm *sampling) perfSample(rec *perfRecord) {
 	pt := t.perf
 	if pt != nil {
 		pb.snap.lastCut = &pt.faultedCut
-	}
-	if pt != nil {
 		tick = max(tick, pt.lastTick+1)
 		pt.lastTick = tick
 	}

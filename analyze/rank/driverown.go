@@ -37,14 +37,14 @@ const (
 // markAboveWork sets a.aboveWork: per function, whether it is a driver
 // frame (drivers: structural, not spinning) whose own part (the driver
 // frames' instructions, as D23 measures it) is less than half of its
-// slow-run stack time.
-func (a *Analyzer) markAboveWork(drivers []bool) {
+// slow-run stack time. structural is structuralDrivers' answer.
+func (a *Analyzer) markAboveWork(drivers, structural []bool) {
 	a.aboveWork = make([]bool, len(drivers))
 	nb, _ := a.kindCounts()
 	if nb == 0 {
 		return
 	}
-	p := driverParts(&a.stk, a.structuralDrivers(), nb)
+	p := driverParts(&a.stk, structural, nb)
 	for f, d := range drivers {
 		if d && f < len(p.on) && p.on[f] > 0 && p.own[f] < p.on[f]-p.own[f] {
 			a.aboveWork[f] = true
@@ -99,10 +99,16 @@ func (a *Analyzer) ownVerdict(res *Result, vars []int) *VarVerdict {
 	return best
 }
 
+// isAboveWork reports whether function f is a driver frame above its
+// work (markAboveWork).
+func (a *Analyzer) isAboveWork(f int32) bool {
+	return int(f) < len(a.aboveWork) && a.aboveWork[f]
+}
+
 // vstarFor returns the verdict among vars that gives function f its
 // discount: ownVerdict for a driver above its work, vstarOf otherwise.
 func (a *Analyzer) vstarFor(res *Result, f int32, vars []int) *VarVerdict {
-	if int(f) < len(a.aboveWork) && a.aboveWork[f] {
+	if a.isAboveWork(f) {
 		return a.ownVerdict(res, vars)
 	}
 	return vstarOf(res, vars)

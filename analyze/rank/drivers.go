@@ -268,8 +268,13 @@ func (c *stackCover) share(f int) float64 {
 // structural driver (structuralDrivers) whose loop does not spin
 // (spinning, decision D23). A spinning driver is judged as any function.
 func (a *Analyzer) drivers() []bool {
-	out := a.structuralDrivers()
-	for f, spins := range a.spinning(out) {
+	return a.driversOf(a.structuralDrivers())
+}
+
+// driversOf is drivers given the structural drivers (left unchanged).
+func (a *Analyzer) driversOf(structural []bool) []bool {
+	out := slices.Clone(structural)
+	for f, spins := range a.spinning(structural) {
 		if spins {
 			out[f] = false
 		}

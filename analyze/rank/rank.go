@@ -162,8 +162,9 @@ func (a *Analyzer) Result() *Result {
 	vcOf := func(r *Run, f int) float64 { return r.vc[f] }
 	selfOf := func(r *Run, f int) float64 { return r.self[f] }
 
-	drivers := a.drivers()
-	a.markAboveWork(drivers) // driverown.go, D313
+	structural := a.structuralDrivers()
+	drivers := a.driversOf(structural)
+	a.markAboveWork(drivers, structural) // driverown.go, D313
 	// A function's cost in one run (method.md §4): the larger of its PC
 	// cost and its variable-based cost; a driver frame's, its PC cost.
 	costOf := func(r *Run, f int) float64 {
@@ -210,7 +211,8 @@ func (a *Analyzer) Result() *Result {
 			if best.HasDim {
 				fn.Dimension = best.Dim.String()
 			}
-		} else if vstarOf(res, funcVars[f]) != nil {
+		} else if a.isAboveWork(int32(f)) && vstarOf(res, funcVars[f]) != nil {
+			// Verdicts, none of what it held (D313).
 			fn.Discount, fn.Source, fn.Reason = o.DefaultDiscount, SourceVariable, ReasonAboveWork
 		} else {
 			// Hist-discounter (method.md §6).

@@ -124,6 +124,10 @@ type varInfo struct {
 	mode    varMode
 	natural bool          // differs between runs by nature: no value dimension
 	param   bool          // a parameter of its function, or a field behind one
+	// entry: over some PC range its location is an entry value (DWARF
+	// DW_OP_entry_value): readable there only where a caller's call-site
+	// record gives the value (method.md §5, decision D335).
+	entry bool
 	kind    model.Kind    //
 	pkind   model.Kind    // pointee kind of a pointer to a basic type
 	has     [numDims]bool // the normal runs have samples in that dimension
@@ -547,6 +551,15 @@ func (a *Analyzer) loadObject(o *model.Object) *objInfo {
 		oi.varMap[i] = a.internVar(fkey+"\x00"+name, name, fn, v)
 		if isParam(s, v) {
 			a.vars[oi.varMap[i]].param = true
+		}
+	}
+	for i := range s.Locs {
+		l := &s.Locs[i]
+		if l.Kind != model.LocExpr || l.Var < 0 || int(l.Var) >= len(oi.varMap) {
+			continue
+		}
+		if f := oi.varMap[l.Var]; f >= 0 && !a.vars[f].entry && hasEntryValue(l.Expr) {
+			a.vars[f].entry = true
 		}
 	}
 	for i := range s.Vars {

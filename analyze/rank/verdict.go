@@ -22,6 +22,7 @@ const (
 	ReasonRare      = "rare when normal"         // fewer than MinSamples normal samples: r = its share ratio
 	ReasonCounter   = "counter"                  // value never decreases: value dimension skipped
 	ReasonRunNoise  = "differs from run to run"  // runs of one kind differ as much as the kinds: no verdict
+	ReasonByCaller  = "read through callers"     // an entry value, absent or rare when normal in a frame that ran there: no verdict (D335)
 )
 
 // DimVerdict is the variable-discounter's result for one dimension of one
@@ -227,6 +228,12 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 		vv.Function = a.funcs[vi.fn].display
 	}
 	switch {
+	case vv.Normal < float64(o.MinSamples) && vv.Buggy >= float64(o.MinSamples) && a.presenceByCaller(i):
+		// Read through its callers' records, in a frame that ran in the
+		// normal runs: how often it was read says which caller called,
+		// not a path taken only when slow (D335). No verdict.
+		vv.Reason = ReasonByCaller
+		return vv
 	case vv.Normal == 0 && vv.Buggy >= float64(o.MinSamples) && a.absentByChance(i, vv.Buggy):
 		vv.Reason = ReasonTooFew // D37
 		return vv

@@ -120,7 +120,11 @@ inlined function, and the lines shown are always the function's own.
 
 A variable seen once or twice in the normal runs (a test needs 3
 samples a side) is judged by how much more often the slow runs read it
-("rare when normal"); more or longer normal runs make it a test.
+("rare when normal"); more or longer normal runs make it a test. A
+parameter that only its callers' call-site records locate (an entry
+value), in a function that ran in the normal runs, is not judged so:
+how often it was read says which caller called ("read through
+callers", docs/method.md D335).
 `
 
 func init() {

@@ -924,7 +924,11 @@ func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict, len
 // range, its 5% slack included); nil when one of them lies outside it
 // more, went wrong by its presence (present only when slow, rare when
 // normal: the normal runs did not make that walk, and have no range to
-// compare with), or when fn has none that is a number.
+// compare with), or when none of them is a number read in at least half
+// as many slow samples as fn's busiest loop variable (a loop variable
+// read in a few of them, a position a search returns now and then, is
+// not where the function's slow-run time goes, and a few normal samples
+// with a sentinel among them, npos, make a range that holds anything).
 //
 // Rule 2 reads a loop variable whose values or steps differ as a loop
 // that goes further, over more data: the thesis' scalability, "the array
@@ -938,6 +942,7 @@ func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict, len
 // data it reads, not how far the loop went (D158).
 func (a *Analyzer) sameIterations(res *Result, fn *Function, cand *VarVerdict) (loop *VarVerdict, dim string, in float64) {
 	o := &a.opt
+	_, busiest := a.busiestLoop(res, fn, func(vv *VarVerdict) bool { return vv.OK })
 	for _, j := range fn.Vars {
 		vv := &res.Variables[j]
 		vi := &a.vars[vv.Var]
@@ -960,6 +965,9 @@ func (a *Analyzer) sameIterations(res *Result, fn *Function, cand *VarVerdict) (
 			share := a.insideShare(vi, d.Dim)
 			if share < o.DefaultDiscount {
 				return nil, "", 0
+			}
+			if 2*vv.Buggy < busiest {
+				continue // read in few of the walk's samples: not where its time goes
 			}
 			if loop == nil || vv == cand && loop != cand || vv == cand && d.Dim == vv.Dim {
 				loop, dim, in = vv, d.Dim.String(), share

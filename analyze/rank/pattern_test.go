@@ -241,7 +241,8 @@ func TestPatternIdentityDuration(t *testing.T) {
 // go further, and the pattern is missing constraint. Slow values beyond
 // the normal range (most, or more than 1 - DefaultDiscount of them) keep
 // rule 2's scalability, and so does a second loop variable of the
-// function that went further while the first stayed in range.
+// function that went further while the first stayed in range, and a loop
+// variable read in few of the samples of the function's busiest one.
 func TestPatternSameIterations(t *testing.T) {
 	for _, c := range []struct {
 		name         string
@@ -257,6 +258,12 @@ func TestPatternSameIterations(t *testing.T) {
 			PatternScalability, "loop variable k goes further"},
 		{"in range, while another loop goes further", func(i int) int64 { return int64(i % 10) },
 			func(i int) int64 { return int64(200 + i%90) }, PatternScalability, "goes further"},
+		{"in range, read in few of the walk's samples", func(i int) int64 {
+			if i%5 != 0 {
+				return -1 // not read: the walk's time is j's
+			}
+			return int64(i % 10)
+		}, nil, PatternScalability, "loop variable k goes further"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			vars := []model.Var{
@@ -270,7 +277,10 @@ func TestPatternSameIterations(t *testing.T) {
 				if c.slowJ != nil {
 					j = c.slowJ(i)
 				}
-				return []model.Value{val(0, v[0], c.slowK(i)), val(0, v[1], j)}
+				if k := c.slowK(i); k >= 0 {
+					return []model.Value{val(0, v[0], k), val(0, v[1], j)}
+				}
+				return []model.Value{val(0, v[1], j)}
 			})
 			checkPattern(t, f, c.want, c.reason)
 		})

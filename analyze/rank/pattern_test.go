@@ -262,7 +262,7 @@ func TestPatternSameIterations(t *testing.T) {
 			if i%5 != 0 {
 				return -1 // not read: the walk's time is j's
 			}
-			return int64(i % 10)
+			return int64((i / 5) % 10)
 		}, nil, PatternScalability, "loop variable k goes further"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -928,7 +928,11 @@ func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict, len
 // as many slow samples as fn's busiest loop variable (a loop variable
 // read in a few of them, a position a search returns now and then, is
 // not where the function's slow-run time goes, and a few normal samples
-// with a sentinel among them, npos, make a range that holds anything).
+// with a sentinel among them, npos, make a range that holds anything),
+// or when library functions carry more than 1 - SoleCallee of fn's cost
+// (as D225 reads "its own instructions"): an iteration that calls
+// memmove or a container's copy can go over more data at the same loop
+// values, which the loop's values cannot show (D124, D226).
 //
 // Rule 2 reads a loop variable whose values or steps differ as a loop
 // that goes further, over more data: the thesis' scalability, "the array
@@ -942,6 +946,9 @@ func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict, len
 // data it reads, not how far the loop went (D158).
 func (a *Analyzer) sameIterations(res *Result, fn *Function, cand *VarVerdict) (loop *VarVerdict, dim string, in float64) {
 	o := &a.opt
+	if libraryShare(fn) > 1-SoleCallee {
+		return nil, "", 0 // an iteration's library call may go over more data (D124)
+	}
 	_, busiest := a.busiestLoop(res, fn, func(vv *VarVerdict) bool { return vv.OK })
 	for _, j := range fn.Vars {
 		vv := &res.Variables[j]

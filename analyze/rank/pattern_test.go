@@ -286,3 +286,40 @@ func TestPatternSameIterations(t *testing.T) {
 		})
 	}
 }
+
+// TestPatternSameIterationsLibrary: D347 leaves rule 2's scalability to a
+// function whose time is a library call under its loop (memcpy): an
+// iteration may copy more data at the same loop values (D124). The same
+// loop with its time its own instructions reads missing constraint.
+func TestPatternSameIterationsLibrary(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		lib  bool
+		want string
+	}{
+		{"the loop's own instructions", false, PatternMissing},
+		{"memcpy under the loop", true, PatternScalability},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hdr := header()
+			s := hdr[0].(*model.Object).Schema
+			k := int32(len(s.Vars))
+			s.Vars = append(s.Vars, model.Var{Name: "k", Func: fHelper, Line: 53, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop})
+			stack, d := []uint64{P(pcHelper), P(pcWork), P(pcMain)}, uint8(0)
+			if c.lib {
+				stack, d = []uint64{L(pcMemcpy), P(pcHelper), P(pcWork), P(pcMain)}, 1
+			}
+			a := New(DefaultOptions())
+			var n, b []ev
+			for i := range 120 {
+				addEv(&n, stack, val(d, k, int64(i%50)))
+			}
+			for i := range 300 {
+				addEv(&b, stack, val(d, k, int64(i%10)))
+			}
+			feedWith(t, a, Normal, "n", hdr, n)
+			feedWith(t, a, Buggy, "b", hdr, b)
+			checkPattern(t, findFunc(t, a.Result(), "helper"), c.want, "")
+		})
+	}
+}

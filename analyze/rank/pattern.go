@@ -252,6 +252,11 @@ func (a *Analyzer) ownPattern(res *Result, fn *Function, best *VarVerdict) (patt
 			return PatternScalability, fmt.Sprintf("condition variable %s takes other values (%s), while walk %s, the cursor of a loop over a linked structure, was read in %.0f%% of the slow runs' samples against %.0f%% of the normal runs': the walk goes further, over more elements, and the condition reads the data it reaches (D119)", vv.Name, dimName(vv), w, 100*sb, 100*sn)
 		}
 	}
+	if rule == 2 && a.vars[vv.Var].tags&model.TagLoop != 0 {
+		if x, d, in := a.sameIterations(res, fn, vv); x != nil {
+			return PatternMissing, fmt.Sprintf("loop variable %s went wrong (%s) but %.0f%% of its slow samples lie in the normal runs' range, as do those of the function's other loop variables that went wrong: the loops did not go further, they made the iterations the normal runs made, more often, with nothing to skip them (D347)", x.Name, d, 100*in)
+		}
+	}
 	switch {
 	case rule == 2 && a.vars[vv.Var].tags&model.TagLoop == 0:
 		it := a.vars[a.vars[vv.Var].derefOf-1].name
@@ -908,4 +913,95 @@ func (a *Analyzer) grewArgument(res *Result, fn *Function, best *VarVerdict, len
 		}
 	}
 	return nil
+}
+
+// sameIterations returns a loop variable of fn that went wrong in value or
+// delta (cand, rule 2's candidate, when it is one), the dimension and the share of its slow samples that lie in the
+// normal runs' range, when every loop variable of fn that went wrong in
+// value or delta (r below DefaultDiscount there) did so by a test of the
+// two distributions (§5's "different distribution") with at least
+// DefaultDiscount of its slow samples in the normal runs' range (§8's
+// range, its 5% slack included); nil when one of them lies outside it
+// more, went wrong by its presence (present only when slow, rare when
+// normal: the normal runs did not make that walk, and have no range to
+// compare with), or when none of them is a number read in at least half
+// as many slow samples as fn's busiest loop variable (a loop variable
+// read in a few of them, a position a search returns now and then, is
+// not where the function's slow-run time goes, and a few normal samples
+// with a sentinel among them, npos, make a range that holds anything),
+// or when library functions carry more than 1 - SoleCallee of fn's cost
+// (as D225 reads "its own instructions"): an iteration that calls
+// memmove or a container's copy can go over more data at the same loop
+// values, which the loop's values cannot show (D124, D226).
+//
+// Rule 2 reads a loop variable whose values or steps differ as a loop
+// that goes further, over more data: the thesis' scalability, "the array
+// or loop size surpasses the developer's expectations". A loop whose slow
+// values are nearly all values the normal runs had did not go further: it
+// spent the slow runs' time on iterations the normal runs made too, in
+// another mix, more often: the same work repeated with nothing that skips
+// it, the thesis' missing constraint, "operations performed uniformly
+// instead of discriminating based on some constraint" (decision D347).
+// A pointer compared by its pointee (§5) is left out: its values are the
+// data it reads, not how far the loop went (D158).
+func (a *Analyzer) sameIterations(res *Result, fn *Function, cand *VarVerdict) (loop *VarVerdict, dim string, in float64) {
+	o := &a.opt
+	if libraryShare(fn) > 1-SoleCallee {
+		return nil, "", 0 // an iteration's library call may go over more data (D124)
+	}
+	_, busiest := a.busiestLoop(res, fn, func(vv *VarVerdict) bool { return vv.OK })
+	for _, j := range fn.Vars {
+		vv := &res.Variables[j]
+		vi := &a.vars[vv.Var]
+		if !vv.OK || vv.R >= o.DefaultDiscount || vi.tags&model.TagLoop == 0 {
+			continue
+		}
+		if vv.Reason == ReasonBuggyOnly || vv.Reason == ReasonRare {
+			return nil, "", 0
+		}
+		for _, d := range vv.Dims {
+			if (d.Dim != DimValue && d.Dim != DimDelta) || !d.OK || d.R >= o.DefaultDiscount {
+				continue
+			}
+			if vi.mode == modePtrBasic {
+				continue // its values are the data read (D158)
+			}
+			if !d.Tested || d.Reason != ReasonDiffer {
+				return nil, "", 0
+			}
+			share := a.insideShare(vi, d.Dim)
+			if share < o.DefaultDiscount {
+				return nil, "", 0
+			}
+			if 2*vv.Buggy < busiest {
+				continue // read in few of the walk's samples: not where its time goes
+			}
+			if loop == nil || vv == cand && loop != cand || vv == cand && d.Dim == vv.Dim {
+				loop, dim, in = vv, d.Dim.String(), share
+			}
+		}
+	}
+	return loop, dim, in
+}
+
+// insideShare is the share of a variable's slow samples in dimension d
+// that lie in the normal runs' range with §8's slack (those that are not
+// abnormal samples); 0 when it has none there.
+func (a *Analyzer) insideShare(vi *varInfo, d Dimension) float64 {
+	bs := vi.sets[Buggy][d]
+	if bs == nil || bs.n == 0 || !vi.has[d] {
+		return 0
+	}
+	dist := bs.dist()
+	var in, all float64
+	for i, x := range dist.Values {
+		all += dist.Counts[i]
+		if x >= vi.lo[d] && x <= vi.hi[d] {
+			in += dist.Counts[i]
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return in / all
 }

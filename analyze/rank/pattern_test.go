@@ -233,3 +233,93 @@ func TestPatternIdentityDuration(t *testing.T) {
 		})
 	}
 }
+
+// TestPatternSameIterations pins decision D347: a loop variable that went
+// wrong in value (rule 2) while nearly all of its slow samples (at least
+// DefaultDiscount of them) are values the normal runs had made the same
+// iterations as the normal runs, in another mix, more often: it did not
+// go further, and the pattern is missing constraint. Slow values beyond
+// the normal range (most, or more than 1 - DefaultDiscount of them) keep
+// rule 2's scalability, and so does a second loop variable of the
+// function that went further while the first stayed in range, and a loop
+// variable read in few of the samples of the function's busiest one.
+func TestPatternSameIterations(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		slowK        func(i int) int64
+		slowJ        func(i int) int64
+		want, reason string
+	}{
+		{"in the normal range, another mix", func(i int) int64 { return int64(i % 10) }, nil,
+			PatternMissing, "did not go further"},
+		{"beyond the normal range", func(i int) int64 { return int64(100 + i%50) }, nil,
+			PatternScalability, "loop variable k goes further"},
+		{"a third of it beyond", func(i int) int64 { return int64(i % 80) }, nil,
+			PatternScalability, "loop variable k goes further"},
+		{"in range, while another loop goes further", func(i int) int64 { return int64(i % 10) },
+			func(i int) int64 { return int64(200 + i%90) }, PatternScalability, "goes further"},
+		{"in range, read in few of the walk's samples", func(i int) int64 {
+			if i%5 != 0 {
+				return -1 // not read: the walk's time is j's
+			}
+			return int64((i / 5) % 10)
+		}, nil, PatternScalability, "loop variable k goes further"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			vars := []model.Var{
+				{Name: "k", Func: fHelper, Line: 53, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
+				{Name: "j", Func: fHelper, Line: 54, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop},
+			}
+			f := patternCase(t, vars, 1, func(v []int32, i int) []model.Value {
+				return []model.Value{val(0, v[0], int64(i%50)), val(0, v[1], int64(i%7))}
+			}, func(v []int32, i int) []model.Value {
+				j := int64(i % 7)
+				if c.slowJ != nil {
+					j = c.slowJ(i)
+				}
+				if k := c.slowK(i); k >= 0 {
+					return []model.Value{val(0, v[0], k), val(0, v[1], j)}
+				}
+				return []model.Value{val(0, v[1], j)}
+			})
+			checkPattern(t, f, c.want, c.reason)
+		})
+	}
+}
+
+// TestPatternSameIterationsLibrary: D347 leaves rule 2's scalability to a
+// function whose time is a library call under its loop (memcpy): an
+// iteration may copy more data at the same loop values (D124). The same
+// loop with its time its own instructions reads missing constraint.
+func TestPatternSameIterationsLibrary(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		lib  bool
+		want string
+	}{
+		{"the loop's own instructions", false, PatternMissing},
+		{"memcpy under the loop", true, PatternScalability},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hdr := header()
+			s := hdr[0].(*model.Object).Schema
+			k := int32(len(s.Vars))
+			s.Vars = append(s.Vars, model.Var{Name: "k", Func: fHelper, Line: 53, Type: "int", Kind: model.KindInt, Size: 4, Tags: model.TagLoop})
+			stack, d := []uint64{P(pcHelper), P(pcWork), P(pcMain)}, uint8(0)
+			if c.lib {
+				stack, d = []uint64{L(pcMemcpy), P(pcHelper), P(pcWork), P(pcMain)}, 1
+			}
+			a := New(DefaultOptions())
+			var n, b []ev
+			for i := range 120 {
+				addEv(&n, stack, val(d, k, int64(i%50)))
+			}
+			for i := range 300 {
+				addEv(&b, stack, val(d, k, int64(i%10)))
+			}
+			feedWith(t, a, Normal, "n", hdr, n)
+			feedWith(t, a, Buggy, "b", hdr, b)
+			checkPattern(t, findFunc(t, a.Result(), "helper"), c.want, "")
+		})
+	}
+}

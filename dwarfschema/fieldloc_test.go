@@ -190,3 +190,92 @@ func TestFieldsByValue(t *testing.T) {
 		}
 	}
 }
+
+// inlinedPtrC passes a pointer to a local struct to a static function
+// that gcc inlines (cmark's handle_pointy_brace(subj) in
+// cmark_parse_inlines): the inlined copy's pointer is the local's frame
+// address, held in a callee-saved register set in another block (`mov
+// %rsp,%rbx`), while the code reads the fields at rsp+k, never through
+// that register.
+const inlinedPtrC = `#include <stdio.h>
+#include <stdlib.h>
+struct subject { const unsigned char *data; int len; int pos; unsigned flags; int line; };
+__attribute__((noipa)) int scan(const unsigned char *d, int from, int len) {
+	int i = from;
+	while (i < len && d[i] != '>') i++;
+	return i < len ? i - from + 1 : 0;
+}
+__attribute__((noipa)) void advance(struct subject *s) { s->pos++; }
+static int handle(struct subject *subj, long *out) {
+	if (subj->pos + 1 < subj->len && subj->data[subj->pos + 1] == '!' && (subj->flags & 4) == 0) {
+		int m = scan(subj->data, subj->pos + 1, subj->len);
+		if (m == 0) {
+			*out += subj->len - subj->pos;
+			return 0;
+		}
+		subj->pos += m;
+		return 1;
+	}
+	return 0;
+}
+__attribute__((noipa)) long parse(const unsigned char *d, int len) {
+	struct subject subj = { d, len, 0, 0, 1 };
+	long out = 0;
+	while (subj.pos < subj.len) {
+		if (subj.data[subj.pos] == '<')
+			out += handle(&subj, &out);
+		advance(&subj);
+	}
+	return out;
+}
+int main(int argc, char **argv) {
+	int n = argc > 1 ? atoi(argv[1]) : 20000;
+	unsigned char *d = malloc(n);
+	for (int i = 0; i < n; i++) d[i] = (i % 7 == 0) ? '<' : (i % 7 == 1) ? '!' : 'a';
+	long s = 0;
+	for (int k = 0; k < 20; k++) s += parse(d, n);
+	printf("%ld\n", s);
+	return 0;
+}
+`
+
+// TestFieldsBehindInlinedPointer: the fields behind the pointer parameter
+// of an inlined function are read where an operand's address is the
+// pointer's value plus their offset, from whichever register it is
+// formed, a frame address held in a register carried across blocks
+// (method.md §2, D357). Before D357 handle's subj->pos and subj->flags,
+// which its conditions read, had no tag (a field counted only through a
+// register holding the pointer in the same block), and only the host's
+// local subj.pos did.
+func TestFieldsBehindInlinedPointer(t *testing.T) {
+	dir := t.TempDir()
+	bin := build(t, dir, "gcc", ".c", inlinedPtrC, "-g", "-O2")
+	s, err := Load(bin, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		fn, ptr, field string
+		off            int64
+		deref          bool
+		tags           model.Tags
+	}{
+		{"handle", "subj", "subj->pos", 12, true, model.TagCond},
+		{"handle", "subj", "subj->flags", 16, true, model.TagCond},
+		{"parse", "subj", "subj.pos", 12, false, model.TagCond | model.TagLoop},
+	} {
+		fn, f := funcByName(s, c.fn)
+		if f == nil {
+			t.Fatalf("%s: no function", c.fn)
+		}
+		pv, p := varByName(s, fn, c.ptr)
+		_, v := varByName(s, fn, c.field)
+		if p == nil || v == nil {
+			t.Errorf("%s: %s %v, %s %v: want both", c.fn, c.ptr, p, c.field, v)
+			continue
+		}
+		if v.Field == nil || v.Field.Deref != c.deref || v.Field.Of != pv || v.Field.Offset != c.off || v.Tags&c.tags != c.tags {
+			t.Errorf("%s: %s %+v tags %v, want a field of %s at %d (deref %v) tagged %v", c.fn, c.field, v.Field, v.Tags, c.ptr, c.off, c.deref, c.tags)
+		}
+	}
+}

@@ -144,6 +144,7 @@ func (a *Analyzer) ptrFieldOps() {
 	a.loads.next = 0
 	epoch := a.epoch
 	var regs [16]symVal
+	frame := a.frameRegs(&epoch)
 	active := a.ptrActive[:0]
 	for b := range g.Blocks {
 		blk := &g.Blocks[b]
@@ -160,6 +161,9 @@ func (a *Analyzer) ptrFieldOps() {
 		epoch++ // a new block: no load of another block is known equal
 		for c := range regs {
 			regs[c] = symVal{node: int32(c)}
+			if frame != nil && frame[b][c].node == symCFA {
+				regs[c] = frame[b][c]
+			}
 		}
 		for i := int(blk.First); i < int(blk.Last); i++ {
 			in := &g.Insts[i]
@@ -191,8 +195,8 @@ func (a *Analyzer) matchField(i int, regs *[16]symVal, active []int32, epoch int
 		if m.Index != 0 || m.Segment != 0 || m.Base == 0 || m.Base == x86asm.RIP {
 			return
 		}
-		base := a.regVal(i, regs, cellOf(m.Base))
-		if base.node == symUnknown {
+		addr := a.memAddr(i, regs, m)
+		if addr.node == symUnknown {
 			return
 		}
 		pc := in.PC
@@ -201,11 +205,16 @@ func (a *Analyzer) matchField(i int, regs *[16]symVal, active []int32, epoch int
 			if pc < pl.Lo || pc >= pl.Hi {
 				continue
 			}
+			// The operand's address is the pointer's value plus the
+			// field's offset, whichever register it is formed from: an
+			// inlined function's pointer to its caller's local is the
+			// local's frame address, and gcc reads the fields at rsp+k
+			// (method.md §2, D357).
 			v := a.evalLoc(i, regs, pl.Expr, epoch)
-			if v != base {
+			if v.node != addr.node || addr.off-v.off != int64(int32(addr.off-v.off)) {
 				continue
 			}
-			fv, ok := a.in.Fields.find(pl.Var, int64(int32(m.Disp)))
+			fv, ok := a.in.Fields.find(pl.Var, addr.off-v.off)
 			if !ok {
 				continue
 			}
@@ -222,6 +231,101 @@ func (a *Analyzer) matchField(i int, regs *[16]symVal, active []int32, epoch int
 		}
 		return // one memory operand per instruction
 	}
+}
+
+// frameRegs returns, per block, the frame addresses (symCFA values) the
+// registers other than rsp and rbp hold at its start on every path that
+// reaches it (a forward fixpoint over the blocks, a register known where
+// all its predecessors agree), nil when no block has one. A pointer to a
+// local copied into a callee-saved register (`mov %rsp,%rbx`, `lea
+// 0x70(%rsp),%r13`) in one block is the pointer an inlined function's
+// location names in the blocks after it, where the fields are read at
+// rsp+k (D357).
+func (a *Analyzer) frameRegs(epoch *int32) [][16]symVal {
+	g := a.g
+	nb := len(g.Blocks)
+	// A quick look first: no register gets a frame address but from an
+	// lea or mov of rsp or of a frame pointer.
+	any := false
+	for i := range g.Insts {
+		in := &g.Insts[i].Inst
+		if in.Op != x86asm.LEA && in.Op != x86asm.MOV {
+			continue
+		}
+		switch x := in.Args[1].(type) {
+		case x86asm.Mem:
+			any = in.Op == x86asm.LEA && (x.Base == x86asm.RSP || x.Base == x86asm.RBP)
+		case x86asm.Reg:
+			any = x == x86asm.RSP || x == x86asm.RBP
+		}
+		if any {
+			break
+		}
+	}
+	if !any {
+		return nil
+	}
+	const unvisited = symUnknown - 1
+	in := a.frameIn[:0]
+	for range nb {
+		in = append(in, [16]symVal{})
+	}
+	a.frameIn = in
+	for b := range in {
+		for c := range in[b] {
+			in[b][c] = symVal{node: unvisited}
+		}
+	}
+	// Only entries start known (nothing held); a block no entry reaches
+	// (padding that falls into real code) stays unvisited, as in stackSim.
+	for _, r := range g.Roots[:g.Entries] {
+		for c := range in[r] {
+			in[r][c] = unknownVal
+		}
+	}
+	var regs [16]symVal
+	found := false
+	for changed := true; changed; {
+		changed = false
+		for _, b := range g.rpo {
+			if in[b][0].node == unvisited {
+				continue
+			}
+			*epoch++
+			for c := range regs {
+				regs[c] = symVal{node: int32(c)}
+				if in[b][c].node == symCFA {
+					regs[c] = in[b][c]
+				}
+			}
+			blk := &g.Blocks[b]
+			for i := int(blk.First); i < int(blk.Last); i++ {
+				a.symStep(i, &regs, epoch)
+			}
+			for c := range regs {
+				if c == cellRSP || c == cellRBP || regs[c].node != symCFA {
+					regs[c] = unknownVal
+				} else {
+					found = true
+				}
+			}
+			for _, s := range blk.Succs {
+				for c := range regs {
+					switch old := in[s][c]; {
+					case old == regs[c] || old.node == symUnknown:
+					case old.node == unvisited:
+						in[s][c], changed = regs[c], true
+					default:
+						in[s][c], changed = unknownVal, true
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	return in
 }
 
 // regVal is the value of register cell c before instruction i: rsp and,

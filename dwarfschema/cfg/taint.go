@@ -244,10 +244,11 @@ type Analyzer struct {
 	rpoPos    []int32
 	out       []VarTags
 	stackArgs [8]int16
-	loads     *loadTable // ptrFieldOps: interned loads
-	ptrActive []int32    // ptrFieldOps: PtrLocs overlapping a block
-	epoch     int32      // ptrFieldOps: the last memory epoch
-	walks     []Walk     // findWalks: the function's walks
+	loads     *loadTable   // ptrFieldOps: interned loads
+	ptrActive []int32      // ptrFieldOps: PtrLocs overlapping a block
+	epoch     int32        // ptrFieldOps: the last memory epoch
+	frameIn   [][16]symVal // ptrFieldOps: frame addresses held at each block's start (frameRegs)
+	walks     []Walk       // findWalks: the function's walks
 }
 
 // A derivedWrite is a value derived from variable v written into cell, in

@@ -917,7 +917,8 @@ func funcsFromSymbols(funcs []model.Func, syms []model.Symbol) []model.Func {
 // dropUntagged removes locals and parameters without a tag (method.md §2),
 // keeping globals and function-scope statics, and renumbers Locs. A pointer
 // is kept when one of the fields behind it is, for it is where they are
-// read.
+// read. A const global or static is removed, and so are its fields and a
+// global's const members (readOnlyField).
 func dropUntagged(s *model.Schema) []model.VarID {
 	keep := make([]bool, len(s.Vars))
 	for i := range s.Vars {
@@ -926,6 +927,12 @@ func dropUntagged(s *model.Schema) []model.VarID {
 		if (v.Func == model.NoFunc || v.Static) && v.Field == nil && readOnly(v.Type) {
 			// A const global or static (a table, __func__) cannot change:
 			// it carries no evidence, only the presence of its readers.
+			keep[i] = false
+		}
+		if readOnlyField(s, v) {
+			// Its fields cannot change either; kept, with their struct
+			// gone, they were read at every tick in whatever frame ran
+			// (no reader narrows them).
 			keep[i] = false
 		}
 	}
@@ -945,6 +952,30 @@ func readOnly(typ string) bool {
 		return true
 	}
 	return strings.HasPrefix(typ, "const ") && !strings.ContainsAny(typ, "*&")
+}
+
+// readOnlyField reports whether v is a field of a global or static struct
+// (at its address, not behind a pointer) that the program cannot write: a
+// field of a const struct (C11 6.5.2.3: a member of a const-qualified
+// object is const-qualified; its own type, `unsigned int`, does not say
+// so), or a const member. The compiler puts such an object in .rodata, or
+// in .data.rel.ro where it holds addresses, which the dynamic loader
+// relocates and then makes read-only: its only change in any run is that
+// relocation, when a tick reads it before the loader is done (the link-time
+// address, then the run-time one), and its durations say how long the
+// process ran, not how the program behaved (decision D343). As for a whole
+// const object, a C++ mutable member is not told apart (neither gcc nor
+// clang marks it in DWARF). A field behind a pointer to const data stays:
+// the pointer can point elsewhere.
+func readOnlyField(s *model.Schema, v *model.Var) bool {
+	f := v.Field
+	if f == nil || f.Deref || v.Func != model.NoFunc && !v.Static {
+		return false
+	}
+	if readOnly(v.Type) {
+		return true
+	}
+	return f.Of >= 0 && int(f.Of) < len(s.Vars) && readOnly(s.Vars[f.Of].Type)
 }
 
 // keepVars removes the variables not kept, renumbering Vars, Locs and

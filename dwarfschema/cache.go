@@ -24,7 +24,7 @@ import (
 // whenever Load's output for the same binary and options changes (a new
 // field, another tagging rule): cached schemas of other versions are then
 // not used.
-const SchemaVersion = 16 // 13: PLT stubs named (plt.go); 14: C++ container lengths (D266); 15: fields of structs in registers and pieces (D325); 16: fields behind a pointer read at its value + offset from any register, frame addresses across blocks (D357)
+const SchemaVersion = 17 // 13: PLT stubs named (plt.go); 14: C++ container lengths (D266); 15: fields of structs in registers and pieces (D325); 16: fields behind a pointer read at its value + offset from any register, frame addresses across blocks (D357); 17: no fields of const globals (D343)
 
 // cacheMagic starts every cache file; the version follows it.
 const cacheMagic = "vprof schema cache "

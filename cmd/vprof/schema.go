@@ -25,8 +25,9 @@ Usage: vprof schema [--component PATH]... [--func REGEX] [--metadata] [--all] [-
 Prints what vprof will sample in BINARY (an x86-64 executable or shared
 object built with -g; its debug file is found by build-id or
 .gnu_debuglink under /usr/lib/debug): every global and file-scope
-static, and every local or parameter that steers performance, with
-its tags:
+static that the program can write (not a const one, nor the fields of
+one), and every local or parameter that steers performance, with its
+tags:
 
   loop   an induction variable (updated in a loop, used in its exit test),
          or, in a loop whose exit tests read no variable it updates (its

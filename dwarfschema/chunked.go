@@ -23,7 +23,9 @@ func (c *chunked[T]) add(x T) {
 }
 
 func (c *chunked[T]) newChunk() {
-	c.chunks = append(c.chunks, make([]T, 0, 1<<chunkBits))
+	ch := make([]T, 0, 1<<chunkBits)
+	populate(ch[:cap(ch)]) // every chunk but the last is filled
+	c.chunks = append(c.chunks, ch)
 }
 
 // addAll appends xs: a copy per chunk, not per element.

@@ -249,6 +249,7 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool, 
 		spare = gl.spareLocs
 	}
 	out := make([]model.Loc, 0, nkept+len(add)+spare)
+	populate(out[:nkept+len(add)]) // the collector runs while it is filled
 	if !sorted {
 		for i := range s.Locs {
 			if !drop[i] {

@@ -629,7 +629,7 @@ func (gl *globalSet) readText(ef *elf.File) {
 	// The text is read before the workers start (they share it).
 	gl.data = make([][]byte, len(gl.text))
 	for i, sec := range gl.text {
-		gl.data[i], _ = sec.Data()
+		gl.data[i], _ = sectionData(sec)
 	}
 }
 

@@ -1,7 +1,10 @@
 package dwarfschema
 
 import (
+	"debug/elf"
+	"io"
 	"runtime"
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -44,4 +47,24 @@ func populate[T any](s []T) {
 		syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvPopulateWrite)
 	}
 	runtime.KeepAlive(s)
+}
+
+// sectionData is sec.Data() for a section stored as it is (not
+// compressed): read into an array populated first, as pread's copy would
+// fault its pages in one by one (the DWARF sections and the code, 15 MB
+// on redis-server). Other sections are read by Data.
+func sectionData(sec *elf.Section) ([]byte, error) {
+	if sec.Type == elf.SHT_NOBITS || sec.Flags&elf.SHF_COMPRESSED != 0 || strings.HasPrefix(sec.Name, ".zdebug") ||
+		sec.FileSize != sec.Size || sec.Size >= 1<<31 {
+		return sec.Data()
+	}
+	b := make([]byte, sec.Size)
+	populate(b)
+	if n, err := sec.ReadAt(b, 0); n < len(b) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
 }

@@ -1,6 +1,9 @@
 package dwarfschema
 
 import (
+	"bytes"
+	"debug/elf"
+	"os"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -80,6 +83,28 @@ func TestPopulate(t *testing.T) {
 	for i := range strs {
 		if strs[i] != string(rune('a'+i%26)) {
 			t.Fatalf("strs[%d] = %q after populate", i, strs[i])
+		}
+	}
+}
+
+// TestSectionDataSame: sectionData reads every section of a binary as
+// Data does (the test binary itself: code, data, DWARF; NOBITS sections
+// fail alike).
+func TestSectionDataSame(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	ef, err := elf.Open(exe)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ef.Close()
+	for _, sec := range ef.Sections {
+		want, werr := sec.Data()
+		got, gerr := sectionData(sec)
+		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
+			t.Errorf("section %s: sectionData %d bytes, err %v; Data %d bytes, err %v", sec.Name, len(got), gerr, len(want), werr)
 		}
 	}
 }

@@ -488,6 +488,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 		}
 	}
 	recs := make([]locRec, 0, n)
+	populate(recs[:n])
 	for _, ch := range l.locs.chunks {
 		for _, r := range ch {
 			v := vid[r.v]
@@ -533,6 +534,7 @@ func (l *loader) buildVars(varFunc []model.FuncID, remap func(model.FuncID) mode
 	l.locs = chunked[locRec]{}
 	order := locOrder(recs)
 	locs := make([]model.Loc, len(recs))
+	populate(locs) // the collector runs while it is filled
 	for i, k := range order {
 		r := &recs[k]
 		v := &s.Vars[r.v]
@@ -687,6 +689,7 @@ func (l *loader) expandFields(cands []fieldCand, memo map[dieOff]typeInfo) map[m
 	}
 	// s.Vars grows once, to its size.
 	vars := make([]model.Var, len(s.Vars), len(s.Vars)+total)
+	populate(vars[:cap(vars)]) // all of it is filled below
 	copy(vars, s.Vars)
 	s.Vars = vars
 	// The Fields are cut from one array, and the names of one variable's

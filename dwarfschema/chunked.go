@@ -13,13 +13,29 @@ type chunked[T any] struct {
 
 const chunkBits = 14
 
+// populateBits: add populates (makes resident) a chunk a quarter at a
+// time, just before it fills it, so that a list's last chunk holds no
+// more resident pages unused than a quarter of it (nginx: 2 MB of peak
+// RSS with whole chunks).
+const populateBits = chunkBits - 2
+
 func (c *chunked[T]) add(x T) {
-	if c.n&(1<<chunkBits-1) == 0 {
-		c.newChunk()
+	if c.n&(1<<populateBits-1) == 0 {
+		c.next()
 	}
 	k := len(c.chunks) - 1
 	c.chunks[k] = append(c.chunks[k], x)
 	c.n++
+}
+
+// next starts a new chunk at a chunk's boundary, and populates the
+// quarter that add fills next.
+func (c *chunked[T]) next() {
+	if c.n&(1<<chunkBits-1) == 0 {
+		c.newChunk()
+	}
+	ch := c.chunks[len(c.chunks)-1]
+	populate(ch[len(ch):min(len(ch)+1<<populateBits, cap(ch))])
 }
 
 func (c *chunked[T]) newChunk() {

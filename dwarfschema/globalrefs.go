@@ -249,6 +249,7 @@ func narrowGlobals(s *model.Schema, ef *elf.File, keep func(model.FuncID) bool, 
 		spare = gl.spareLocs
 	}
 	out := make([]model.Loc, 0, nkept+len(add)+spare)
+	populate(out[:nkept+len(add)]) // the collector runs while it is filled
 	if !sorted {
 		for i := range s.Locs {
 			if !drop[i] {
@@ -628,7 +629,7 @@ func (gl *globalSet) readText(ef *elf.File) {
 	// The text is read before the workers start (they share it).
 	gl.data = make([][]byte, len(gl.text))
 	for i, sec := range gl.text {
-		gl.data[i], _ = sec.Data()
+		gl.data[i], _ = sectionData(sec)
 	}
 }
 

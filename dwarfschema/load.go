@@ -433,7 +433,7 @@ func loadDWARF(path string, ef *elf.File) (*dwarfFile, error) {
 		if s.Type == elf.SHT_NOBITS {
 			continue
 		}
-		b, err := s.Data()
+		b, err := sectionData(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading section %s: %w", path, s.Name, err)
 		}

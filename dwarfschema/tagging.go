@@ -395,7 +395,7 @@ func imageOf(ef *elf.File) (*cfg.Image, error) {
 		if sec.Flags&elf.SHF_WRITE != 0 {
 			continue
 		}
-		b, err := sec.Data()
+		b, err := sectionData(sec)
 		if err != nil {
 			return nil, fmt.Errorf("reading section %s: %w", sec.Name, err)
 		}

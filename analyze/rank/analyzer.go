@@ -122,12 +122,12 @@ const (
 // fields read for every value sample come first, to share cache lines.
 type varInfo struct {
 	mode    varMode
-	natural bool          // differs between runs by nature: no value dimension
-	param   bool          // a parameter of its function, or a field behind one
+	natural bool // differs between runs by nature: no value dimension
+	param   bool // a parameter of its function, or a field behind one
 	// entry: over some PC range its location is an entry value (DWARF
 	// DW_OP_entry_value): readable there only where a caller's call-site
 	// record gives the value (method.md §5, decision D335).
-	entry bool
+	entry   bool
 	kind    model.Kind    //
 	pkind   model.Kind    // pointee kind of a pointer to a basic type
 	has     [numDims]bool // the normal runs have samples in that dimension

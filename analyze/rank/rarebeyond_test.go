@@ -1,0 +1,58 @@
+package rank
+
+import "testing"
+
+// TestRareBeyondTest: a variable read 3 or more times in the normal runs
+// but less than ValidDiscount times as often, for their length, as in the
+// slow runs is "rare when normal" with r 0, as D4 reads 1 or 2 normal
+// samples, whatever a test of its few normal values finds (method.md §5,
+// decision D339): the cliff between 2 normal samples (r 0) and 3 (a test
+// of 3 values) was crossed by which few reads the sampler caught. Its
+// dimensions are still tested and shown. A variable read a tenth as often
+// or more keeps its tests' verdict.
+func TestRareBeyondTest(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		normal, slow int // reads of helper's n, of 200 samples per run
+		apart        bool
+		rare         bool
+		r            float64
+	}{
+		{"2 normal reads against 150 (D4)", 2, 150, false, true, 0},
+		{"3 normal reads against 150, values alike", 3, 150, false, true, 0},
+		{"3 normal reads against 150, values apart", 3, 150, true, true, 0},
+		{"6 normal reads against 150, values alike", 6, 150, false, true, 0},
+		{"20 normal reads against 150 (a tenth or more), values alike", 20, 150, false, false, 0.8},
+		{"3 normal reads against 20 (a tenth or more), values alike", 3, 20, false, false, 0.8},
+	} {
+		a := New(DefaultOptions())
+		stack := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
+		run := func(n int, base int64) []ev {
+			var evs []ev
+			for i := range n {
+				addEv(&evs, stack, val(0, vN, base+int64(i%4)))
+			}
+			for len(evs) < 200 {
+				addEv(&evs, []uint64{P(pcMain)})
+			}
+			return evs
+		}
+		slowBase := int64(10)
+		if c.apart {
+			slowBase = 1000
+		}
+		feed(t, a, Normal, "n", run(c.normal, 10))
+		feed(t, a, Buggy, "b", run(c.slow, slowBase))
+		vv := findVar(t, a.Result(), "helper", "n")
+		if got := vv.Reason == ReasonRare; got != c.rare {
+			t.Errorf("%s: n r %g (%s), want rare when normal: %v", c.name, vv.R, vv.Reason, c.rare)
+			continue
+		}
+		if !near(vv.R, c.r) {
+			t.Errorf("%s: n r %g (%s), want %g", c.name, vv.R, vv.Reason, c.r)
+		}
+		if c.normal >= 3 && len(vv.Dims) == 0 {
+			t.Errorf("%s: no dimension shown, want the tests of its values", c.name)
+		}
+	}
+}

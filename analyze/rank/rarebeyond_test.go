@@ -1,29 +1,38 @@
 package rank
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestRareBeyondTest: a variable read 3 or more times in the normal runs
 // but less than ValidDiscount times as often, for their length, as in the
 // slow runs is "rare when normal" with r 0, as D4 reads 1 or 2 normal
-// samples, whatever a test of its few normal values finds (method.md §5,
-// decision D339): the cliff between 2 normal samples (r 0) and 3 (a test
-// of 3 values) was crossed by which few reads the sampler caught. Its
+// samples, whatever a test of its few normal values finds, while it was
+// read fewer than MinSamples times per normal run (method.md §5, decision
+// D339): the cliff between 2 normal samples (r 0) and 3 (a test of 3
+// values) was crossed by which few reads the sampler caught. Its
 // dimensions are still tested and shown. A variable read a tenth as often
-// or more keeps its tests' verdict.
+// or more, or as often per normal run as a test needs, keeps its tests'
+// verdict.
 func TestRareBeyondTest(t *testing.T) {
 	for _, c := range []struct {
 		name         string
-		normal, slow int // reads of helper's n, of 200 samples per run
+		runs         int // normal runs of 200 samples; one slow run of 200
+		normal, slow int // reads of helper's n, over all normal runs / in the slow run
 		apart        bool
 		rare         bool
 		r            float64
 	}{
-		{"2 normal reads against 150 (D4)", 2, 150, false, true, 0},
-		{"3 normal reads against 150, values alike", 3, 150, false, true, 0},
-		{"3 normal reads against 150, values apart", 3, 150, true, true, 0},
-		{"6 normal reads against 150, values alike", 6, 150, false, true, 0},
-		{"20 normal reads against 150 (a tenth or more), values alike", 20, 150, false, false, 0.8},
-		{"3 normal reads against 20 (a tenth or more), values alike", 3, 20, false, false, 0.8},
+		{"2 normal reads against 150 (D4)", 3, 2, 150, false, true, 0},
+		{"3 normal reads against 150, values alike", 3, 3, 150, false, true, 0},
+		{"3 normal reads against 150, values apart", 3, 3, 150, true, true, 0},
+		{"8 normal reads against 150, values alike", 3, 8, 150, false, true, 0},
+		// As many reads per normal run as a test needs: the test decides.
+		{"9 normal reads in 3 runs against 150, values alike", 3, 9, 150, false, false, 0.8},
+		{"3 normal reads in 1 run against 150, values alike", 1, 3, 150, false, false, 0.8},
+		// A tenth as often or more: the test decides.
+		{"6 normal reads against 15, values alike", 3, 6, 15, false, false, 0.8},
 	} {
 		a := New(DefaultOptions())
 		stack := []uint64{P(pcHelper), P(pcWork), P(pcMain)}
@@ -41,7 +50,14 @@ func TestRareBeyondTest(t *testing.T) {
 		if c.apart {
 			slowBase = 1000
 		}
-		feed(t, a, Normal, "n", run(c.normal, 10))
+		for k := range c.runs {
+			// The normal reads spread over the runs, the first ones first.
+			n := c.normal / c.runs
+			if k < c.normal%c.runs {
+				n++
+			}
+			feed(t, a, Normal, fmt.Sprintf("n%d", k), run(n, 10))
+		}
 		feed(t, a, Buggy, "b", run(c.slow, slowBase))
 		vv := findVar(t, a.Result(), "helper", "n")
 		if got := vv.Reason == ReasonRare; got != c.rare {

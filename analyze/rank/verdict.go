@@ -179,22 +179,35 @@ func (a *Analyzer) rareByChance(v int32, normal, buggy float64) bool {
 }
 
 // rareBeyondTest reports whether variable v, seen normal times in the
-// normal runs (MinSamples or more: enough for a test) and buggy times in
-// the slow runs, is rare when normal as D4 reads 1 or 2 normal samples
-// with r 0 (method.md §5, decision D339): its share of the normal runs'
-// samples is below ValidDiscount times its share of the slow runs' (D4's
-// ratio, which ValidDiscount turns to 0), and a Poisson count whose mean
-// is its slow-run samples at the normal runs' share (or its frame's:
-// absentRatio, D297) is at most normal with chance below Alpha (D61). At
-// 2 normal samples against a thousand D4 gives r 0 and at 3 a test of
-// those 3 values decided, found alike (DefaultDiscount) or apart (any r)
-// by which few reads of the walk the sampler happened to catch: the
-// function barely ran in the normal runs, and how often it was read is
-// the evidence at 3 as at 2. A variable read a tenth as often or more
-// keeps its tests: its values are compared, as before.
+// normal runs (MinSamples or more: enough for a test, but fewer than
+// MinSamples per normal run on average: no normal run alone could have
+// been tested) and buggy times in the slow runs, is rare when normal as
+// D4 reads 1 or 2 normal samples with r 0 (method.md §5, decision D339):
+// its share of the normal runs' samples is below ValidDiscount times its
+// share of the slow runs' (D4's ratio, which ValidDiscount turns to 0),
+// and a Poisson count whose mean is its slow-run samples at the normal
+// runs' share (or its frame's: absentRatio, D297) is at most normal with
+// chance below Alpha (D61). At 2 normal samples against a thousand D4
+// gives r 0 and at 3 a test of those 3 values decided, found alike
+// (DefaultDiscount) or apart (any r) by which few reads of the walk the
+// sampler happened to catch: the function barely ran in the normal runs,
+// and how often it was read is the evidence at 3 as at 2. A variable read
+// a tenth as often or more, or read as often per normal run as a test
+// needs, keeps its tests: its values are compared, as before.
 func (a *Analyzer) rareBeyondTest(v int32, normal, buggy float64) bool {
 	o := &a.opt
 	if normal < float64(o.MinSamples) || buggy < float64(o.MinSamples) || a.total[Normal] <= 0 || a.total[Buggy] <= 0 {
+		return false
+	}
+	var runs float64
+	for _, r := range a.runs {
+		if r.Kind == Normal {
+			runs++
+		}
+	}
+	if normal >= runs*float64(o.MinSamples) {
+		// As many reads per normal run as a test needs: its values say
+		// what they say.
 		return false
 	}
 	if (normal/a.total[Normal])/(buggy/a.total[Buggy]) >= o.ValidDiscount {

@@ -120,10 +120,7 @@ inlined function, and the lines shown are always the function's own.
 
 A variable seen once or twice in the normal runs (a test needs 3
 samples a side) is judged by how much more often the slow runs read it
-("rare when normal"); more or longer normal runs make it a test. One
-read fewer than 3 times per normal run but 3 times or more in all, and
-less than a tenth as often as in the slow runs, is still "rare when
-normal" (r 0), whatever a test of those few values finds (D339).
+("rare when normal"); more or longer normal runs make it a test.
 `
 
 func init() {

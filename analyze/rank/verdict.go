@@ -19,7 +19,7 @@ const (
 	ReasonNoVerdict = "no dimension with verdict"
 	ReasonNoChange  = "never changes"            // duration of a value no thread saw change: DefaultDiscount
 	ReasonSpans     = "changes about once a run" // durations that differ, of a value that changed at most about once per (run, thread) in both kinds, and changed when slow: DefaultDiscount
-	ReasonRare      = "rare when normal"         // fewer than MinSamples normal samples: r = its share ratio
+	ReasonRare      = "rare when normal"         // fewer than MinSamples normal samples: r = its share ratio; more, below ValidDiscount times the slow runs' share (D339): 0
 	ReasonCounter   = "counter"                  // value never decreases: value dimension skipped
 	ReasonRunNoise  = "differs from run to run"  // runs of one kind differ as much as the kinds: no verdict
 	ReasonByCaller  = "read through callers"     // an entry value, absent or rare when normal in a frame that ran there: no verdict (D335)
@@ -179,6 +179,67 @@ func (a *Analyzer) rareByChance(v int32, normal, buggy float64) bool {
 	return p >= a.opt.Alpha
 }
 
+// rareBeyondTest reports whether variable v, seen normal times in the
+// normal runs (MinSamples or more: enough for a test, but fewer than
+// MinSamples per normal run on average: no normal run alone could have
+// been tested) and buggy times in the slow runs, is rare when normal as
+// D4 reads 1 or 2 normal samples with r 0 (method.md §5, decision D339):
+// its share of the normal runs' samples is below ValidDiscount times its
+// share of the slow runs' (D4's ratio, which ValidDiscount turns to 0),
+// and a Poisson count whose mean is its slow-run samples at the normal
+// runs' share (or its frame's: absentRatio, D297) is at most normal with
+// chance below Alpha (D61). At 2 normal samples against a thousand D4
+// gives r 0 and at 3 a test of those 3 values decided, found alike
+// (DefaultDiscount) or apart (any r) by which few reads of the walk the
+// sampler happened to catch: the function barely ran in the normal runs,
+// and how often it was read is the evidence at 3 as at 2. A variable read
+// a tenth as often or more, or read as often per normal run as a test
+// needs, keeps its tests: its values are compared, as before; so does a
+// global, and a variable whose frame had its variables read at
+// MinSamples events per normal run or more (the frame ran there; D341).
+func (a *Analyzer) rareBeyondTest(v int32, normal, buggy float64) bool {
+	o := &a.opt
+	if normal < float64(o.MinSamples) || buggy < float64(o.MinSamples) || a.total[Normal] <= 0 || a.total[Buggy] <= 0 {
+		return false
+	}
+	var runs float64
+	for _, r := range a.runs {
+		if r.Kind == Normal {
+			runs++
+		}
+	}
+	if fn := a.vars[v].fn; fn < 0 {
+		// A global is read from whichever frame references it: no
+		// frame's presence is its own.
+		return false
+	} else {
+		// Its frame must have barely run in the normal runs too (fewer
+		// events with its variables read than a test needs per run): a
+		// value computed once in a frame that ran there as long as its
+		// walk (a cut-off before a directory scan) was read rarely by
+		// where it sits, not because the frame ran only when slow.
+		var ev float64
+		for _, r := range a.runs {
+			if r.Kind == Normal && int(fn) < len(r.vn) {
+				ev += r.vn[fn]
+			}
+		}
+		if ev >= runs*float64(o.MinSamples) {
+			return false
+		}
+	}
+	if normal >= runs*float64(o.MinSamples) {
+		// As many reads per normal run as a test needs: its values say
+		// what they say.
+		return false
+	}
+	if (normal/a.total[Normal])/(buggy/a.total[Buggy]) >= o.ValidDiscount {
+		return false
+	}
+	ratio, ok := a.absentRatio(v)
+	return ok && poissonAtMost(normal, buggy*ratio) < o.Alpha
+}
+
 // absentRatio returns how many normal-run samples one slow-run sample of
 // variable v stands for when its absence from the normal runs is judged:
 // the normal runs' samples over the slow runs' (D37); for a sliver (a
@@ -307,6 +368,15 @@ func (a *Analyzer) varVerdict(i int32) VarVerdict {
 		if dv := &vv.Dims[j]; dv.OK && (best == nil || dv.R < best.R) {
 			best = dv
 		}
+	}
+	if a.rareBeyondTest(i, vv.Normal, vv.Buggy) {
+		// Read less than a tenth as often in the normal runs, for their
+		// length, beyond chance (D339): D4's verdict at 1 or 2 normal
+		// samples, kept at 3 and more, where a test of those few values
+		// would otherwise decide (the cliff between 2 and 3 samples).
+		// The dimensions stay for --explain.
+		vv.OK, vv.R, vv.Dim, vv.HasDim, vv.Default, vv.Reason = true, 0, DimValue, true, false, ReasonRare
+		return vv
 	}
 	if best == nil {
 		vv.Reason = ReasonNoVerdict

@@ -120,7 +120,9 @@ inlined function, and the lines shown are always the function's own.
 
 A variable seen once or twice in the normal runs (a test needs 3
 samples a side) is judged by how much more often the slow runs read it
-("rare when normal"); more or longer normal runs make it a test. A
+("rare when normal"); more or longer normal runs make it a test. So
+is a local read a few times per normal run, a tenth as often as when
+slow, in a function that barely ran in the normal runs (D341). A
 parameter that only its callers' call-site records locate (an entry
 value), in a function that ran in the normal runs, is not judged so:
 how often it was read says which caller called ("read through

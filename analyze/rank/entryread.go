@@ -64,12 +64,6 @@ func (a *Analyzer) presenceByCaller(v int32) bool {
 	if v < 0 || int(v) >= len(a.vars) || a.vars[v].fn < 0 || !a.entryRead(v) {
 		return false
 	}
-	fn := a.vars[v].fn
-	var ev float64
-	for _, r := range a.runs {
-		if r.Kind == Normal && int(fn) < len(r.vn) {
-			ev += r.vn[fn]
-		}
-	}
-	return ev >= float64(a.opt.MinSamples)
+	ev, _ := a.frameEvents(a.vars[v].fn)
+	return ev[Normal] >= float64(a.opt.MinSamples)
 }

@@ -202,33 +202,22 @@ func (a *Analyzer) rareBeyondTest(v int32, normal, buggy float64) bool {
 	if normal < float64(o.MinSamples) || buggy < float64(o.MinSamples) || a.total[Normal] <= 0 || a.total[Buggy] <= 0 {
 		return false
 	}
-	var runs float64
-	for _, r := range a.runs {
-		if r.Kind == Normal {
-			runs++
-		}
-	}
-	if fn := a.vars[v].fn; fn < 0 {
+	fn := a.vars[v].fn
+	if fn < 0 {
 		// A global is read from whichever frame references it: no
 		// frame's presence is its own.
 		return false
-	} else {
-		// Its frame must have barely run in the normal runs too (fewer
-		// events with its variables read than a test needs per run): a
-		// value computed once in a frame that ran there as long as its
-		// walk (a cut-off before a directory scan) was read rarely by
-		// where it sits, not because the frame ran only when slow.
-		var ev float64
-		for _, r := range a.runs {
-			if r.Kind == Normal && int(fn) < len(r.vn) {
-				ev += r.vn[fn]
-			}
-		}
-		if ev >= runs*float64(o.MinSamples) {
-			return false
-		}
 	}
-	if normal >= runs*float64(o.MinSamples) {
+	// Its frame must have barely run in the normal runs too (fewer
+	// events with its variables read than a test needs per run): a
+	// value computed once in a frame that ran there as long as its
+	// walk (a cut-off before a directory scan) was read rarely by
+	// where it sits, not because the frame ran only when slow.
+	ev, runs := a.frameEvents(fn)
+	if ev[Normal] >= runs[Normal]*float64(o.MinSamples) {
+		return false
+	}
+	if normal >= runs[Normal]*float64(o.MinSamples) {
 		// As many reads per normal run as a test needs: its values say
 		// what they say.
 		return false
@@ -266,13 +255,13 @@ func (a *Analyzer) absentRatio(v int32) (ratio float64, ok bool) {
 		return ratio, true
 	}
 	fn := a.vars[v].fn
-	var ev, read [2]float64
+	var read [2]float64
 	for _, r := range a.runs {
-		if int(fn) < len(r.vn) {
-			ev[r.Kind] += r.vn[fn]
+		if int(fn) < len(r.vc) {
 			read[r.Kind] += r.vc[fn]
 		}
 	}
+	ev, _ := a.frameEvents(fn)
 	if ev[Normal] >= float64(a.opt.MinSamples) && ev[Buggy] > 0 && a.sliverVar(v, read[Buggy]) {
 		ratio = min(ratio, ev[Normal]/ev[Buggy])
 	}
@@ -547,4 +536,17 @@ func better(x, y *VarVerdict) bool {
 		return !x.Default
 	}
 	return x.Name < y.Name
+}
+
+// frameEvents returns, per kind of run, the sampling events at which
+// function fn had its variables read (the runs' vn, D297), and the number
+// of runs of that kind.
+func (a *Analyzer) frameEvents(fn int32) (ev, runs [2]float64) {
+	for _, r := range a.runs {
+		runs[r.Kind]++
+		if fn >= 0 && int(fn) < len(r.vn) {
+			ev[r.Kind] += r.vn[fn]
+		}
+	}
+	return ev, runs
 }
